@@ -1,0 +1,3 @@
+from recon.cli import main
+
+raise SystemExit(main())

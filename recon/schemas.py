@@ -1,0 +1,218 @@
+"""The column contracts of DESIGN.md as explicit Arrow schemas, and the break vocabulary.
+
+Every Parquet file recon writes uses one of these schemas, so the catalog views have the
+same columns and types whether a table holds a million rows or none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+TS = pa.timestamp("us", tz="UTC")
+
+INTENTS_SCHEMA = pa.schema(
+    [
+        # ids
+        ("id", pa.string()),
+        ("instance_id", pa.string()),
+        ("party_id", pa.string()),
+        # what it is
+        ("intent_type", pa.string()),
+        ("flow_version", pa.int64()),
+        ("adapter", pa.string()),
+        ("status", pa.string()),
+        ("status_reason", pa.string()),
+        ("client_reference", pa.string()),
+        ("metadata", pa.string()),  # JSON text
+        # timestamps (UTC)
+        ("expires_at", TS),
+        ("created_at", TS),
+        ("updated_at", TS),
+        ("chain_id", pa.string()),
+        # amounts (cents)
+        ("amount_cents", pa.int64()),
+        ("amount_source", pa.string()),  # amountCents | pixInfo.amountCents | metadata.amountCents
+        # pixInfo, flattened
+        ("pix_key_type", pa.string()),
+        ("pix_key_value", pa.string()),
+        ("pix_recipient_name", pa.string()),
+        ("pix_bank", pa.string()),
+        ("pix_description", pa.string()),
+        ("pix_amount_cents", pa.int64()),
+        # party subset
+        ("party_display_name", pa.string()),
+        ("party_document_masked", pa.string()),
+        ("party_solana_wallet", pa.string()),
+        ("destination_address", pa.string()),
+        # lineage
+        ("snapshot_at", TS),
+        ("run_id", pa.string()),
+        ("raw", pa.string()),  # the item's JSON text
+    ]
+)
+
+STATEMENT_LINES_SCHEMA = pa.schema(
+    [
+        ("line_id", pa.string()),  # stable hash
+        ("source_format", pa.string()),  # pix-json | ofx | cnab240 | csv
+        ("source_file", pa.string()),
+        ("source_line", pa.int64()),
+        ("account", pa.string()),
+        ("booked_at", TS),
+        ("amount_cents", pa.int64()),  # signed: credit > 0
+        ("direction", pa.string()),  # credit | debit
+        ("kind", pa.string()),  # pix_in | pix_out | pix_refund_in | pix_refund_out | fee | other
+        ("end_to_end_id", pa.string()),
+        ("txid", pa.string()),
+        ("refund_of", pa.string()),  # original e2e, for devoluções
+        ("counterparty_name", pa.string()),
+        ("counterparty_document", pa.string()),  # possibly masked
+        ("counterparty_key", pa.string()),
+        ("description", pa.string()),
+        ("bank_reference", pa.string()),
+        ("imported_at", TS),
+    ]
+)
+
+STATEMENT_QUARANTINE_SCHEMA = pa.schema(
+    [
+        ("source_format", pa.string()),
+        ("source_file", pa.string()),
+        ("source_line", pa.int64()),
+        ("field", pa.string()),
+        ("reason", pa.string()),
+        ("raw", pa.string()),
+        ("imported_at", TS),
+    ]
+)
+
+EXCEPTIONS_SCHEMA = pa.schema(
+    [
+        ("break_id", pa.string()),
+        ("run_id", pa.string()),
+        ("category", pa.string()),
+        ("priority", pa.string()),  # P1 | P2 | P3
+        ("intent_id", pa.string()),
+        ("line_id", pa.string()),
+        ("end_to_end_id", pa.string()),
+        ("expected_cents", pa.int64()),
+        ("actual_cents", pa.int64()),
+        ("delta_cents", pa.int64()),
+        ("reason", pa.string()),
+        ("first_seen_run", pa.string()),
+        ("age_days", pa.int64()),
+        ("state", pa.string()),  # new | persisting
+    ]
+)
+
+MATCHES_SCHEMA = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("intent_id", pa.string()),
+        ("line_id", pa.string()),
+        ("end_to_end_id", pa.string()),
+        ("rule", pa.string()),  # txid | reference | attributes | refund
+        ("intent_type", pa.string()),
+        ("intent_status", pa.string()),
+        ("line_kind", pa.string()),
+        ("expected_cents", pa.int64()),
+        ("actual_cents", pa.int64()),
+        ("booked_at", TS),
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Category:
+    name: str
+    priority: str
+    meaning: str
+
+
+CATEGORIES: dict[str, Category] = {
+    c.name: c
+    for c in [
+        Category("onramp_missing_credit", "P1", "onramp at/after fiat_received, no credit matched"),
+        Category("onramp_underpaid", "P1", "matched credit amount is below the intent's"),
+        Category("onramp_overpaid", "P2", "matched credit amount is above the intent's"),
+        Category("onramp_duplicate_credit", "P1", "more than one credit matched one onramp"),
+        Category(
+            "onramp_credit_after_expiry",
+            "P1",
+            "credit matched an expired/canceled onramp that was not refunded",
+        ),
+        Category(
+            "onramp_status_lag",
+            "P2",
+            "credit matched, intent still awaiting_fiat_payment past the grace period",
+        ),
+        Category("unmatched_credit", "P2", "a PIX credit that no intent explains"),
+        Category("offramp_missing_payout", "P1", "completed offramp, no debit matched"),
+        Category("offramp_payout_amount_mismatch", "P1", "matched payout amount differs"),
+        Category("offramp_duplicate_payout", "P1", "more than one debit matched one offramp"),
+        Category(
+            "offramp_payout_for_failed_intent",
+            "P1",
+            "payout matched an offramp that is failed/canceled/expired/refunded",
+        ),
+        Category(
+            "offramp_stuck_paying_out", "P2", "paying_out past the grace period with no payout"
+        ),
+        Category("unmatched_debit", "P1", "a PIX debit that no intent explains"),
+        Category("refund_missing", "P1", "refunded intent with no refund line"),
+        Category(
+            "refund_amount_mismatch", "P1", "refund line amount differs from what was received"
+        ),
+        Category(
+            "ambiguous_match",
+            "P3",
+            "a heuristic pass found more than one candidate; needs a person",
+        ),
+        Category("status_regression", "P3", "an intent's status moved backwards between snapshots"),
+        Category(
+            "intent_vanished", "P2", "an id in an earlier snapshot is missing from the latest"
+        ),
+    ]
+}
+
+INTENT_STATUSES = (
+    "created",
+    "requires_compliance",
+    "awaiting_fiat_payment",
+    "fiat_received",
+    "minting",
+    "awaiting_onchain_transfer",
+    "awaiting_burn_approval",
+    "burn_approved",
+    "onchain_received",
+    "burning",
+    "paying_out",
+    "completed",
+    "expired",
+    "canceled",
+    "failed",
+    "refunded",
+)
+
+ONRAMP_LIFECYCLE = (
+    "created",
+    "requires_compliance",
+    "awaiting_fiat_payment",
+    "fiat_received",
+    "minting",
+    "awaiting_onchain_transfer",
+    "completed",
+)
+OFFRAMP_LIFECYCLE = (
+    "created",
+    "requires_compliance",
+    "awaiting_burn_approval",
+    "burn_approved",
+    "onchain_received",
+    "burning",
+    "paying_out",
+    "completed",
+)
+TERMINAL_EXITS = ("expired", "canceled", "failed", "refunded")

@@ -1,0 +1,421 @@
+"""Render a run folder into one self-contained HTML report, plus the breaks as CSV/Parquet.
+
+Compute apart from presentation: the reconciliation engine writes a run
+(``summary.json``, ``exceptions.parquet``, ``matches.parquet``); this module only reads it,
+groups rows for display, formats cents as BRL and draws the charts of ``recon.charts`` into
+PNG images embedded as base64. Nothing here changes a result.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import importlib
+import io
+import json
+import logging
+import os
+import uuid
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from recon.errors import UsageError
+from recon.schemas import CATEGORIES, EXCEPTIONS_SCHEMA, MATCHES_SCHEMA
+
+__all__ = [
+    "AGE_BUCKETS",
+    "ReportData",
+    "format_brl",
+    "load_report_data",
+    "render",
+    "report_dir_for",
+]
+
+log = logging.getLogger(__name__)
+
+REPORT_NAME = "report.html"
+BREAKS_CSV = "breaks.csv"
+BREAKS_PARQUET = "breaks.parquet"
+TOP_BREAKS = 25
+
+# (label, lowest age in days, highest age in days or None for open-ended)
+AGE_BUCKETS: tuple[tuple[str, int, int | None], ...] = (
+    ("0 d", 0, 0),
+    ("1 d", 1, 1),
+    ("2–3 d", 2, 3),
+    ("4–7 d", 4, 7),
+    ("8–30 d", 8, 30),
+    ("> 30 d", 31, None),
+)
+PRIORITY_ORDER = {"P1": 0, "P2": 1, "P3": 2}
+# Sections of summary.json shown in their own tables rather than in the key/value list.
+STRUCTURED_KEYS = ("control_totals", "checks", "resolved_breaks", "counts", "categories")
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """Everything a report shows, read from one run folder (no computation of results)."""
+
+    run_id: str
+    run_dir: Path
+    summary: dict[str, Any]
+    breaks: pa.Table
+    matches: pa.Table
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def format_brl(cents: int | None) -> str:
+    """Format integer cents as Brazilian reais: ``123456 -> 'R$ 1.234,56'``, ``None -> '—'``."""
+    if cents is None:
+        return "—"
+    sign = "-" if cents < 0 else ""
+    whole, frac = divmod(abs(int(cents)), 100)
+    grouped = f"{whole:,}".replace(",", ".")
+    return f"{sign}R$ {grouped},{frac:02d}"
+
+
+def report_dir_for(run_dir: Path) -> Path:
+    """Default folder of a run's report: ``<data>/reports/<run_id>/`` (runs stay immutable)."""
+    run_dir = Path(run_dir)
+    return run_dir.parent.parent / "reports" / run_dir.name
+
+
+def _read_table(path: Path, schema: pa.Schema) -> pa.Table:
+    """Read a run's Parquet projected onto its contract schema (empty table if absent)."""
+    if not path.is_file():
+        return schema.empty_table()
+    table = pq.read_table(path)
+    columns = []
+    for f in schema:
+        if f.name in table.column_names:
+            columns.append(table.column(f.name).cast(f.type))
+        else:
+            columns.append(pa.nulls(table.num_rows, f.type))
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def load_report_data(run_dir: str | os.PathLike[str]) -> ReportData:
+    """Read a committed run folder (it must hold ``summary.json``)."""
+    run = Path(run_dir)
+    summary_path = run / "summary.json"
+    if not summary_path.is_file():
+        raise UsageError(f"{run}: not a committed run (no summary.json)")
+    try:
+        summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{summary_path}: not valid JSON: {exc}") from exc
+    if not isinstance(summary, dict):
+        raise UsageError(f"{summary_path}: expected a JSON object")
+    return ReportData(
+        run_id=str(summary.get("run_id") or run.name),
+        run_dir=run,
+        summary=summary,
+        breaks=_read_table(run / "exceptions.parquet", EXCEPTIONS_SCHEMA),
+        matches=_read_table(run / "matches.parquet", MATCHES_SCHEMA),
+    )
+
+
+# --------------------------------------------------------------------------- view model
+
+
+def _sort_key(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    """Most urgent first: priority, then size of the money at stake, then age, then id."""
+    money = abs(row.get("delta_cents") or 0) or (row.get("expected_cents") or 0)
+    money = money or (row.get("actual_cents") or 0)
+    return (
+        PRIORITY_ORDER.get(row.get("priority") or "", 9),
+        -abs(money),
+        -(row.get("age_days") or 0),
+        row.get("break_id") or "",
+    )
+
+
+def _bucket(age: int | None) -> str:
+    age = max(int(age or 0), 0)
+    for label, low, high in AGE_BUCKETS:
+        if age >= low and (high is None or age <= high):
+            return label
+    return AGE_BUCKETS[-1][0]  # pragma: no cover - buckets cover every age
+
+
+def _category_order(names: Sequence[str]) -> list[str]:
+    known = [c for c in CATEGORIES if c in names]
+    return known + sorted(set(names) - set(CATEGORIES))
+
+
+def _table_rows(value: Any) -> tuple[list[str], list[list[str]]]:
+    """Turn a summary section (list of dicts, dict of dicts, or dict) into a table."""
+    if isinstance(value, list) and all(isinstance(v, dict) for v in value):
+        columns: list[str] = []
+        for item in value:
+            columns += [k for k in item if k not in columns]
+        return columns, [[_cell(k, item.get(k)) for k in columns] for item in value]
+    if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
+        columns = ["name"]
+        for item in value.values():
+            columns += [k for k in item if k not in columns]
+        return columns, [
+            [str(name), *[_cell(k, item.get(k)) for k in columns[1:]]]
+            for name, item in value.items()
+        ]
+    if isinstance(value, dict):
+        return ["name", "value"], [[str(k), _cell(str(k), v)] for k, v in value.items()]
+    if isinstance(value, list):
+        return ["value"], [[_cell("", v)] for v in value]
+    return ["value"], [[_cell("", value)]]
+
+
+def _cell(key: str, value: Any) -> str:
+    """Format one summary value; keys ending in ``_cents`` are money."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int) and key.endswith("cents"):
+        return format_brl(value)
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, dict | list):
+        return json.dumps(value, sort_keys=True, default=str)
+    return str(value)
+
+
+def _rate(value: Any) -> str:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return f"{100 * value:.1f} %" if value <= 1 else f"{value:.1f} %"
+    return "—"
+
+
+def build_context(data: ReportData, *, top: int = TOP_BREAKS) -> dict[str, Any]:
+    """The template's variables, from the run's rows and summary (display grouping only)."""
+    rows = data.breaks.to_pylist()
+    rows.sort(key=_sort_key)
+    summary = data.summary
+
+    by_category: list[dict[str, Any]] = []
+    names = _category_order([r["category"] for r in rows if r["category"]])
+    for name in names:
+        mine = [r for r in rows if r["category"] == name]
+        cat = CATEGORIES.get(name)
+        by_category.append(
+            {
+                "category": name,
+                "priority": cat.priority if cat else (mine[0]["priority"] or "—"),
+                "meaning": cat.meaning if cat else "",
+                "count": len(mine),
+                "new": sum(r["state"] == "new" for r in mine),
+                "persisting": sum(r["state"] == "persisting" for r in mine),
+                "expected": format_brl(sum(r["expected_cents"] or 0 for r in mine)),
+                "actual": format_brl(sum(r["actual_cents"] or 0 for r in mine)),
+                "abs_delta": format_brl(sum(abs(r["delta_cents"] or 0) for r in mine)),
+                "oldest": max((r["age_days"] or 0) for r in mine),
+            }
+        )
+
+    buckets = [label for label, _, _ in AGE_BUCKETS]
+    ages = Counter((r["category"], _bucket(r["age_days"])) for r in rows)
+    by_age = [
+        {"category": name, "cells": [ages.get((name, b), 0) for b in buckets]} for name in names
+    ]
+    age_totals = [sum(ages.get((n, b), 0) for n in names) for b in buckets]
+
+    priorities = Counter(r["priority"] for r in rows)
+    scalars = {
+        k: _cell(k, v)
+        for k, v in summary.items()
+        if not isinstance(v, dict | list) and k not in STRUCTURED_KEYS
+    }
+    sections = []
+    for key in ("control_totals", "checks", "resolved_breaks"):
+        if key in summary and summary[key] not in (None, [], {}):
+            columns, table = _table_rows(summary[key])
+            sections.append(
+                {
+                    "key": key,
+                    "title": key.replace("_", " ").capitalize(),
+                    "columns": columns,
+                    "rows": table,
+                }
+            )
+    resolved = summary.get("resolved_breaks")
+    top_rows = [
+        {
+            **r,
+            "expected": format_brl(r["expected_cents"]),
+            "actual": format_brl(r["actual_cents"]),
+            "delta": format_brl(r["delta_cents"]),
+        }
+        for r in rows[:top]
+    ]
+    return {
+        "run_id": data.run_id,
+        "as_of": summary.get("as_of") or "—",
+        "headline": {
+            "breaks": len(rows),
+            "p1": priorities.get("P1", 0),
+            "p2": priorities.get("P2", 0),
+            "p3": priorities.get("P3", 0),
+            "new": sum(r["state"] == "new" for r in rows),
+            "matches": data.matches.num_rows,
+            "auto_match_rate": _rate(summary.get("auto_match_rate")),
+            "at_stake": format_brl(sum(abs(r["delta_cents"] or 0) for r in rows)),
+            "resolved": len(resolved) if isinstance(resolved, list | dict) else 0,
+        },
+        "scalars": scalars,
+        "sections": sections,
+        "by_category": by_category,
+        "age_buckets": buckets,
+        "by_age": by_age,
+        "age_totals": age_totals,
+        "top_breaks": top_rows,
+        "top": top,
+        "total_breaks": len(rows),
+    }
+
+
+# --------------------------------------------------------------------------- charts
+
+ChartFn = Callable[..., Any]
+
+
+def _chart_specs() -> list[tuple[str, str, str]]:
+    """(title, function name in recon.charts, which table it takes)."""
+    return [
+        ("Break aging", "break_aging", "breaks"),
+        ("Breaks by category", "breaks_by_category", "breaks"),
+    ]
+
+
+def _figure_png(draw: Callable[[Any], Any]) -> str:
+    """Draw on a fresh Agg figure (no pyplot, no global state) and return base64 PNG."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8, 3.6), dpi=100)
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    draw(ax)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def render_charts(data: ReportData) -> list[dict[str, str]]:
+    """Every chart of ``recon.charts`` the report embeds, as base64 PNG (or a note why not)."""
+    charts: Any = None
+    try:
+        charts = importlib.import_module("recon.charts")
+    except ImportError:
+        log.info("recon.charts is not importable; the report goes without charts")
+    tables = {"breaks": data.breaks.to_pandas(), "matches": data.matches.to_pandas()}
+    out: list[dict[str, str]] = []
+    for title, name, source in _chart_specs():
+        fn: ChartFn | None = getattr(charts, name, None) if charts is not None else None
+        if fn is None:
+            out.append({"title": title, "note": f"recon.charts.{name} is not available"})
+            continue
+        frame = tables[source]
+        if frame.empty:
+            out.append({"title": title, "note": "no rows to chart"})
+            continue
+
+        def draw(ax: Any, fn: ChartFn = fn, frame: Any = frame) -> Any:
+            return fn(frame, ax=ax)
+
+        try:
+            png = _figure_png(draw)
+        except Exception as exc:  # a chart must never sink the report; say so in it
+            log.warning("chart %s failed: %s", name, exc)
+            out.append({"title": title, "note": f"chart failed: {exc}"})
+            continue
+        out.append({"title": title, "png": png})
+    return out
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _environment() -> Any:
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("recon.report", "templates"),
+        autoescape=jinja2.select_autoescape(["html", "j2"]),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def render_html(data: ReportData, *, charts: bool = True, now: datetime | None = None) -> str:
+    """The report as one HTML string (CSS inline, charts as data: URIs)."""
+    context = build_context(data)
+    context["charts"] = render_charts(data) if charts else []
+    context["generated_at"] = (
+        (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
+    )
+    return str(_environment().get_template("report.html.j2").render(**context))
+
+
+def _write_atomic(path: Path, write: Callable[[Path], object]) -> None:
+    """Write via a temp name in the same folder, then rename (readers never see half a file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".tmp-{path.name}-{uuid.uuid4().hex[:8]}")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_breaks(breaks: pa.Table, folder: Path) -> tuple[Path, Path]:
+    """Write the breaks, most urgent first, as ``breaks.csv`` (UTF-8, cents) and Parquet."""
+    rows = sorted(breaks.to_pylist(), key=_sort_key)
+    ordered = pa.Table.from_pylist(rows, schema=EXCEPTIONS_SCHEMA)
+
+    def csv_out(tmp: Path) -> None:
+        with tmp.open("w", encoding="utf-8", newline="") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(EXCEPTIONS_SCHEMA.names)
+            for r in rows:
+                writer.writerow(["" if r[n] is None else r[n] for n in EXCEPTIONS_SCHEMA.names])
+
+    csv_path, parquet_path = folder / BREAKS_CSV, folder / BREAKS_PARQUET
+    _write_atomic(csv_path, csv_out)
+    _write_atomic(parquet_path, lambda tmp: pq.write_table(ordered, tmp))
+    return csv_path, parquet_path
+
+
+def render(
+    run_dir: str | os.PathLike[str],
+    out: str | os.PathLike[str] | None = None,
+    *,
+    charts: bool = True,
+    now: datetime | None = None,
+) -> Path:
+    """Render the run in `run_dir` to a self-contained HTML file and return its path.
+
+    `out` is the HTML file (if it ends in ``.html``) or a folder to put ``report.html`` in;
+    by default ``<data>/reports/<run_id>/report.html``. ``breaks.csv`` and ``breaks.parquet``
+    are written beside it. Re-rendering a run overwrites its report (same inputs → same
+    output, apart from the generation time and the images' bytes).
+    """
+    data = load_report_data(run_dir)
+    if out is None:
+        html_path = report_dir_for(data.run_dir) / REPORT_NAME
+    else:
+        target = Path(out)
+        html_path = target if target.suffix.lower() in (".html", ".htm") else target / REPORT_NAME
+    html = render_html(data, charts=charts, now=now)
+    _write_atomic(html_path, lambda tmp: tmp.write_text(html, encoding="utf-8"))
+    write_breaks(data.breaks, html_path.parent)
+    return html_path

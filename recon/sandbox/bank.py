@@ -1,0 +1,339 @@
+"""The bank account behind the sandbox world: every movement of money the world implies.
+
+The world books PIX credits for paid onramps, PIX payouts for offramps, devoluções (PIX
+refunds) and fees here; the exporters (`recon.sandbox.exports`) render this ledger as the
+statements banks and PSPs deliver. Identifiers follow BACEN's rules:
+
+- ``endToEndId``: ``E`` + 8-digit ISPB of the PSP that initiated the payment +
+  ``yyyyMMddHHmm`` (UTC) + 11 alphanumerics (32 chars, matches
+  ``^E[0-9]{8}[0-9]{12}[a-zA-Z0-9]{11}$``);
+- ``rtrId`` of a devolução: the same shape with ``D``;
+- ``txid`` of a dynamic charge: the intent id without hyphens (the DESIGN.md convention,
+  32 chars, inside ``^[a-zA-Z0-9]{26,35}$``).
+
+Money is integer cents (signed: credit > 0); times are aware UTC datetimes with second
+precision. Randomness comes only from the `random.Random` the caller passes in, so the same
+seed gives the same ledger.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from recon.sandbox.truth import GroundTruth
+
+__all__ = [
+    "PSPS",
+    "Account",
+    "Bank",
+    "Movement",
+    "MovementKind",
+    "mask_document",
+]
+
+_ALNUM = string.ascii_letters + string.digits
+
+# Kinds as in the statement_lines contract.
+MovementKind = str
+PIX_IN, PIX_OUT, PIX_REFUND_IN, PIX_REFUND_OUT, FEE = (
+    "pix_in",
+    "pix_out",
+    "pix_refund_in",
+    "pix_refund_out",
+    "fee",
+)
+KINDS = (PIX_IN, PIX_OUT, PIX_REFUND_IN, PIX_REFUND_OUT, FEE)
+
+# (ISPB, bank code, short name) of real PSPs payers use; the ISPB is the one in the e2e id.
+PSPS: tuple[tuple[str, str, str], ...] = (
+    ("18236120", "260", "NU PAGAMENTOS"),
+    ("60701190", "341", "ITAU UNIBANCO"),
+    ("60746948", "237", "BRADESCO"),
+    ("00000000", "001", "BANCO DO BRASIL"),
+    ("00360305", "104", "CAIXA ECONOMICA"),
+    ("90400888", "033", "SANTANDER"),
+    ("00416968", "077", "BANCO INTER"),
+    ("31872495", "336", "BANCO C6"),
+    ("10573521", "323", "MERCADO PAGO"),
+    ("22896431", "380", "PICPAY"),
+)
+
+
+def mask_document(digits: str) -> str:
+    """Mask a CPF/CNPJ the way PSPs show a payer: ``***.456.789-**`` / ``**.345.678/0001-**``."""
+    if len(digits) == 11:
+        return f"***.{digits[3:6]}.{digits[6:9]}-**"
+    if len(digits) == 14:
+        return f"**.{digits[2:5]}.{digits[5:8]}/{digits[8:12]}-**"
+    raise ValueError(f"not a CPF/CNPJ: {len(digits)} digits")
+
+
+@dataclass(frozen=True)
+class Account:
+    """The service's account: where onramp PIX arrive and offramp payouts leave from."""
+
+    ispb: str = "13140088"
+    bank_code: str = "332"
+    bank_name: str = "Banco Simulado S.A."
+    branch: str = "0001"
+    branch_digit: str = "9"
+    number: str = "1234567"
+    number_digit: str = "8"
+    holder_name: str = "Recon Sandbox Servicos Digitais Ltda"
+    holder_cnpj: str = "12345678000195"
+    pix_key: str = "12345678000195"
+
+    @property
+    def label(self) -> str:
+        """``agência/conta-dv`` as banks print it."""
+        return f"{self.branch}/{self.number}-{self.number_digit}"
+
+
+@dataclass(frozen=True)
+class Refund:
+    """A devolução of a received PIX, as BACEN's ``devolucoes`` item describes it."""
+
+    id: str  # the id the receiving PSP gave the devolução request
+    rtr_id: str
+    amount_cents: int  # positive magnitude
+    requested_at: datetime
+    settled_at: datetime | None
+    status: str  # EM_PROCESSAMENTO | DEVOLVIDO | NAO_REALIZADO
+    nature: str = "ORIGINAL"
+    reason: str = "Devolucao solicitada pelo recebedor"
+
+
+@dataclass(frozen=True)
+class Movement:
+    """One booked movement of the account (one statement line in every format)."""
+
+    id: str  # the bank's own transaction id (OFX FITID, CSV id_transacao, CNAB doc for fees)
+    kind: MovementKind
+    booked_at: datetime  # UTC, second precision
+    amount_cents: int  # signed: credit > 0
+    end_to_end_id: str | None = None  # for a devolução: its rtrId
+    txid: str | None = None
+    refund_of: str | None = None  # the original e2e, for devoluções
+    counterparty_name: str | None = None
+    counterparty_document: str | None = None  # digits (exports mask it)
+    counterparty_key: str | None = None  # the PIX key money went to / came from
+    counterparty_ispb: str | None = None
+    info_pagador: str | None = None  # payer's free text (received PIX)
+    remittance: str | None = None  # our free text on a payout (the client reference)
+    description: str = ""  # the bank's own history text
+    refund: Refund | None = None  # for pix_refund_out: the devolução record
+    intent_id: str | None = None  # which intent caused it (ground truth only; never exported)
+
+    @property
+    def direction(self) -> str:
+        """``credit`` or ``debit``."""
+        return "credit" if self.amount_cents > 0 else "debit"
+
+    @property
+    def document_masked(self) -> str | None:
+        """The counterparty document masked as PSPs show it."""
+        return mask_document(self.counterparty_document) if self.counterparty_document else None
+
+
+@dataclass
+class Bank:
+    """The ledger: an account, its opening balance and its movements.
+
+    `truth` is attached by the world: what reconciling this ledger against the API must find.
+    """
+
+    account: Account = field(default_factory=Account)
+    opening_balance_cents: int = 50_000_000
+    movements: list[Movement] = field(default_factory=list)
+    truth: GroundTruth | None = None
+    # The simulated period [start, end) the world covers (exports default to it).
+    period_start: datetime | None = None
+    period_end: datetime | None = None
+    seed: int | None = None
+    _seq: int = 0
+
+    # -- ids --------------------------------------------------------------------------------
+    @staticmethod
+    def end_to_end_id(rng: random.Random, ispb: str, at: datetime, prefix: str = "E") -> str:
+        """A BACEN end-to-end id (``E``) or return id (``D``) for a payment at `at`."""
+        stamp = at.astimezone(UTC).strftime("%Y%m%d%H%M")
+        tail = "".join(rng.choice(_ALNUM) for _ in range(11))
+        return f"{prefix}{ispb}{stamp}{tail}"
+
+    def _next_id(self, at: datetime) -> str:
+        self._seq += 1
+        return f"{at.astimezone(UTC):%Y%m%d}{self._seq:010d}"
+
+    # -- booking ----------------------------------------------------------------------------
+    def _book(self, movement: Movement) -> Movement:
+        self.movements.append(movement)
+        return movement
+
+    def receive_pix(
+        self,
+        rng: random.Random,
+        *,
+        at: datetime,
+        amount_cents: int,
+        payer_name: str,
+        payer_document: str,
+        payer_ispb: str,
+        txid: str | None = None,
+        info_pagador: str | None = None,
+        intent_id: str | None = None,
+    ) -> Movement:
+        """Book a received PIX (to the account's key)."""
+        at = _second(at)
+        if amount_cents <= 0:
+            raise ValueError("a received PIX has a positive amount")
+        return self._book(
+            Movement(
+                id=self._next_id(at),
+                kind=PIX_IN,
+                booked_at=at,
+                amount_cents=amount_cents,
+                end_to_end_id=self.end_to_end_id(rng, payer_ispb, at),
+                txid=txid,
+                counterparty_name=payer_name,
+                counterparty_document=payer_document,
+                counterparty_key=self.account.pix_key,
+                counterparty_ispb=payer_ispb,
+                info_pagador=info_pagador,
+                description="PIX RECEBIDO",
+                intent_id=intent_id,
+            )
+        )
+
+    def send_pix(
+        self,
+        rng: random.Random,
+        *,
+        at: datetime,
+        amount_cents: int,
+        payee_name: str,
+        payee_document: str,
+        payee_key: str,
+        payee_ispb: str,
+        remittance: str | None = None,
+        intent_id: str | None = None,
+    ) -> Movement:
+        """Book a PIX payout from the account (an offramp's fiat leg)."""
+        at = _second(at)
+        if amount_cents <= 0:
+            raise ValueError("a payout has a positive amount")
+        return self._book(
+            Movement(
+                id=self._next_id(at),
+                kind=PIX_OUT,
+                booked_at=at,
+                amount_cents=-amount_cents,
+                end_to_end_id=self.end_to_end_id(rng, self.account.ispb, at),
+                counterparty_name=payee_name,
+                counterparty_document=payee_document,
+                counterparty_key=payee_key,
+                counterparty_ispb=payee_ispb,
+                remittance=remittance,
+                description="PIX ENVIADO",
+                intent_id=intent_id,
+            )
+        )
+
+    def refund_pix(
+        self,
+        rng: random.Random,
+        original: Movement,
+        *,
+        at: datetime,
+        amount_cents: int,
+        intent_id: str | None = None,
+    ) -> Movement:
+        """Book a devolução (debit) of a received PIX; its e2e is a fresh rtrId."""
+        at = _second(at)
+        if original.kind != PIX_IN or original.end_to_end_id is None:
+            raise ValueError("only a received PIX can be returned")
+        if not 0 < amount_cents <= original.amount_cents:
+            raise ValueError("a devolução is positive and at most the amount received")
+        rtr_id = self.end_to_end_id(rng, self.account.ispb, at, prefix="D")
+        refund = Refund(
+            id="DV" + "".join(rng.choice(_ALNUM) for _ in range(18)),
+            rtr_id=rtr_id,
+            amount_cents=amount_cents,
+            requested_at=at,
+            settled_at=at,
+            status="DEVOLVIDO",
+        )
+        return self._book(
+            Movement(
+                id=self._next_id(at),
+                kind=PIX_REFUND_OUT,
+                booked_at=at,
+                amount_cents=-amount_cents,
+                end_to_end_id=rtr_id,
+                refund_of=original.end_to_end_id,
+                counterparty_name=original.counterparty_name,
+                counterparty_document=original.counterparty_document,
+                counterparty_ispb=original.counterparty_ispb,
+                description="DEVOLUCAO PIX",
+                refund=refund,
+                intent_id=intent_id,
+            )
+        )
+
+    def charge_fee(self, *, at: datetime, amount_cents: int, description: str) -> Movement:
+        """Book a bank fee (tarifa); fees carry no e2e and are never reconciliation breaks."""
+        at = _second(at)
+        if amount_cents <= 0:
+            raise ValueError("a fee has a positive amount")
+        return self._book(
+            Movement(
+                id=self._next_id(at),
+                kind=FEE,
+                booked_at=at,
+                amount_cents=-amount_cents,
+                description=description,
+            )
+        )
+
+    # -- reading ----------------------------------------------------------------------------
+    def sorted_movements(self) -> list[Movement]:
+        """Movements in booking order (time, then the bank's id)."""
+        return sorted(self.movements, key=lambda m: (m.booked_at, m.id))
+
+    def select(self, start: datetime | None = None, end: datetime | None = None) -> list[Movement]:
+        """Movements booked in ``[start, end)`` (either bound optional), in booking order."""
+        return [
+            m
+            for m in self.sorted_movements()
+            if (start is None or m.booked_at >= start) and (end is None or m.booked_at < end)
+        ]
+
+    def balance_before(self, at: datetime | None) -> int:
+        """Balance in cents just before `at` (the opening balance when `at` is None)."""
+        if at is None:
+            return self.opening_balance_cents
+        return self.opening_balance_cents + sum(
+            m.amount_cents for m in self.movements if m.booked_at < at
+        )
+
+    def refunds_of(self, movement: Movement) -> list[Movement]:
+        """The devoluções booked against a received PIX, in booking order."""
+        return [
+            m
+            for m in self.sorted_movements()
+            if m.kind == PIX_REFUND_OUT and m.refund_of == movement.end_to_end_id
+        ]
+
+    def with_movements(self, movements: list[Movement]) -> Bank:
+        """A copy holding other movements (used to build statements for part of the ledger)."""
+        return replace(self, movements=list(movements))
+
+
+def _second(at: datetime) -> datetime:
+    if at.tzinfo is None:
+        raise ValueError("booking times must be timezone-aware")
+    return at.astimezone(UTC).replace(microsecond=0)

@@ -1,10 +1,280 @@
-"""Command-line registration for this package (filled in by its owner)."""
+"""`recon reconcile`, `resolve`, `report`, `daily` and `demo`: argument handling only.
+
+The work is done by the library (recon.reconcile, recon.report, recon.daily, recon.demo);
+these functions parse arguments, call it, print a summary and return the exit code
+(DESIGN.md: 0 ok, 1 breaks above the threshold, 2 usage/input, 3 upstream API).
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import Any
+
+__all__ = ["parse_date", "parse_timestamp", "register"]
+
+
+def parse_timestamp(text: str) -> datetime:
+    """``--as-of``: ISO 8601 with an offset or ``Z`` (a bare time is ambiguous, so refused)."""
+    try:
+        stamp = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not an ISO 8601 timestamp: {text!r} (e.g. 2026-11-20T23:59:59-03:00)"
+        ) from None
+    if stamp.tzinfo is None:
+        raise argparse.ArgumentTypeError(
+            f"timestamp {text!r} has no UTC offset (add Z or e.g. -03:00)"
+        )
+    return stamp.astimezone(UTC)
+
+
+def parse_date(text: str) -> date:
+    """``--date``: a calendar date ``YYYY-MM-DD``."""
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date YYYY-MM-DD: {text!r}") from None
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be > 0: {value}")
+    return value
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+def _data(args: argparse.Namespace) -> Any:
+    from recon.config import DataDir
+
+    return DataDir.resolve(args.data)
+
+
+# --------------------------------------------------------------------------- reconcile
+
+
+def run_reconcile(args: argparse.Namespace) -> int:
+    from recon.config import load_config
+    from recon.daily import Thresholds, assess_run, settings_kw
+    from recon.reconcile import reconcile
+    from recon.report.console import run_table
+
+    dd = _data(args)
+    thresholds = Thresholds.from_config(load_config(args.config, dd))
+    result = reconcile(dd, as_of=args.as_of, **settings_kw(args.config, dd))
+    verdict = assess_run(Path(result.path), thresholds)
+    console = _console()
+    console.print(run_table(Path(result.path), title=f"run {result.run_id}"))
+    console.print(f"run written to {result.path}")
+    _print_verdict(verdict.exit_code, verdict.reasons)
+    return verdict.exit_code
+
+
+def _print_verdict(code: int, reasons: tuple[str, ...]) -> None:
+    if code:
+        print("exit 1: " + "; ".join(reasons), file=sys.stderr)
+
+
+# --------------------------------------------------------------------------- resolve
+
+
+def run_resolve(args: argparse.Namespace) -> int:
+    from recon.errors import UsageError
+
+    # Check the arguments before importing the engine, so a typo fails fast.
+    if args.decisions is not None and (args.break_id or args.note):
+        raise UsageError("give either BREAK_ID --note TEXT or --decisions FILE.csv, not both")
+    if args.decisions is None and not args.break_id:
+        raise UsageError("give a BREAK_ID (with --note TEXT) or --decisions FILE.csv")
+    if args.decisions is None and not (args.note or "").strip():
+        raise UsageError("--note TEXT is required: say why the break is resolved")
+
+    from recon.reconcile import decisions
+
+    dd = _data(args)
+    if args.decisions is not None:
+        count = decisions.import_decisions(dd, Path(args.decisions))
+        print(f"recorded {count} decision(s) from {args.decisions}")
+        return 0
+    decisions.resolve(dd, args.break_id, note=args.note)
+    print(f"break {args.break_id} resolved; it stays out of the open breaks in later runs")
+    return 0
+
+
+# --------------------------------------------------------------------------- report
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from recon.catalog import latest_run
+    from recon.errors import UsageError
+    from recon.report import render
+
+    dd = _data(args)
+    if args.run:
+        run_dir = dd.runs / args.run
+        if not (run_dir / "summary.json").is_file():
+            raise UsageError(f"no committed run {args.run!r} in {dd.runs}")
+    else:
+        found = latest_run(dd)
+        if found is None:
+            raise UsageError(f"no committed run in {dd.runs}; run `recon reconcile` first")
+        run_dir = found
+    out = render(run_dir, args.out)
+    print(f"report: {out}")
+    print(f"breaks: {out.parent / 'breaks.csv'} and breaks.parquet")
+    return 0
+
+
+# --------------------------------------------------------------------------- daily
+
+
+def run_daily_command(args: argparse.Namespace) -> int:
+    from recon.daily import run_daily
+    from recon.report.console import run_table
+
+    result = run_daily(
+        args.data,
+        date=args.date,
+        base_url=args.base_url,
+        config=args.config,
+        force=args.force,
+        quiet=args.quiet or None,
+    )
+    console = _console()
+    what = "re-used" if result.reused else "ran"
+    console.print(
+        run_table(result.run_dir, title=f"daily {result.date} ({what} run {result.run_id})")
+    )
+    if result.imported:
+        console.print(f"imported from the inbox: {', '.join(result.imported)}")
+    console.print(f"as of {result.as_of.isoformat()}; report: {result.report}")
+    _print_verdict(result.exit_code, result.reasons)
+    return result.exit_code
+
+
+# --------------------------------------------------------------------------- demo
+
+
+def run_demo_command(args: argparse.Namespace) -> int:
+    from recon.demo import print_demo, run_demo
+
+    result = run_demo(
+        args.data,
+        seed=args.seed,
+        days=args.days,
+        intents_per_day=args.intents_per_day,
+        keep_data=args.keep_data,
+    )
+    print_demo(result, _console())
+    return 0
+
+
+# --------------------------------------------------------------------------- registration
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    """Add this package's subcommands to `recon`."""
+    """Add reconcile, resolve, report, daily and demo to `recon`."""
+    p = sub.add_parser(
+        "reconcile",
+        parents=parents,
+        help="run the matching passes over the catalog; write a run",
+        description="Match every intent to the statement lines, classify the breaks and "
+        "write data/runs/<run_id>/. Exit 1 when P1 breaks exist or breaks exceed "
+        "[alerts] max_breaks.",
+    )
+    p.add_argument(
+        "--as-of",
+        type=parse_timestamp,
+        metavar="TS",
+        default=None,
+        help="reconcile as of this instant (ISO 8601 with offset; default: latest snapshot time)",
+    )
+    p.add_argument("--config", metavar="FILE", default=None, help="recon.toml to use")
+    p.set_defaults(func=run_reconcile)
+
+    p = sub.add_parser(
+        "resolve",
+        parents=parents,
+        help="record a manual decision on a break (kept across runs)",
+        description="Mark a break as resolved with a note, or record many from a CSV "
+        "(columns: break_id,note).",
+    )
+    p.add_argument("break_id", nargs="?", metavar="BREAK_ID", help="the break to resolve")
+    p.add_argument("--note", metavar="TEXT", default=None, help="why it is resolved")
+    p.add_argument("--decisions", metavar="FILE.csv", default=None, help="CSV of decisions")
+    p.set_defaults(func=run_resolve)
+
+    p = sub.add_parser(
+        "report",
+        parents=parents,
+        help="HTML report with charts for a run (+ breaks.csv / breaks.parquet)",
+        description="Render a run (default: the latest) as one self-contained HTML file, "
+        "with breaks.csv and breaks.parquet beside it.",
+    )
+    p.add_argument("--run", metavar="ID", default=None, help="run id (default: the latest)")
+    p.add_argument(
+        "--out",
+        metavar="PATH",
+        default=None,
+        help="HTML file or folder (default: <data>/reports/<run_id>/report.html)",
+    )
+    p.set_defaults(func=run_report)
+
+    p = sub.add_parser(
+        "daily",
+        parents=parents,
+        help="extract + import the inbox + reconcile + report, under a lock; idempotent per date",
+        description="The scheduled job. Exit codes: 0 ok, 1 P1 breaks or above threshold, "
+        "2 usage/input (incl. another run holding the lock), 3 upstream API failure.",
+    )
+    p.add_argument(
+        "--date",
+        type=parse_date,
+        metavar="YYYY-MM-DD",
+        default=None,
+        help="business date (default: today in the business time zone)",
+    )
+    p.add_argument(
+        "--base-url", metavar="URL", default=None, help="v2 API base URL (default: $RECON_BASE_URL)"
+    )
+    p.add_argument("--config", metavar="FILE", default=None, help="recon.toml to use")
+    p.add_argument(
+        "--force", action="store_true", help="run the whole job again for a date already done"
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=run_daily_command)
+
+    p = sub.add_parser(
+        "demo",
+        parents=parents,
+        help="the whole job end to end against the embedded sandbox",
+        description="Serve a sandbox world on loopback, extract it over HTTP, apply its late "
+        "events and extract again, import its statements, reconcile, report, and compare "
+        "with the sandbox's ground truth. Works in <data>/demo-<seed>/.",
+    )
+    p.add_argument("--seed", type=int, default=7, help="world seed (default 7)")
+    p.add_argument("--days", type=_positive, default=14, help="days of history (default 14)")
+    p.add_argument(
+        "--intents-per-day",
+        type=_positive,
+        default=200,
+        metavar="K",
+        help="intents per day (default 200)",
+    )
+    p.add_argument(
+        "--keep-data",
+        action="store_true",
+        help="keep the demo's snapshots, statements and runs (default: keep only the report)",
+    )
+    p.set_defaults(func=run_demo_command)

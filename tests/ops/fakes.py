@@ -154,6 +154,7 @@ class FakeSteps:
         self.calls.append(("reconcile", as_of))
         self.runs += 1
         dd = DataDir.resolve(data) if not isinstance(data, DataDir) else data
-        run_id = f"20261120T180000000000Z-{self.runs:04d}"
+        existing = len(list(dd.runs.iterdir())) if dd.runs.is_dir() else 0
+        run_id = f"20261120T180000000000Z-{existing + 1:04d}"
         folder = write_run(dd.runs, run_id, [dict(b, run_id=run_id) for b in self.breaks])
         return FakeRun(run_id, folder, json.loads((folder / "summary.json").read_text()))

@@ -1,0 +1,383 @@
+"""`recon daily`: the scheduled job — extract, import the inbox, reconcile, report.
+
+One run per business day, safe to schedule and to re-run:
+
+- **Lock.** The whole job holds ``data/.daily.lock`` (an OS file lock, released by the
+  kernel if the process dies, so a crash never leaves a stale lock). A second run on the same
+  data directory fails at once with `LockedError` (exit 2) instead of waiting.
+- **Inbox.** Every regular, non-hidden file directly in ``data/inbox/`` is imported (format
+  sniffed). After a file is imported it is *moved* to ``data/inbox/processed/<date>/`` so the
+  inbox always shows what is still pending (statement imports are idempotent, so a file
+  dropped twice adds nothing). A file that cannot be imported stays in the inbox and the job
+  stops with exit 2, naming it; files imported before it stay imported.
+- **as_of.** The end of the business day (midnight after `date` in ``business_tz``,
+  default America/Sao_Paulo), or the snapshot's server time if that is earlier (a run during
+  the day reconciles what has happened so far).
+- **Idempotent per date.** A finished day is recorded in ``data/daily/<date>.json``. Running
+  again for that date re-uses the recorded run: nothing is extracted, imported or
+  reconciled again; the report is re-rendered only if it is missing, and the exit code is
+  assessed again from the recorded run. ``force=True`` (``--force``) runs the whole job again
+  (new snapshot, new inbox files, a new run whose breaks keep their ids and first-seen run)
+  and points the day's record at the new run.
+- **Exit codes** (DESIGN.md): 0 ok; 1 when open breaks of a failing priority exist (P1 by
+  default) or there are more open breaks than ``max_breaks``; 2 usage/input; 3 upstream API.
+  Thresholds live in ``recon.toml``::
+
+      [alerts]
+      fail_on_priorities = ["P1"]   # any open break of these priorities -> exit 1
+      max_breaks = 50               # more open breaks than this -> exit 1 (default: no limit)
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import pyarrow.parquet as pq
+
+from recon.config import DEFAULT_BUSINESS_TZ, DataDir, load_config
+from recon.errors import ConfigError, LockedError, UsageError
+from recon.storage import write_json
+
+__all__ = [
+    "DailyResult",
+    "Steps",
+    "Thresholds",
+    "assess_run",
+    "business_day_end",
+    "run_daily",
+    "settings_kw",
+]
+
+log = logging.getLogger(__name__)
+
+LOCK_NAME = ".daily.lock"
+EXIT_OK, EXIT_BREAKS = 0, 1
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """When a finished run still exits 1 (``[alerts]`` in recon.toml)."""
+
+    fail_on_priorities: tuple[str, ...] = ("P1",)
+    max_breaks: int | None = None
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> Thresholds:
+        """Read ``[alerts]``; unknown keys and wrong types are a ConfigError."""
+        section = config.get("alerts", {})
+        if not isinstance(section, dict):
+            raise ConfigError("[alerts] must be a table")
+        unknown = set(section) - {"fail_on_priorities", "max_breaks"}
+        if unknown:
+            raise ConfigError(f"[alerts]: unknown key(s) {', '.join(sorted(unknown))}")
+        prios = section.get("fail_on_priorities", ["P1"])
+        if not isinstance(prios, list) or not all(p in ("P1", "P2", "P3") for p in prios):
+            raise ConfigError('[alerts] fail_on_priorities must be a list of "P1"/"P2"/"P3"')
+        limit = section.get("max_breaks")
+        if limit is not None and (
+            not isinstance(limit, int) or isinstance(limit, bool) or limit < 0
+        ):
+            raise ConfigError("[alerts] max_breaks must be a non-negative integer")
+        return cls(tuple(prios), limit)
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """What a run's breaks mean for the exit code."""
+
+    exit_code: int
+    breaks: int
+    by_priority: dict[str, int]
+    reasons: tuple[str, ...]
+
+
+def assess_run(run_dir: Path, thresholds: Thresholds | None = None) -> Assessment:
+    """Exit code of a finished run: 1 if its open breaks cross the thresholds, else 0."""
+    thresholds = thresholds or Thresholds()
+    path = Path(run_dir) / "exceptions.parquet"
+    priorities: list[str] = []
+    if path.is_file():
+        priorities = [
+            p or "" for p in pq.read_table(path, columns=["priority"])["priority"].to_pylist()
+        ]
+    by_priority = {p: priorities.count(p) for p in ("P1", "P2", "P3")}
+    reasons = [
+        f"{by_priority.get(p, 0)} open {p} break(s)"
+        for p in thresholds.fail_on_priorities
+        if by_priority.get(p, 0)
+    ]
+    if thresholds.max_breaks is not None and len(priorities) > thresholds.max_breaks:
+        reasons.append(f"{len(priorities)} open breaks > max_breaks {thresholds.max_breaks}")
+    return Assessment(
+        EXIT_BREAKS if reasons else EXIT_OK, len(priorities), by_priority, tuple(reasons)
+    )
+
+
+def business_tz(config: Mapping[str, Any]) -> ZoneInfo:
+    """The business-day time zone: ``[reconcile] business_tz``, default America/Sao_Paulo."""
+    name = config.get("reconcile", {}).get("business_tz", DEFAULT_BUSINESS_TZ)
+    try:
+        return ZoneInfo(str(name))
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ConfigError(f"[reconcile] business_tz: unknown time zone {name!r}") from exc
+
+
+def business_day_end(day: date, tz: ZoneInfo) -> datetime:
+    """The instant the business day `day` ends (local midnight after it), in UTC."""
+    return datetime.combine(day + timedelta(days=1), time(0), tzinfo=tz).astimezone(UTC)
+
+
+@dataclass(frozen=True)
+class Steps:
+    """The parts the job runs, by interface; tests pass fakes, the CLI the real ones."""
+
+    extract: Callable[..., Any]
+    import_statements: Callable[..., Any]
+    reconcile: Callable[..., Any]
+    render: Callable[..., Path]
+
+    @classmethod
+    def default(cls) -> Steps:
+        from recon.extract import extract
+        from recon.reconcile import reconcile
+        from recon.report import render
+        from recon.statements import import_statements
+
+        return cls(extract, import_statements, reconcile, render)
+
+
+@dataclass(frozen=True)
+class DailyResult:
+    """What one `recon daily` did (or re-used) for a business date."""
+
+    date: date
+    run_id: str
+    run_dir: Path
+    report: Path
+    as_of: datetime
+    snapshot_run_id: str | None
+    imported: tuple[str, ...]
+    reused: bool
+    exit_code: int
+    breaks: int
+    by_priority: dict[str, int] = field(default_factory=dict)
+    reasons: tuple[str, ...] = ()
+
+
+def _record_path(dd: DataDir, day: date) -> Path:
+    return dd.root / "daily" / f"{day.isoformat()}.json"
+
+
+def _write_record(path: Path, payload: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".tmp-{path.name}")
+    write_json(tmp, payload)
+    os.replace(tmp, path)
+
+
+def _read_record(path: Path) -> dict[str, Any] | None:
+    if not path.is_file():
+        return None
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        log.warning("%s is not valid JSON; running the day again", path)
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def pending_inbox_files(dd: DataDir) -> list[Path]:
+    """Files waiting in the inbox: regular, non-hidden, directly in it, in name order."""
+    if not dd.inbox.is_dir():
+        return []
+    return sorted(
+        p for p in dd.inbox.iterdir() if p.is_file() and not p.name.startswith((".", "_"))
+    )
+
+
+def _move_processed(path: Path, folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / path.name
+    n = 1
+    while target.exists():  # the same name dropped twice in a day: keep both
+        target = folder / f"{path.stem}.{n}{path.suffix}"
+        n += 1
+    shutil.move(str(path), target)
+    return target
+
+
+def _snapshot_time(snapshot: Any) -> datetime | None:
+    manifest = getattr(snapshot, "manifest", None) or {}
+    value = manifest.get("snapshot_at") if isinstance(manifest, Mapping) else None
+    if value is None:
+        return None
+    stamp = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    return (stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)).astimezone(UTC)
+
+
+def settings_kw(
+    config: str | os.PathLike[str] | None, data: DataDir | None = None
+) -> dict[str, Any]:
+    """Engine settings from an explicit config file (else the engine finds recon.toml)."""
+    if config is None:
+        return {}
+    from recon.reconcile.settings import ReconcileSettings
+
+    return {"settings": ReconcileSettings.load(data, str(config))}
+
+
+def run_daily(
+    data: str | os.PathLike[str] | DataDir | None = None,
+    *,
+    date: date | None = None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    transport: Any = None,
+    config: str | os.PathLike[str] | None = None,
+    force: bool = False,
+    quiet: bool | None = None,
+    steps: Steps | None = None,
+    now: datetime | None = None,
+) -> DailyResult:
+    """Run (or re-use) the daily job for business date `date` (default: today there).
+
+    Raises LockedError when another daily run holds the lock, UsageError/StatementError for
+    bad input (exit 2) and ApiError when the API fails after retries (exit 3).
+    """
+    import filelock
+
+    dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
+    cfg = load_config(config, dd)
+    tz = business_tz(cfg)
+    thresholds = Thresholds.from_config(cfg)
+    today = (now or datetime.now(UTC)).astimezone(tz).date()
+    day = date or today
+    if day > today:
+        raise UsageError(f"--date {day} is in the future (today is {today} in {tz.key})")
+
+    dd.ensure()
+    lock = filelock.FileLock(str(dd.root / LOCK_NAME), timeout=0)
+    try:
+        lock.acquire()
+    except filelock.Timeout:
+        raise LockedError(
+            f"another `recon daily` is running on {dd.root} (lock {dd.root / LOCK_NAME}); "
+            "let it finish, then run again"
+        ) from None
+    try:
+        return _run_locked(
+            dd,
+            day,
+            tz,
+            thresholds,
+            force=force,
+            steps=steps,
+            quiet=quiet,
+            base_url=base_url,
+            api_key=api_key,
+            transport=transport,
+            config=config,
+        )
+    finally:
+        lock.release()
+
+
+def _run_locked(
+    dd: DataDir,
+    day: date,
+    tz: ZoneInfo,
+    thresholds: Thresholds,
+    *,
+    force: bool,
+    steps: Steps | None,
+    quiet: bool | None,
+    base_url: str | None,
+    api_key: str | None,
+    transport: Any,
+    config: str | os.PathLike[str] | None,
+) -> DailyResult:
+    record_path = _record_path(dd, day)
+    record = None if force else _read_record(record_path)
+    steps = steps or Steps.default()
+    if record is not None and (dd.runs / str(record.get("run_id"))).is_dir():
+        run_dir = dd.runs / record["run_id"]
+        report = Path(record.get("report") or "")
+        if not report.is_file():
+            report = steps.render(run_dir)
+        verdict = assess_run(run_dir, thresholds)
+        log.info("daily %s already done (run %s); re-using it", day, record["run_id"])
+        return DailyResult(
+            date=day,
+            run_id=record["run_id"],
+            run_dir=run_dir,
+            report=report,
+            as_of=datetime.fromisoformat(record["as_of"]),
+            snapshot_run_id=record.get("snapshot_run_id"),
+            imported=tuple(record.get("imported", ())),
+            reused=True,
+            exit_code=verdict.exit_code,
+            breaks=verdict.breaks,
+            by_priority=verdict.by_priority,
+            reasons=verdict.reasons,
+        )
+
+    # 1. extract: a new snapshot; its server time bounds as_of.
+    extract_kw: dict[str, Any] = {"base_url": base_url, "api_key": api_key, "quiet": quiet}
+    if transport is not None:
+        extract_kw["transport"] = transport
+    snapshot = steps.extract(dd, **extract_kw)
+    snapshot_at = _snapshot_time(snapshot)
+
+    # 2. import the inbox, one file at a time so a bad file is named and the rest kept.
+    imported: list[str] = []
+    processed = dd.inbox / "processed" / day.isoformat()
+    for path in pending_inbox_files(dd):
+        steps.import_statements([path], data=dd)
+        _move_processed(path, processed)
+        imported.append(path.name)
+
+    # 3. reconcile as of the business day's end (or the snapshot's time, if earlier).
+    day_end = business_day_end(day, tz)
+    as_of = min(day_end, snapshot_at) if snapshot_at else day_end
+    result = steps.reconcile(dd, as_of=as_of, **settings_kw(config, dd))
+    run_dir = Path(result.path)
+
+    # 4. report, then record the day (the record is the commit of the daily job).
+    report = steps.render(run_dir)
+    verdict = assess_run(run_dir, thresholds)
+    _write_record(
+        record_path,
+        {
+            "date": day.isoformat(),
+            "run_id": result.run_id,
+            "snapshot_run_id": getattr(snapshot, "run_id", None),
+            "as_of": as_of.isoformat(),
+            "imported": imported,
+            "report": str(report),
+            "exit_code": verdict.exit_code,
+            "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        },
+    )
+    return DailyResult(
+        date=day,
+        run_id=result.run_id,
+        run_dir=run_dir,
+        report=report,
+        as_of=as_of,
+        snapshot_run_id=getattr(snapshot, "run_id", None),
+        imported=tuple(imported),
+        reused=False,
+        exit_code=verdict.exit_code,
+        breaks=verdict.breaks,
+        by_priority=verdict.by_priority,
+        reasons=verdict.reasons,
+    )

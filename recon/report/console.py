@@ -1,0 +1,85 @@
+"""Terminal summaries of a run (rich tables), shared by `recon reconcile`, `daily` and `demo`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from recon.report.render import format_brl
+from recon.schemas import CATEGORIES
+
+__all__ = ["breaks_by_category", "run_table"]
+
+
+def breaks_by_category(run_dir: Path) -> list[dict[str, Any]]:
+    """Per category of the run's open breaks: priority, count, sum of |delta| in cents."""
+    path = Path(run_dir) / "exceptions.parquet"
+    if not path.is_file():
+        return []
+    rows = pq.read_table(path, columns=["category", "priority", "delta_cents"]).to_pylist()
+    out: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        entry = out.setdefault(
+            r["category"],
+            {
+                "category": r["category"],
+                "priority": r["priority"],
+                "count": 0,
+                "abs_delta_cents": 0,
+            },
+        )
+        entry["count"] += 1
+        entry["abs_delta_cents"] += abs(r["delta_cents"] or 0)
+    order = {name: i for i, name in enumerate(CATEGORIES)}
+    return sorted(out.values(), key=lambda e: (order.get(e["category"], len(order)), e["category"]))
+
+
+def run_table(
+    run_dir: Path, *, title: str | None = None, extra: Mapping[str, Mapping[str, str]] | None = None
+) -> Any:
+    """A rich Table of the run's breaks by category; `extra` adds columns per category."""
+    from rich.table import Table
+
+    rows = breaks_by_category(run_dir)
+    extra = extra or {}
+    extra_cols: list[str] = []
+    for cols in extra.values():
+        extra_cols += [c for c in cols if c not in extra_cols]
+    table = Table(title=title or f"run {Path(run_dir).name}")
+    table.add_column("category")
+    table.add_column("priority")
+    table.add_column("breaks", justify="right")
+    table.add_column("sum of |delta|", justify="right")
+    for col in extra_cols:
+        table.add_column(col, justify="right")
+    names = [r["category"] for r in rows] + sorted(set(extra) - {r["category"] for r in rows})
+    by_name = {r["category"]: r for r in rows}
+    for name in names:
+        r = by_name.get(
+            name,
+            {
+                "priority": CATEGORIES[name].priority if name in CATEGORIES else "",
+                "count": 0,
+                "abs_delta_cents": 0,
+            },
+        )
+        table.add_row(
+            name,
+            r["priority"] or "",
+            str(r["count"]),
+            format_brl(r["abs_delta_cents"]),
+            *[extra.get(name, {}).get(c, "") for c in extra_cols],
+        )
+    total = sum(r["count"] for r in rows)
+    table.add_section()
+    table.add_row(
+        "total",
+        "",
+        str(total),
+        format_brl(sum(r["abs_delta_cents"] for r in rows)),
+        *["" for _ in extra_cols],
+    )
+    return table

@@ -1,0 +1,158 @@
+"""Exit codes and messages of reconcile / resolve / report / daily / demo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import filelock
+import pytest
+
+from ops.fakes import FakeSteps, break_row, write_run
+from recon.cli import main as cli_main
+from recon.config import DataDir
+from recon.daily import Steps
+from recon.errors import ApiConnectionError
+
+
+def main(argv: list[str]) -> int:
+    """Run `recon` as the console script would: argparse errors exit via SystemExit."""
+    try:
+        return cli_main(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+
+
+def use_fake_steps(monkeypatch: pytest.MonkeyPatch, fake: FakeSteps) -> None:
+    from recon.report import render
+
+    steps = Steps(fake.extract, fake.import_statements, fake.reconcile, render)
+    monkeypatch.setattr(Steps, "default", classmethod(lambda cls: steps))
+
+
+def error_line(err: str) -> str:
+    lines = [line for line in err.splitlines() if line.startswith("recon: error:")]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["reconcile", "--as-of", "yesterday"], "not an ISO 8601 timestamp"),
+        (["reconcile", "--as-of", "2026-11-20T10:00:00"], "has no UTC offset"),
+        (["daily", "--date", "2026-13-01"], "not a date YYYY-MM-DD"),
+        (["demo", "--days", "0"], "must be > 0"),
+        (["demo", "--intents-per-day", "many"], "not an integer"),
+        (["report", "--run", "nope"], "no committed run 'nope'"),
+        (["report"], "no committed run in"),
+        (["resolve"], "give a BREAK_ID"),
+        (["resolve", "b1"], "--note TEXT is required"),
+        (["resolve", "b1", "--note", "x", "--decisions", "d.csv"], "not both"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(
+    data_dir: DataDir, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    assert main([*argv, "--data", str(data_dir.root)]) == 2
+    assert message in error_line(capsys.readouterr().err)
+
+
+def test_report_latest_run(data_dir: DataDir, capsys: pytest.CaptureFixture[str]) -> None:
+    write_run(data_dir.runs, "20261120T000000000000Z-aaaa", [])
+    write_run(data_dir.runs, "20261121T000000000000Z-bbbb", [break_row("unmatched_debit", 1)])
+    assert main(["report", "--data", str(data_dir.root)]) == 0
+    out = capsys.readouterr().out
+    assert "reports/20261121T000000000000Z-bbbb/report.html" in out
+    target = data_dir.root / "elsewhere.html"
+    assert (
+        main(
+            [
+                "report",
+                "--data",
+                str(data_dir.root),
+                "--run",
+                "20261120T000000000000Z-aaaa",
+                "--out",
+                str(target),
+            ]
+        )
+        == 0
+    )
+    assert target.is_file() and (data_dir.root / "breaks.csv").is_file()
+
+
+def test_daily_exit_codes(
+    data_dir: DataDir, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["daily", "--data", str(data_dir.root), "--date", "2026-11-19", "--quiet"]
+    use_fake_steps(monkeypatch, FakeSteps())
+    assert main(args) == 0
+    use_fake_steps(monkeypatch, FakeSteps(breaks=[break_row("unmatched_debit", 1)]))
+    assert main([*args, "--force"]) == 1
+    assert "exit 1: 1 open P1 break(s)" in capsys.readouterr().err
+    # re-running the day re-uses it, with the same verdict
+    assert main(args) == 1
+    assert "re-used run" in capsys.readouterr().out
+
+
+def test_daily_api_down_exits_3(
+    data_dir: DataDir, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    use_fake_steps(
+        monkeypatch,
+        FakeSteps(extract_error=ApiConnectionError("connection refused after 6 attempts")),
+    )
+    assert main(["daily", "--data", str(data_dir.root)]) == 3
+    assert "connection refused" in error_line(capsys.readouterr().err)
+
+
+def test_daily_against_closed_port_exits_3(
+    data_dir: DataDir, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real extractor against a port nobody listens on: exit 3, the key never printed."""
+    extract_mod = pytest.importorskip("recon.extract")
+    if not hasattr(extract_mod, "extract"):
+        pytest.skip("recon.extract.extract not there yet")
+    from recon.report import render
+
+    fake = FakeSteps()
+    steps = Steps(extract_mod.extract, fake.import_statements, fake.reconcile, render)
+    monkeypatch.setattr(Steps, "default", classmethod(lambda cls: steps))
+    monkeypatch.setenv("RECON_API_KEY", "test-key-secret")
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    argv = [
+        "daily",
+        "--data",
+        str(data_dir.root),
+        "--quiet",
+        "--base-url",
+        f"http://127.0.0.1:{port}",
+    ]
+    assert main(argv) == 3
+    err = capsys.readouterr().err
+    assert "test-key-secret" not in err
+    assert fake.calls == []
+
+
+def test_daily_locked_exits_2(
+    data_dir: DataDir, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = FakeSteps()
+    use_fake_steps(monkeypatch, fake)
+    with filelock.FileLock(str(data_dir.root / ".daily.lock"), timeout=0):
+        assert main(["daily", "--data", str(data_dir.root)]) == 2
+    assert "another `recon daily` is running" in error_line(capsys.readouterr().err)
+    assert fake.calls == []
+
+
+def test_bad_config_exits_2(
+    data_dir: DataDir, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = tmp_path / "recon.toml"
+    cfg.write_text("[alerts\n")
+    assert main(["daily", "--data", str(data_dir.root), "--config", str(cfg)]) == 2
+    assert "not valid TOML" in error_line(capsys.readouterr().err)

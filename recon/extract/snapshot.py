@@ -1,0 +1,445 @@
+"""`extract()`: walk the v2 list into a new snapshot folder, atomically.
+
+    data/snapshots/snapshot_date=YYYY-MM-DD/run_id=<id>/part-00000.parquet + _manifest.json
+
+Rows stream to Parquet row groups as pages arrive (every version of every intent, in the
+order read); memory holds only id → position of the winning version. When the walk read some
+intent more than once, a final streaming pass copies only the winning rows. The folder is
+written under a `.tmp-` name, fsynced and renamed: the manifest is the commit, a crash leaves
+nothing visible, and the next start removes the leftovers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+import pyarrow.parquet as pq
+from filelock import FileLock, Timeout
+
+from recon.config import DataDir, new_run_id
+from recon.errors import LockedError, PaginationError, UsageError, redact
+from recon.extract.flatten import RowBuffer, flatten_intent
+from recon.extract.walk import MAX_LIMIT, Walker
+from recon.schemas import INTENT_STATUSES, INTENTS_SCHEMA
+from recon.storage import atomic_dir, clean_leftovers, write_json
+
+__all__ = ["InconsistentSnapshotError", "SnapshotResult", "extract"]
+
+PART_NAME = "part-00000.parquet"
+MANIFEST_NAME = "_manifest.json"
+VERSIONS_NAME = ".versions.parquet.tmp"  # every version read; never matched by readers
+LOCK_NAME = ".extract.lock"
+ROW_GROUP_ROWS = 16_384
+INTENT_TYPES = ("all", "onramp", "offramp")
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class SnapshotResult:
+    """A committed snapshot: its run id, folder and manifest."""
+
+    run_id: str
+    path: Path
+    manifest: dict[str, Any]
+
+    @property
+    def consistent(self) -> bool:
+        return bool(self.manifest.get("consistent"))
+
+    def summary(self) -> str:
+        """One line for a log: rows, passes, speed, consistency."""
+        m = self.manifest
+        secs = max(float(m.get("elapsed_seconds") or 0.0), 1e-9)
+        state = "consistent" if m.get("consistent") else "NOT CONSISTENT"
+        return (
+            f"snapshot {self.run_id}: {m['rows']} intents ({m['unique_ids']} unique, "
+            f"{m['duplicates_dropped']} duplicates dropped) in {m['pages']} pages, "
+            f"{m['passes']} pass(es), {m['retries']} retries, {secs:.1f}s "
+            f"({m['rows'] / secs:,.0f}/s), {state} → {self.path}"
+        )
+
+
+class InconsistentSnapshotError(PaginationError):
+    """The walk could not be made consistent; the snapshot is published with consistent:false.
+
+    `result` is the published snapshot, for inspection.
+    """
+
+    def __init__(self, result: SnapshotResult):
+        m = result.manifest
+        super().__init__(
+            f"the list did not stand still: after {m['passes']} passes the id set was not "
+            f"stable ({'; '.join(m.get('drift') or []) or 'no detail'}); snapshot published "
+            f"with consistent=false at {result.path}"
+        )
+        self.result = result
+
+
+def _server_time(date: str | None) -> datetime | None:
+    if not date:
+        return None
+    try:
+        dt = parsedate_to_datetime(date)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.astimezone(UTC)
+
+
+def _micros(dt: datetime) -> int:
+    delta = dt - datetime(1970, 1, 1, tzinfo=UTC)
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def _iso(dt: datetime) -> str:
+    return dt.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _run(coro_factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run a coroutine to completion, also from inside a running loop (e.g. Jupyter)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro_factory())
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(coro_factory())
+        except BaseException as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="recon-extract")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+class _Progress:
+    """A rich progress bar on a terminal; nothing otherwise."""
+
+    def __init__(self, enabled: bool):
+        self.bar: Any = None
+        self.task: Any = None
+        if enabled:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            self.bar = Progress(
+                TextColumn("extract"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("intents"),
+                TimeElapsedColumn(),
+                transient=True,
+            )
+
+    def __enter__(self) -> _Progress:
+        if self.bar is not None:
+            self.bar.start()
+            self.task = self.bar.add_task("extract", total=None)
+        return self
+
+    def update(self, done: int, total: int) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done, total=total)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+class _VersionWriter:
+    """Streams flattened rows into Parquet row groups (every version, in read order)."""
+
+    def __init__(self, path: Path, run_id: str, snapshot_at: Callable[[], int]):
+        self.path = path
+        self.run_id = run_id
+        self.snapshot_at = snapshot_at
+        self.buffer = RowBuffer()
+        self.writer: pq.ParquetWriter | None = None
+
+    def add(self, rows: list[dict[str, Any]]) -> None:
+        for row in rows:
+            self.buffer.add(row)
+        if len(self.buffer) >= ROW_GROUP_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if not len(self.buffer) and self.writer is not None:
+            return
+        table = self.buffer.take(snapshot_at_us=self.snapshot_at(), run_id=self.run_id)
+        if self.writer is None:
+            self.writer = pq.ParquetWriter(self.path, INTENTS_SCHEMA, compression="zstd")
+        self.writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
+
+    def close(self) -> None:
+        self.flush()
+        if self.writer is not None:
+            self.writer.close()
+
+
+def _compact(source: Path, target: Path, keep: list[int], rows: int) -> int:
+    """Copy only the rows at `keep` positions, batch by batch; return rows written."""
+    mask = np.zeros(rows, dtype=bool)
+    mask[np.asarray(keep, dtype=np.int64)] = True
+    written = 0
+    start = 0
+    with pq.ParquetWriter(target, INTENTS_SCHEMA, compression="zstd") as writer:
+        for batch in pq.ParquetFile(source).iter_batches(batch_size=ROW_GROUP_ROWS):
+            chosen = batch.filter(mask[start : start + batch.num_rows])
+            start += batch.num_rows
+            if chosen.num_rows:
+                writer.write_batch(chosen)
+                written += chosen.num_rows
+    return written
+
+
+def _fetcher(client: Any, intent_type: str, status: str) -> Any:
+    async def fetch(*, offset: int, limit: int) -> tuple[Any, str | None]:
+        page = await client.list_intents_raw(
+            intent_type=intent_type, status=status, limit=limit, offset=offset
+        )
+        return page.body, page.date
+
+    return fetch
+
+
+def extract(
+    data: str | os.PathLike[str] | DataDir | None = None,
+    *,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    client: Any = None,
+    transport: Any = None,
+    intent_type: str = "all",
+    status: str = "all",
+    concurrency: int = 8,
+    max_rps: float | None = None,
+    quiet: bool | None = None,
+    max_passes: int = 5,
+    page_size: int = MAX_LIMIT,
+) -> SnapshotResult:
+    """Walk ``GET /v2/intents`` into a new, atomically published snapshot.
+
+    `client` is a `recon.api.AsyncClient` (else one is made from `base_url`/`api_key`, default
+    $RECON_BASE_URL/$RECON_API_KEY, and `transport`). Pages after the first are fetched
+    `concurrency` at a time; `max_rps` caps the request rate. The walk repeats (up to
+    `max_passes`) until the id set is proven complete (see `recon.extract.walk`). Returns the
+    snapshot; raises `InconsistentSnapshotError` (exit 3) after publishing it with
+    ``consistent: false`` when the list never stood still. `quiet=None` shows a progress bar
+    only on a terminal.
+    """
+    if intent_type not in INTENT_TYPES:
+        raise UsageError(f"intent_type must be one of {', '.join(INTENT_TYPES)}: {intent_type!r}")
+    if status != "all" and status not in INTENT_STATUSES:
+        raise UsageError(f"status must be 'all' or an intent status: {status!r}")
+    if concurrency < 1:
+        raise UsageError("concurrency must be at least 1")
+    if max_passes < 1:
+        raise UsageError("max_passes must be at least 1")
+    if max_rps is not None and max_rps <= 0:
+        raise UsageError("max_rps must be positive")
+    if not 1 <= page_size <= MAX_LIMIT:
+        raise UsageError(f"page_size must be 1..{MAX_LIMIT}")
+    dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
+    dd.ensure()
+    if quiet is None:
+        quiet = not sys.stderr.isatty()
+    # One extract at a time per data directory: while we hold the lock, every `.tmp-*`
+    # under snapshots/ is a crash leftover (the lock dies with its process) and can go.
+    lock = FileLock(str(dd.snapshots / LOCK_NAME))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout as exc:
+        raise LockedError(f"another extract is writing snapshots in {dd.snapshots}") from exc
+    try:
+        clean_leftovers(dd.snapshots)
+        owned = client is None
+        if owned:
+            from recon.api import AsyncClient
+
+            client = AsyncClient(base_url, api_key, transport=transport, max_rps=max_rps)
+        return _extract_locked(
+            dd,
+            client,
+            owned,
+            api_key,
+            base_url,
+            intent_type=intent_type,
+            status=status,
+            concurrency=concurrency,
+            max_passes=max_passes,
+            page_size=page_size,
+            quiet=quiet,
+            max_rps=max_rps,
+        )
+    finally:
+        lock.release()
+
+
+def _extract_locked(
+    dd: DataDir,
+    client: Any,
+    owned: bool,
+    api_key: str | None,
+    base_url: str | None,
+    *,
+    intent_type: str,
+    status: str,
+    concurrency: int,
+    max_passes: int,
+    page_size: int,
+    quiet: bool,
+    max_rps: float | None,
+) -> SnapshotResult:
+    secret = api_key if api_key is not None else os.environ.get("RECON_API_KEY")
+    shown_url = redact(str(getattr(client, "base_url", base_url) or ""), secret)
+
+    async def go() -> SnapshotResult:
+        try:
+            return await _extract(
+                dd,
+                client,
+                shown_url,
+                intent_type=intent_type,
+                status=status,
+                concurrency=concurrency,
+                max_passes=max_passes,
+                page_size=page_size,
+                progress=not quiet,
+                max_rps=max_rps,
+            )
+        finally:
+            if owned:
+                await client.aclose()
+
+    result = _run(go)
+    if not result.consistent:
+        raise InconsistentSnapshotError(result)
+    return result
+
+
+async def _extract(
+    dd: DataDir,
+    client: Any,
+    shown_url: str,
+    *,
+    intent_type: str,
+    status: str,
+    concurrency: int,
+    max_passes: int,
+    page_size: int,
+    progress: bool,
+    max_rps: float | None,
+) -> SnapshotResult:
+    started = datetime.now(UTC)
+    t0 = time.monotonic()
+    retries_before = _retries(client)
+    run_id = new_run_id(started)
+    # The folder's date comes from the server's clock, known only after the first page, so
+    # rows are written to a private temp folder first and the final name is chosen after.
+    work = dd.snapshots / f".tmp-work-{run_id}"
+    work.mkdir(parents=True)
+    try:
+        clock: dict[str, datetime] = {}
+
+        def snapshot_at_us() -> int:
+            if "at" not in clock:
+                clock["at"] = _server_time(walker.first_date) or started
+            return _micros(clock["at"])
+
+        writer = _VersionWriter(work / VERSIONS_NAME, run_id, snapshot_at_us)
+        with _Progress(progress) as bar:
+            walker = Walker(
+                _fetcher(client, intent_type, status),
+                flatten=flatten_intent,
+                sink=writer.add,
+                monotone=(status == "all"),
+                page_size=page_size,
+                concurrency=concurrency,
+                max_passes=max_passes,
+                on_progress=bar.update,
+            )
+            try:
+                walk = await walker.run()
+            finally:
+                writer.close()
+        snapshot_at_us()  # fixes the time even for an empty list
+        snapshot_at = clock["at"]
+        final = (
+            dd.snapshots / f"snapshot_date={snapshot_at.date().isoformat()}" / f"run_id={run_id}"
+        )
+        with atomic_dir(final) as tmp:
+            versions = work / VERSIONS_NAME
+            if not versions.exists():
+                rows = 0
+                empty = RowBuffer().take(snapshot_at_us=snapshot_at_us(), run_id=run_id)
+                pq.write_table(empty, tmp / PART_NAME, compression="zstd")
+            elif len(walk.keep_positions) == walk.rows_written:
+                os.replace(versions, tmp / PART_NAME)  # nothing to drop: the file is final
+                rows = walk.rows_written
+            else:
+                rows = _compact(versions, tmp / PART_NAME, walk.keep_positions, walk.rows_written)
+            from recon import __version__
+
+            finished = datetime.now(UTC)
+            manifest = {
+                "run_id": run_id,
+                "snapshot_at": _iso(snapshot_at),
+                "snapshot_time_source": "server" if walker.first_date else "local",
+                "consistent": walk.consistent,
+                "kind": "full" if intent_type == "all" and status == "all" else "filtered",
+                "filters": {"intent_type": intent_type, "status": status},
+                "total_first": walk.total_first,
+                "total_last": walk.total_last,
+                "rows": rows,
+                "unique_ids": walk.unique_ids,
+                "rows_read": walk.rows_written,
+                "duplicates_dropped": walk.duplicates_dropped,
+                "passes": walk.passes,
+                "pages": walk.pages,
+                "page_limit": walk.page_limit,
+                "retries": _retries(client) - retries_before,
+                "drift": walk.drift,
+                "concurrency": concurrency,
+                "max_rps": max_rps,
+                "base_url": shown_url,
+                "started_at": _iso(started),
+                "finished_at": _iso(finished),
+                "elapsed_seconds": round(time.monotonic() - t0, 3),
+                "files": [PART_NAME],
+                "recon_version": __version__,
+            }
+            # Written last: the manifest is what makes the folder a snapshot.
+            write_json(tmp / MANIFEST_NAME, manifest)
+    finally:
+        import shutil
+
+        shutil.rmtree(work, ignore_errors=True)
+    return SnapshotResult(run_id, final, manifest)
+
+
+def _retries(client: Any) -> int:
+    stats = getattr(client, "stats", None)
+    return int(getattr(stats, "retries", 0) or 0)

@@ -1,0 +1,366 @@
+"""Walk an offset-paginated list until its id set is known to be complete and stable.
+
+The v2 list endpoint has no cursor, no date filter and no documented order, and intents are
+created and change status while a walk is under way. A naive walk (fetch offset 0, L, 2L, ...
+until a short page) silently duplicates items that shift to higher offsets and misses items
+that shift to lower ones. This module reads every page's `total`, checks the echoed
+`limit`/`offset`, and keeps walking until the result is provably (or observably) right.
+
+Two kinds of list, two proofs:
+
+* **Monotone lists** (no status filter). Intents are never deleted and their type never
+  changes, so an intent that was in the list once is in it for good: the set only grows.
+  Every id we saw therefore exists at the moment of the last response, and if the number of
+  distinct ids equals the `total` of that last response, the set *is* the server's set at
+  that moment. Proof by counting, whatever the order or the interleaving of pages.
+  Pass 1 fetches every page concurrently. If the count does not match (inserts during the
+  walk, pages shifted under concurrency), a *catch-up* walk re-reads from offset 0, page by
+  page, until a page brings nothing new and its total equals the previous page's (inserts
+  land at the head when the list is newest-first, the emulator's and the real service's
+  order); if the count still does not match, a full concurrent re-walk follows. Repeat up
+  to `max_passes`.
+
+* **Non-monotone lists** (a status filter: intents enter and leave the filtered list as they
+  move). Counting cannot tell "X left and Y entered" from "nothing happened", so we walk
+  fully, again and again, until two consecutive passes are each clean (same total on every
+  page, no duplicate id, as many distinct ids as `total`) and return the *same* id set. The
+  snapshot is that set; ids seen in earlier passes but not in the last one are left out
+  (they left the filtered list).
+
+Within a run, an id seen more than once keeps its latest version: the greatest
+`updated_at`, ties going to the later read. Rows are not held in memory: the walker hands
+every version to a sink (the Parquet writer) and keeps only id → position of the winner.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from array import array
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from recon.errors import PaginationError
+
+__all__ = ["Page", "PageFetcher", "WalkResult", "Walker", "parse_page"]
+
+log = logging.getLogger(__name__)
+
+MAX_LIMIT = 100  # the spec's bound for `limit`
+
+
+@dataclass(frozen=True)
+class Page:
+    """One validated list response."""
+
+    items: list[Any]
+    total: int
+    limit: int
+    offset: int
+    date: str | None = None
+
+
+class PageFetcher(Protocol):
+    """Fetches one list page: ``await fetch(offset=..., limit=...)`` → (JSON body, Date header)."""
+
+    def __call__(self, *, offset: int, limit: int) -> Awaitable[tuple[Any, str | None]]: ...
+
+
+def parse_page(body: Any, *, offset: int, limit: int, date: str | None = None) -> Page:
+    """Validate a list response body against what was asked; raise PaginationError if unusable."""
+    asked = f"offset={offset} limit={limit}"
+    if not isinstance(body, Mapping):
+        raise PaginationError(f"list response is not a JSON object ({asked})")
+    items = body.get("intents")
+    if not isinstance(items, list):
+        raise PaginationError(f"list response has no 'intents' array ({asked})")
+    values: dict[str, int] = {}
+    for key in ("total", "limit", "offset"):
+        value = body.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise PaginationError(
+                f"list response field {key!r} is not a count: {value!r} ({asked})"
+            )
+        values[key] = value
+    if values["offset"] != offset:
+        # A server that ignores `offset` would make the walk loop over the same page.
+        raise PaginationError(
+            f"server echoed offset={values['offset']} for a request with offset={offset}"
+        )
+    if values["limit"] < 1:
+        raise PaginationError(f"server echoed limit=0 ({asked})")
+    if len(items) > values["limit"]:
+        raise PaginationError(
+            f"server returned {len(items)} intents for an echoed limit of {values['limit']} "
+            f"({asked})"
+        )
+    return Page(items, values["total"], values["limit"], values["offset"], date)
+
+
+@dataclass
+class WalkResult:
+    """What a walk found: counts for the manifest and which written rows to keep."""
+
+    consistent: bool
+    total_first: int
+    total_last: int
+    passes: int
+    pages: int
+    rows_written: int  # every version handed to the sink
+    unique_ids: int  # ids in the final set
+    duplicates_dropped: int  # rows written that are not kept
+    keep_positions: list[int]  # positions (in sink order) of the rows to keep, sorted
+    drift: list[str] = field(default_factory=list)  # what was observed, for the manifest
+    page_limit: int = 0  # the limit the server applied
+    first_date: str | None = None  # Date header of the first page: the server's clock
+
+
+Sink = Callable[[list[dict[str, Any]]], None]
+Flatten = Callable[[Any], dict[str, Any]]
+
+
+@dataclass
+class _Pass:
+    number: int
+    kind: str  # full | catch-up
+    ids: set[str] | None  # only kept for non-monotone walks
+    totals: set[int] = field(default_factory=set)
+    duplicates: int = 0
+    short_pages: int = 0
+    pages: int = 0
+    new_ids: int = 0
+    clean_ids: bool = False
+
+
+class Walker:
+    """Walks the list with `fetch`, flattens items with `flatten`, hands rows to `sink`.
+
+    `monotone=True` when nothing can leave the list (no status filter).
+    `on_progress(rows_seen, total)` is called after every page.
+    """
+
+    def __init__(
+        self,
+        fetch: PageFetcher,
+        *,
+        flatten: Flatten,
+        sink: Sink,
+        monotone: bool = True,
+        page_size: int = MAX_LIMIT,
+        concurrency: int = 8,
+        max_passes: int = 5,
+        on_progress: Callable[[int, int], None] | None = None,
+    ):
+        if concurrency < 1:
+            raise ValueError("concurrency must be >= 1")
+        if max_passes < 1:
+            raise ValueError("max_passes must be >= 1")
+        if not 1 <= page_size <= MAX_LIMIT:
+            raise ValueError(f"page_size must be 1..{MAX_LIMIT}")
+        self.fetch = fetch
+        self.flatten = flatten
+        self.sink = sink
+        self.monotone = monotone
+        self.page_size = page_size
+        self.concurrency = concurrency
+        self.max_passes = max_passes
+        self.on_progress = on_progress
+        # id → position of its best version; updated_at (µs) of every written position.
+        self.best: dict[str, int] = {}
+        self.updated: array[int] = array("q")
+        self.rows_written = 0
+        self.pages = 0
+        self.limit = page_size  # asked first; then the limit the server applies (echoed)
+        self.total_first: int | None = None
+        self.total_last = 0
+        self.max_total = 0
+        self.first_date: str | None = None
+        self.drift: list[str] = []
+        self._last_response = 0.0
+
+    # -- pages ---------------------------------------------------------------------------
+
+    async def _get(self, offset: int, limit: int) -> Page:
+        body, date = await self.fetch(offset=offset, limit=limit)
+        page = parse_page(body, offset=offset, limit=limit, date=date)
+        self.pages += 1
+        if self.total_first is None:
+            self.total_first = page.total
+            self.first_date = date
+        self.total_last = page.total
+        self.max_total = max(self.max_total, page.total)
+        return page
+
+    def _take(self, page: Page, p: _Pass) -> int:
+        """Record a page's items; return how many ids were new to the run."""
+        p.pages += 1
+        p.totals.add(page.total)
+        if len(page.items) < page.limit and page.offset + len(page.items) < page.total:
+            p.short_pages += 1
+        rows = [self.flatten(item) for item in page.items]
+        new = 0
+        for row in rows:
+            intent_id = row["id"]
+            if p.ids is not None:
+                p.ids.add(intent_id)
+            pos = self.rows_written
+            prev = self.best.get(intent_id)
+            if prev is None:
+                new += 1
+                self.best[intent_id] = pos
+            else:
+                if p.number == 1:
+                    p.duplicates += 1  # seen twice in the first pass: pages shifted
+                if row["updated_at"] >= self.updated[prev]:
+                    self.best[intent_id] = pos  # the later read wins a tie
+            self.updated.append(row["updated_at"])
+            self.rows_written += 1
+        if rows:
+            self.sink(rows)
+        p.new_ids += new
+        if self.on_progress is not None:
+            self.on_progress(len(self.best), max(page.total, len(self.best)))
+        return new
+
+    # -- passes --------------------------------------------------------------------------
+
+    async def _full_pass(self, p: _Pass, overlap: int = 0) -> None:
+        """Fetch page 0, then every other page concurrently (bounded), following `total`.
+
+        With `overlap` > 0, consecutive pages overlap by that many items, so a shift of up to
+        `overlap` positions between the reads of two neighbouring pages loses nothing.
+        """
+        first = await self._get(0, self.limit)
+        if first.limit < self.limit:
+            log.info("server caps limit at %d (asked %d)", first.limit, self.limit)
+        self.limit = min(first.limit, self.limit)
+        self._take(first, p)
+        if not first.items:
+            return
+        stride = max(1, self.limit - min(overlap, self.limit // 2))
+        state = {"next": stride, "frontier": first.total, "ended": 0}
+
+        async def worker() -> None:
+            while state["next"] < state["frontier"]:
+                offset = state["next"]
+                state["next"] += stride
+                page = await self._get(offset, self.limit)
+                self._take(page, p)
+                if page.items and page.limit < stride:
+                    # The cap shrank mid-walk: read the part of this slot it did not cover.
+                    await self._fill(offset + page.limit, offset + stride, p)
+                if not page.items:
+                    # An empty page ends the list, whatever an older total said.
+                    state["ended"] = 1
+                    state["frontier"] = min(state["frontier"], offset)
+                elif not state["ended"]:
+                    state["frontier"] = max(state["frontier"], page.total)
+
+        await asyncio.gather(*(worker() for _ in range(self.concurrency)))
+
+    async def _fill(self, start: int, end: int, p: _Pass) -> None:
+        offset = start
+        while offset < end:
+            page = await self._get(offset, min(self.limit, end - offset))
+            self._take(page, p)
+            if not page.items:
+                return
+            offset += page.limit
+
+    async def _catch_up(self, p: _Pass) -> None:
+        """Re-read from the head, page by page, until a page brings nothing new and its total
+        equals the largest total seen (inserts land at the head of a newest-first list)."""
+        offset = 0
+        while True:
+            page = await self._get(offset, self.limit)
+            new = self._take(page, p)
+            self.limit = min(self.limit, page.limit)
+            if not page.items or offset + len(page.items) >= page.total:
+                return
+            if new == 0 and page.total == self.max_total:
+                return
+            offset += page.limit
+
+    # -- the walk ------------------------------------------------------------------------
+
+    def _complete(self) -> bool:
+        # Counting proof (monotone lists): every id seen exists at the time of the response
+        # with the largest total (totals never decrease), so equal counts mean equal sets.
+        return len(self.best) == self.max_total
+
+    async def run(self) -> WalkResult:
+        """Walk until complete (monotone: count proof; otherwise: two equal clean passes)."""
+        passes: list[_Pass] = []
+        consistent = False
+        final_ids: set[str] | None = None
+        overlap = 0
+        while len(passes) < self.max_passes:
+            number = len(passes) + 1
+            if self.monotone:
+                # full, catch-up, full (overlapping), catch-up, ...
+                kind = "full" if number % 2 == 1 else "catch-up"
+                p = _Pass(number, kind, None)
+                if kind == "full":
+                    await self._full_pass(p, overlap)
+                else:
+                    await self._catch_up(p)
+                passes.append(p)
+                self._note_drift(p)
+                if self._complete():
+                    consistent = True
+                    break
+            else:
+                p = _Pass(number, "full", set())
+                await self._full_pass(p, overlap)
+                passes.append(p)
+                self._note_drift(p)
+                assert p.ids is not None
+                clean = (
+                    len(p.totals) == 1 and p.short_pages == 0 and len(p.ids) == next(iter(p.totals))
+                )
+                p.clean_ids = clean
+                if clean and number >= 2:
+                    prev = passes[-2]
+                    if prev.clean_ids and prev.ids == p.ids:
+                        consistent = True
+                        final_ids = p.ids
+                        break
+                if number >= 2:
+                    passes[-2].ids = None  # the next comparison needs only the last set
+            # Re-walks overlap their pages: shifts between neighbouring reads lose nothing.
+            overlap = max(1, self.limit // 4)
+        if not self.monotone and final_ids is None and passes:
+            final_ids = passes[-1].ids
+        if final_ids is None:
+            keep = sorted(self.best.values())
+        else:
+            keep = sorted(self.best[i] for i in final_ids)
+        return WalkResult(
+            consistent=consistent,
+            total_first=self.total_first or 0,
+            total_last=self.total_last,
+            passes=len(passes),
+            pages=self.pages,
+            rows_written=self.rows_written,
+            unique_ids=len(keep),
+            duplicates_dropped=self.rows_written - len(keep),
+            keep_positions=keep,
+            drift=self.drift,
+            page_limit=self.limit,
+            first_date=self.first_date,
+        )
+
+    def _note_drift(self, p: _Pass) -> None:
+        notes = []
+        if len(p.totals) > 1:
+            notes.append(f"total changed ({min(p.totals)}..{max(p.totals)})")
+        if p.duplicates:
+            notes.append(f"{p.duplicates} ids seen twice")
+        if p.short_pages:
+            notes.append(f"{p.short_pages} short pages before the end")
+        if self.monotone and len(self.best) != self.max_total:
+            notes.append(f"{len(self.best)} distinct ids for total {self.max_total}")
+        if notes:
+            self.drift.append(f"pass {p.number} ({p.kind}): " + ", ".join(notes))
+            log.info("drift in pass %d: %s", p.number, ", ".join(notes))

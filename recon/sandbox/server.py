@@ -1,0 +1,64 @@
+"""Serving the emulator app with uvicorn: in a background thread (tests, demos) or forever."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import uvicorn
+
+__all__ = ["run_in_thread", "serve_forever"]
+
+
+def _config(app: Any, host: str, port: int) -> uvicorn.Config:
+    # date_header=False: the app sets `Date` from the emulator clock (server time), and uvicorn
+    # would otherwise add a second one from the real clock.
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        ws="none",
+        date_header=False,
+        server_header=False,
+    )
+
+
+@contextmanager
+def run_in_thread(app: Any, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+    """Serve `app` on host:port (0 = a free port) in a thread; yields the base URL.
+
+    The server stops and the thread is joined when the block exits.
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    actual_port = sock.getsockname()[1]
+    server = uvicorn.Server(_config(app, host, actual_port))
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, name="recon-sandbox", daemon=True
+    )
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            sock.close()
+            raise RuntimeError("the sandbox server did not start")
+        time.sleep(0.01)
+    try:
+        yield f"http://{host}:{actual_port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+def serve_forever(app: Any, host: str = "127.0.0.1", port: int = 8700) -> None:
+    """Serve `app` in the foreground until interrupted (Ctrl-C)."""
+    uvicorn.Server(_config(app, host, port)).run()

@@ -252,14 +252,14 @@ def connection(
             yield data, config
             return
         try:
-            row = data.execute("SELECT config_json FROM analytics_settings").fetchone()
+            rows = data.execute("SELECT config_json FROM analytics_settings").fetchall()
         except duckdb.CatalogException:
-            row = None
-        if row is None:  # a bare catalog connection: install the defaults
+            rows = []
+        if not rows:  # a bare catalog connection: install the defaults
             cfg = AnalyticsConfig()
             install(data, cfg)
         else:
-            cfg = AnalyticsConfig.from_json(row[0])
+            cfg = AnalyticsConfig.from_json(rows[0][0])
         yield data, cfg
         return
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)

@@ -364,12 +364,13 @@ class _Core:
         retryable = isinstance(error, ApiConnectionError) or (
             isinstance(error, ApiStatusError) and _is_retryable_status(error.status_code)
         )
-        if not retryable or attempt >= self.retry.max_attempts:
-            return None
         delay = max(self.retry.delay(attempt, hint, self._rng), self._gate.remaining())
         if isinstance(error, RateLimited):
-            # Everyone on this client holds off until the server's instant, not just us.
+            # Everyone on this client holds off until the server's instant, not just us,
+            # even when this call itself gives up now.
             self._gate.pause_for(delay)
+        if not retryable or attempt >= self.retry.max_attempts:
+            return None
         if self._clock() + delay > deadline:
             log.warning(
                 "%s: giving up after %d attempt(s): next wait %.2fs exceeds the %.0fs budget",

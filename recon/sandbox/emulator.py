@@ -388,7 +388,9 @@ class Emulator:
                     self.tick()
                 status, payload, extra = self._route(store, method.upper(), path, query, hdrs, body)
                 resp = EmulatorResponse(status, payload, {"date": self.http_date(), **extra})
-            except _HttpError as exc:
+            except Exception as exc:  # a bug must still answer in the family's shape
+                if not isinstance(exc, _HttpError):
+                    exc = _HttpError(500, "internal_error", f"internal error: {type(exc).__name__}")
                 shape = "intents" if exc.status == 401 else family
                 resp = EmulatorResponse(
                     exc.status, _error_body(shape, exc), {"date": self.http_date(), **exc.headers}
@@ -856,6 +858,14 @@ class Emulator:
     def _set_status(self, store: _Store, seq: int, new: str, reason: str | None, at: int) -> None:
         old = store.status[seq]
         code = STATUS_CODE[new]
+        if new in WAITING and STATUSES[old] in ("created", "requires_compliance"):
+            # the payment/approval window opens when the intent starts waiting
+            ttl = (
+                self.config.onramp_ttl
+                if new == "awaiting_fiat_payment"
+                else self.config.offramp_ttl
+            )
+            store.expires[seq] = max(at, store.updated[seq] + 1) + int(ttl.total_seconds() * 1000)
         if old != code:
             store.index_move(seq, old, code)
             store.status[seq] = code
@@ -946,6 +956,13 @@ class Emulator:
                     self._set_status(store, seq, "expired", None, due)
                 else:
                     nxt = self._life(INTENT_TYPES[store.itype[seq]]).next_step(status)
+                    threshold = self.config.compliance_threshold_cents
+                    if (
+                        status == "created"
+                        and threshold is not None
+                        and store.amount[seq] >= threshold
+                    ):
+                        nxt = "requires_compliance"
                     if nxt is None:
                         continue
                     self._set_status(store, seq, nxt, None, due)
@@ -1200,7 +1217,7 @@ def _json_body(hdrs: Mapping[str, str], raw: bytes) -> dict[str, Any]:
         raise _HttpError(400, "unsupported_content_type", "Content-Type must be application/json")
     try:
         body = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise _HttpError(400, "invalid_json", "the request body is not valid JSON") from None
     if not isinstance(body, dict):
         raise _HttpError(400, "invalid_json", "the request body must be a JSON object")

@@ -6,6 +6,7 @@ the emulator turns those into 400s in the endpoint family's error shape.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import uuid
 from typing import Any
@@ -20,6 +21,9 @@ __all__ = [
     "is_valid_cpf",
     "is_valid_email",
     "is_valid_solana_address",
+    "make_cnpj",
+    "make_cpf",
+    "make_wallet",
     "mask_document",
     "parse_uuid",
 ]
@@ -79,6 +83,24 @@ def mask_document(doc: str) -> str:
     if len(doc) == 14:
         return f"**.***.***/**{doc[10:12]}-{doc[12:]}"
     return "*" * max(0, len(doc) - 4) + doc[-4:]
+
+
+def make_cpf(n: int) -> str:
+    """A valid CPF derived deterministically from n (sample data for tests and the sandbox)."""
+    base = f"{(n * 7919 + 100_000_000) % 10**9:09d}"
+    return base + cpf_check_digits(base)
+
+
+def make_cnpj(n: int) -> str:
+    """A valid CNPJ (branch 0001) derived deterministically from n."""
+    base = f"{(n * 104729 + 10**7) % 10**8:08d}0001"
+    return base + cnpj_check_digits(base)
+
+
+def make_wallet(n: int) -> str:
+    """A valid Solana address (32 bytes, base58) derived deterministically from n."""
+    digest = hashlib.sha256(f"recon-sandbox-wallet|{n}".encode()).digest()
+    return base58.b58encode(digest).decode()
 
 
 # --- other formats -------------------------------------------------------------------------

@@ -7,32 +7,14 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import base58
 import httpx
 import pytest
 
 from recon.sandbox.emulator import Emulator
 from recon.sandbox.transport import EmulatorTransport
-from recon.sandbox.validation import cnpj_check_digits, cpf_check_digits
+from recon.sandbox.validation import make_cpf, make_wallet
 
 _counter = itertools.count(1)
-
-
-def make_cpf(n: int) -> str:
-    """A valid CPF derived from n."""
-    base = f"{(n * 7919 + 100_000_000) % 10**9:09d}"
-    return base + cpf_check_digits(base)
-
-
-def make_cnpj(n: int) -> str:
-    """A valid CNPJ derived from n."""
-    base = f"{(n * 104729 + 10**7) % 10**8:08d}0001"
-    return base + cnpj_check_digits(base)
-
-
-def make_wallet(n: int) -> str:
-    """A valid Solana address (32 bytes, base58) derived from n."""
-    return base58.b58encode(n.to_bytes(32, "big") if n else b"\x01" * 32).decode()
 
 
 @pytest.fixture

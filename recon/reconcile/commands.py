@@ -104,12 +104,48 @@ def run_resolve(args: argparse.Namespace) -> int:
 
     dd = _data(args)
     if args.decisions is not None:
-        count = decisions.import_decisions(dd, Path(args.decisions))
-        print(f"recorded {count} decision(s) from {args.decisions}")
+        rows = read_decisions_csv(Path(args.decisions))
+        for n, (break_id, note, decided_by) in enumerate(rows, start=1):
+            try:
+                decisions.resolve(break_id, note, data=dd, decided_by=decided_by or None)
+            except UsageError as exc:
+                raise UsageError(
+                    f"{args.decisions}: row {n + 1}: {exc} ({n - 1} decision(s) recorded before it)"
+                ) from exc
+        print(f"recorded {len(rows)} decision(s) from {args.decisions}")
         return 0
-    decisions.resolve(dd, args.break_id, note=args.note)
-    print(f"break {args.break_id} resolved; it stays out of the open breaks in later runs")
+    decision = decisions.resolve(args.break_id, args.note, data=dd)
+    print(f"break {decision.break_id} resolved; later runs list it as decided, not open")
     return 0
+
+
+def read_decisions_csv(path: Path) -> list[tuple[str, str, str]]:
+    """(break_id, note, decided_by) rows of a decisions CSV (header: break_id,note[,decided_by])."""
+    import csv
+
+    from recon.errors import UsageError
+
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise UsageError(f"decisions file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read as UTF-8 text: {exc}") from exc
+    reader = csv.DictReader(text.splitlines())
+    header = [(h or "").strip() for h in reader.fieldnames or []]
+    if "break_id" not in header or "note" not in header:
+        raise UsageError(f"{path}: header must have columns break_id,note (got {header})")
+    rows = []
+    for lineno, raw in enumerate(reader, start=2):
+        row = {(k or "").strip(): (v or "").strip() for k, v in raw.items() if k is not None}
+        if not any(row.values()):
+            continue
+        if not row.get("break_id") or not row.get("note"):
+            raise UsageError(f"{path}:{lineno}: break_id and note are both required")
+        rows.append((row["break_id"], row["note"], row.get("decided_by", "")))
+    if not rows:
+        raise UsageError(f"{path}: no decisions in the file")
+    return rows
 
 
 # --------------------------------------------------------------------------- report

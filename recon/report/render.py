@@ -56,7 +56,14 @@ AGE_BUCKETS: tuple[tuple[str, int, int | None], ...] = (
 )
 PRIORITY_ORDER = {"P1": 0, "P2": 1, "P3": 2}
 # Sections of summary.json shown in their own tables rather than in the key/value list.
-STRUCTURED_KEYS = ("control_totals", "checks", "resolved_breaks", "counts", "categories")
+STRUCTURED_KEYS = (
+    "control_totals",
+    "checks",
+    "resolved_breaks",
+    "decided_breaks",
+    "counts",
+    "categories",
+)
 
 
 @dataclass(frozen=True)
@@ -233,7 +240,7 @@ def build_context(data: ReportData, *, top: int = TOP_BREAKS) -> dict[str, Any]:
         if not isinstance(v, dict | list) and k not in STRUCTURED_KEYS
     }
     sections = []
-    for key in ("control_totals", "checks", "resolved_breaks"):
+    for key in ("control_totals", "checks", "resolved_breaks", "decided_breaks"):
         if key in summary and summary[key] not in (None, [], {}):
             columns, table = _table_rows(summary[key])
             sections.append(
@@ -245,6 +252,7 @@ def build_context(data: ReportData, *, top: int = TOP_BREAKS) -> dict[str, Any]:
                 }
             )
     resolved = summary.get("resolved_breaks")
+    decided = summary.get("decided_breaks")
     top_rows = [
         {
             **r,
@@ -267,6 +275,7 @@ def build_context(data: ReportData, *, top: int = TOP_BREAKS) -> dict[str, Any]:
             "auto_match_rate": _rate(summary.get("auto_match_rate")),
             "at_stake": format_brl(sum(abs(r["delta_cents"] or 0) for r in rows)),
             "resolved": len(resolved) if isinstance(resolved, list | dict) else 0,
+            "decided": len(decided) if isinstance(decided, list | dict) else 0,
         },
         "scalars": scalars,
         "sections": sections,

@@ -156,3 +156,31 @@ def test_bad_config_exits_2(
     cfg.write_text("[alerts\n")
     assert main(["daily", "--data", str(data_dir.root), "--config", str(cfg)]) == 2
     assert "not valid TOML" in error_line(capsys.readouterr().err)
+
+
+def test_resolve_one_and_from_csv(
+    data_dir: DataDir, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("recon.reconcile.decisions")
+    ids = ["0123456789abcdef", "fedcba9876543210", "00000000aaaaaaaa"]
+    write_run(
+        data_dir.runs,
+        "20261121T000000000000Z-cccc",
+        [break_row("unmatched_debit", i, break_id=b) for i, b in enumerate(ids)],
+    )
+    root = str(data_dir.root)
+    assert main(["resolve", ids[0], "--note", "paid back by hand, FIN-1", "--data", root]) == 0
+    csv_file = tmp_path / "d.csv"
+    csv_file.write_text(f"break_id,note,decided_by\n{ids[1]},dup payout recalled,ana\n\n")
+    assert main(["resolve", "--decisions", str(csv_file), "--data", root]) == 0
+    text = (data_dir.root / "decisions.csv").read_text()
+    assert ids[0] in text and ids[1] in text and "ana" in text and ids[2] not in text
+    capsys.readouterr()
+    # an id that is not in the latest run, a bad header, a missing file: exit 2, one line
+    assert main(["resolve", "ffffffffffffffff", "--note", "x", "--data", root]) == 2
+    assert "not in the latest run" in error_line(capsys.readouterr().err)
+    csv_file.write_text("id,comment\nx,y\n")
+    assert main(["resolve", "--decisions", str(csv_file), "--data", root]) == 2
+    assert "header must have columns break_id,note" in error_line(capsys.readouterr().err)
+    assert main(["resolve", "--decisions", str(tmp_path / "none.csv"), "--data", root]) == 2
+    assert "not found" in error_line(capsys.readouterr().err)

@@ -1,0 +1,361 @@
+"""`recon demo`: the whole job end to end against the embedded sandbox, scored against its truth.
+
+Steps (each one is the same library call a real deployment makes):
+
+1. build a sandbox world (deterministic for a seed) in an in-process emulator;
+2. serve it on loopback (a real HTTP server on 127.0.0.1, a free port);
+3. extract over HTTP (snapshot 1), apply the world's late events (planted status
+   regressions), extract again (snapshot 2);
+4. export the world's bank statements in every format into ``data/inbox/`` and import them;
+5. reconcile (as of the latest snapshot's server time) and render the report;
+6. compare the breaks found with the sandbox's ground truth: precision and recall.
+
+**Where the data goes.** The demo works in its own folder, ``<data>/demo-<seed>/`` (``<data>``
+is ``--data``, ``$RECON_DATA`` or ``./data``), marked with a ``.recon-demo`` file. Each run starts
+it afresh — it deletes that folder only if the marker says the demo made it, never anything
+else. Without ``--keep-data`` only ``reports/`` (the HTML, breaks.csv, breaks.parquet) and
+``sandbox/`` (the exported statements and ground truth) are kept at the end; with it, the
+snapshots, statements and runs stay too, so ``recon sql --data data/demo-7`` and the notebooks
+can explore them. Notebooks call `ensure_demo_data` to get such a folder.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from recon.config import DataDir
+from recon.errors import UsageError
+
+__all__ = [
+    "CategoryScore",
+    "DemoResult",
+    "ensure_demo_data",
+    "print_demo",
+    "run_demo",
+    "score_breaks",
+]
+
+log = logging.getLogger(__name__)
+
+MARKER = ".recon-demo"
+KEPT_WITHOUT_KEEP_DATA = ("reports", "sandbox", MARKER)
+
+BreakKey = tuple[str, str | None, str | None]
+
+
+@dataclass(frozen=True)
+class CategoryScore:
+    """Breaks of one category: how many the truth expects, how many were found, how many agree."""
+
+    category: str
+    expected: int
+    found: int
+    true_positive: int
+
+    @property
+    def precision(self) -> float:
+        """Share of found breaks that the truth expects (1.0 when nothing was found)."""
+        return self.true_positive / self.found if self.found else 1.0
+
+    @property
+    def recall(self) -> float:
+        """Share of expected breaks that were found (1.0 when nothing was expected)."""
+        return self.true_positive / self.expected if self.expected else 1.0
+
+
+def _norm(value: Any) -> str | None:
+    return None if value is None or value == "" else str(value)
+
+
+def break_key(category: Any, intent_id: Any, end_to_end_id: Any) -> BreakKey:
+    """A break's identity for scoring: category, intent, end-to-end id (blank = None)."""
+    return (str(category), _norm(intent_id), _norm(end_to_end_id))
+
+
+def score_breaks(
+    found: Iterable[BreakKey], expected: Iterable[BreakKey]
+) -> dict[str, CategoryScore]:
+    """Per category (and ``"all"``): expected, found, true positives, by exact break identity."""
+    found_set, expected_set = set(found), set(expected)
+    categories = sorted({k[0] for k in found_set | expected_set})
+    scores = {}
+    for cat in categories:
+        f = {k for k in found_set if k[0] == cat}
+        e = {k for k in expected_set if k[0] == cat}
+        scores[cat] = CategoryScore(cat, len(e), len(f), len(f & e))
+    scores["all"] = CategoryScore(
+        "all", len(expected_set), len(found_set), len(found_set & expected_set)
+    )
+    return scores
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    """What the demo did, where it put it, and how it scored against the ground truth."""
+
+    data_dir: Path
+    run_id: str
+    run_dir: Path
+    report: Path
+    scores: dict[str, CategoryScore]
+    abs_delta_cents: dict[str, int]
+    intents: int
+    statement_files: tuple[str, ...]
+    timings: dict[str, float] = field(default_factory=dict)
+    base_url: str = ""
+    missed: tuple[BreakKey, ...] = ()
+    unexpected: tuple[BreakKey, ...] = ()
+
+    @property
+    def precision(self) -> float:
+        return self.scores["all"].precision
+
+    @property
+    def recall(self) -> float:
+        return self.scores["all"].recall
+
+    @property
+    def wall_seconds(self) -> float:
+        return sum(self.timings.values())
+
+
+def _prepare(root: Path) -> None:
+    """Start the demo folder afresh — but only ever delete a folder the demo made."""
+    if root.exists():
+        if not (root / MARKER).is_file():
+            if any(root.iterdir()):
+                raise UsageError(
+                    f"{root} exists and was not made by `recon demo` (no {MARKER}); "
+                    "move it away or choose another --data"
+                )
+        else:
+            shutil.rmtree(root)
+    root.mkdir(parents=True, exist_ok=True)
+
+
+def _write_marker(root: Path, params: dict[str, Any], state: str) -> None:
+    (root / MARKER).write_text(json.dumps({**params, "state": state}, sort_keys=True) + "\n")
+
+
+def _read_marker(root: Path) -> dict[str, Any] | None:
+    try:
+        value = json.loads((root / MARKER).read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _tidy(root: Path) -> None:
+    """Without --keep-data: keep the report and the sandbox's files, drop the bulky rest."""
+    for child in root.iterdir():
+        if child.name in KEPT_WITHOUT_KEEP_DATA:
+            continue
+        if child.is_dir():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+
+
+def _build(
+    root: Path,
+    *,
+    seed: int,
+    days: int,
+    intents_per_day: int,
+    keep_data: bool,
+    quiet: bool,
+) -> DemoResult:
+    from recon.extract import extract
+    from recon.reconcile import reconcile
+    from recon.report import render
+    from recon.sandbox.app import create_app
+    from recon.sandbox.emulator import Emulator
+    from recon.sandbox.exports import STATEMENT_FILES, export_statements
+    from recon.sandbox.server import run_in_thread
+    from recon.sandbox.world import World, WorldConfig
+    from recon.statements import import_statements
+
+    params = {"seed": seed, "days": days, "intents_per_day": intents_per_day}
+    _prepare(root)
+    _write_marker(root, params, "started")
+    dd = DataDir(root).ensure()
+    timings: dict[str, float] = {}
+    clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        timings[name] = now - clock
+        clock = now
+
+    emulator = Emulator(seed=seed)
+    world = World(WorldConfig(seed=seed, days=days, intents_per_day=intents_per_day))
+    built = world.build(emulator)
+    lap("build world")
+
+    api_key = _world_api_key(emulator, world)
+    with run_in_thread(create_app(emulator)) as base_url:
+        first = extract(dd, base_url=base_url, api_key=api_key, quiet=quiet)
+        lap("extract")
+        world.apply_late_events(emulator)
+        second = extract(dd, base_url=base_url, api_key=api_key, quiet=quiet)
+        lap("late events + extract")
+    log.info("snapshots %s and %s", first.run_id, second.run_id)
+
+    sandbox_dir = root / "sandbox"
+    export_statements(built.bank, sandbox_dir)
+    for name in STATEMENT_FILES:
+        shutil.copy2(sandbox_dir / name, dd.inbox / name)
+    processed = dd.inbox / "processed" / "demo"
+    processed.mkdir(parents=True, exist_ok=True)
+    for name in STATEMENT_FILES:
+        import_statements([dd.inbox / name], data=dd)
+        os.replace(dd.inbox / name, processed / name)
+    lap("export + import statements")
+
+    run = reconcile(dd)
+    lap("reconcile")
+    report = render(run.path)
+    lap("report")
+
+    rows = pq.read_table(
+        Path(run.path) / "exceptions.parquet",
+        columns=["category", "intent_id", "end_to_end_id", "delta_cents"],
+    ).to_pylist()
+    found = [break_key(r["category"], r["intent_id"], r["end_to_end_id"]) for r in rows]
+    expected = [break_key(b.category, b.intent_id, b.end_to_end_id) for b in built.truth.breaks]
+    abs_delta: dict[str, int] = {}
+    for r in rows:
+        abs_delta[r["category"]] = abs_delta.get(r["category"], 0) + abs(r["delta_cents"] or 0)
+    _write_marker(root, {**params, "run_id": run.run_id}, "done")
+    if not keep_data:
+        _tidy(root)
+    return DemoResult(
+        data_dir=root,
+        run_id=run.run_id,
+        run_dir=Path(run.path),
+        report=report,
+        scores=score_breaks(found, expected),
+        abs_delta_cents=abs_delta,
+        intents=int(second.manifest.get("unique_ids") or second.manifest.get("rows") or 0),
+        statement_files=tuple(STATEMENT_FILES),
+        timings=timings,
+        base_url=base_url,
+        missed=tuple(sorted(set(expected) - set(found), key=str)),
+        unexpected=tuple(sorted(set(found) - set(expected), key=str)),
+    )
+
+
+def _world_api_key(emulator: Any, world: Any) -> str:
+    """The key of the instance the world was built in."""
+    instance = getattr(world, "instance", None)
+    key = getattr(instance, "api_key", None)
+    return str(key) if key else str(emulator.instances[0].api_key)
+
+
+def run_demo(
+    data: str | os.PathLike[str] | DataDir | None = None,
+    *,
+    seed: int = 7,
+    days: int = 14,
+    intents_per_day: int = 200,
+    keep_data: bool = False,
+    quiet: bool = True,
+) -> DemoResult:
+    """Run the whole job against a fresh sandbox world in ``<data>/demo-<seed>/``."""
+    if days < 1 or intents_per_day < 1:
+        raise UsageError("days and intents_per_day must be at least 1")
+    dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
+    return _build(
+        dd.root / f"demo-{seed}",
+        seed=seed,
+        days=days,
+        intents_per_day=intents_per_day,
+        keep_data=keep_data,
+        quiet=quiet,
+    )
+
+
+def ensure_demo_data(
+    data_dir: str | os.PathLike[str],
+    *,
+    seed: int = 7,
+    days: int = 14,
+    intents_per_day: int = 200,
+) -> DataDir:
+    """A data directory holding a demo world's snapshots, statements and a run (for notebooks).
+
+    Re-uses `data_dir` when a finished demo with the same parameters is already there;
+    otherwise builds it (in `data_dir` itself, keeping all the data). Refuses to touch a
+    non-empty folder the demo did not make.
+    """
+    root = Path(data_dir).expanduser().resolve()
+    marker = _read_marker(root)
+    wanted = {"seed": seed, "days": days, "intents_per_day": intents_per_day}
+    if (
+        marker is not None
+        and marker.get("state") == "done"
+        and all(marker.get(k) == v for k, v in wanted.items())
+        and (root / "runs" / str(marker.get("run_id")) / "summary.json").is_file()
+    ):
+        return DataDir(root)
+    _build(root, **wanted, keep_data=True, quiet=True)
+    return DataDir(root)
+
+
+def print_demo(result: DemoResult, console: Any) -> None:
+    """Print the demo's summary table (per category: expected, found, amounts, P/R)."""
+    from rich.table import Table
+
+    from recon.report.render import format_brl
+
+    table = Table(title=f"recon demo: {result.intents} intents, run {result.run_id}")
+    for col, justify in (
+        ("category", "left"),
+        ("expected", "right"),
+        ("found", "right"),
+        ("sum of |delta|", "right"),
+        ("precision", "right"),
+        ("recall", "right"),
+    ):
+        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    for name, s in result.scores.items():
+        if name == "all":
+            continue
+        table.add_row(
+            name,
+            str(s.expected),
+            str(s.found),
+            format_brl(result.abs_delta_cents.get(name, 0)),
+            f"{s.precision:.3f}",
+            f"{s.recall:.3f}",
+        )
+    total = result.scores["all"]
+    table.add_section()
+    table.add_row(
+        "all",
+        str(total.expected),
+        str(total.found),
+        format_brl(sum(result.abs_delta_cents.values())),
+        f"{total.precision:.3f}",
+        f"{total.recall:.3f}",
+    )
+    console.print(table)
+    steps = ", ".join(f"{k} {v:.1f}s" for k, v in result.timings.items())
+    console.print(f"time: {result.wall_seconds:.1f}s ({steps})")
+    for key in result.missed[:10]:
+        console.print(f"missed (expected, not found): {key}")
+    for key in result.unexpected[:10]:
+        console.print(f"unexpected (found, not expected): {key}")
+    console.print(f"report: {result.report}")
+    console.print(f"data: {result.data_dir}")

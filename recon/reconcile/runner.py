@@ -1,0 +1,181 @@
+"""A tiny runner for the SQL models: staging -> intermediate -> marts, then the checks.
+
+Each model is one `.sql` file holding one SELECT; the runner materializes it as a temp table
+named after the file (a leading ``NN_`` sets the order and is dropped from the name). Files
+starting with ``_`` (macros) run as they are. Parameters never go into SQL text: they are
+bound into the one-row temp table `params`, which the models read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from recon.reconcile.settings import ReconcileSettings
+from recon.schemas import CATEGORIES
+
+__all__ = [
+    "LAYERS",
+    "CheckResult",
+    "Model",
+    "configure",
+    "load_models",
+    "run_checks",
+    "run_models",
+    "set_params",
+]
+
+LAYERS = ("staging", "intermediate", "marts")
+_NAME = re.compile(r"^(?:\d+_)?([a-z][a-z0-9_]*)$")
+
+
+@dataclass(frozen=True)
+class Model:
+    """One SQL file: the table it builds (or '' for a raw script), its layer and text."""
+
+    name: str
+    layer: str
+    file: str
+    sql: str
+
+    @property
+    def is_script(self) -> bool:
+        return self.name == ""
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """An assertion query's outcome: the offending rows (first few) and how many there were."""
+
+    name: str
+    failures: int
+    sample: tuple[dict[str, Any], ...]
+
+    @property
+    def passed(self) -> bool:
+        return self.failures == 0
+
+
+def _files(folder: str) -> list[tuple[str, str]]:
+    root = resources.files("recon.sql") / folder
+    return sorted(
+        (f.name, f.read_text(encoding="utf-8")) for f in root.iterdir() if f.name.endswith(".sql")
+    )
+
+
+def load_models(layers: tuple[str, ...] = LAYERS) -> list[Model]:
+    """Every model in run order: layer by layer, scripts first, then by file name."""
+    models: list[Model] = []
+    for layer in layers:
+        for file, sql in _files(layer):
+            stem = file.removesuffix(".sql")
+            if stem.startswith("_"):
+                models.append(Model("", layer, file, sql))
+                continue
+            match = _NAME.match(stem)
+            if not match:
+                raise ValueError(f"recon/sql/{layer}/{file}: not a valid model file name")
+            models.append(Model(match.group(1), layer, file, sql))
+    return models
+
+
+def configure(con: duckdb.DuckDBPyConnection, settings: ReconcileSettings, temp_dir: Path) -> None:
+    """Bound DuckDB's memory (spilling beyond it to `temp_dir`) and its threads."""
+    temp_dir.mkdir(parents=True, exist_ok=True)
+    con.execute(f"SET memory_limit = '{settings.memory_limit}'")  # validated by the settings
+    con.execute(f"SET threads = {int(settings.threads)}")
+    con.execute("SET temp_directory = " + "'" + str(temp_dir).replace("'", "''") + "'")
+    con.execute("SET preserve_insertion_order = false")
+
+
+def set_params(
+    con: duckdb.DuckDBPyConnection, settings: ReconcileSettings, as_of: datetime
+) -> None:
+    """(Re)create the one-row `params` table and the `categories` vocabulary, values bound."""
+
+    def seconds(value: Any) -> int:
+        return int(value.total_seconds())
+
+    con.execute(
+        """
+        CREATE OR REPLACE TEMP TABLE params AS
+        SELECT
+            CAST($as_of AS TIMESTAMPTZ) AS as_of,
+            CAST($tolerance AS BIGINT) AS amount_tolerance_cents,
+            to_seconds(CAST($onramp AS BIGINT)) AS onramp_payment_grace,
+            CAST($onramp AS BIGINT) AS onramp_payment_grace_s,
+            to_seconds(CAST($offramp AS BIGINT)) AS offramp_payout_grace,
+            CAST($offramp AS BIGINT) AS offramp_payout_grace_s,
+            to_seconds(CAST($refund AS BIGINT)) AS refund_grace,
+            CAST($refund AS BIGINT) AS refund_grace_s,
+            CAST($tz AS VARCHAR) AS business_tz,
+            CAST($date_from AS DATE) AS date_from,
+            CAST($date_to AS DATE) AS date_to
+        """,
+        {
+            "as_of": as_of,
+            "tolerance": settings.amount_tolerance_cents,
+            "onramp": seconds(settings.onramp_payment_grace),
+            "offramp": seconds(settings.offramp_payout_grace),
+            "refund": seconds(settings.refund_grace),
+            "tz": settings.business_tz,
+            "date_from": _iso(settings.date_from),
+            "date_to": _iso(settings.date_to),
+        },
+    )
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE categories (name VARCHAR, priority VARCHAR, meaning VARCHAR)"
+    )
+    con.executemany(
+        "INSERT INTO categories VALUES (?, ?, ?)",
+        [(c.name, c.priority, c.meaning) for c in CATEGORIES.values()],
+    )
+
+
+def _iso(value: date | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def run_models(con: duckdb.DuckDBPyConnection, models: list[Model] | None = None) -> list[str]:
+    """Materialize every model as a temp table, in order; return the table names built."""
+    built: list[str] = []
+    for model in models if models is not None else load_models():
+        try:
+            if model.is_script:
+                con.execute(model.sql)
+            else:
+                con.execute(f"CREATE OR REPLACE TEMP TABLE {model.name} AS\n{model.sql}")
+                built.append(model.name)
+        except duckdb.Error as exc:
+            raise RuntimeError(f"recon/sql/{model.layer}/{model.file}: {exc}") from exc
+    return built
+
+
+def run_checks(con: duckdb.DuckDBPyConnection, *, sample: int = 5) -> list[CheckResult]:
+    """Run every `checks/*.sql` assertion; each returns the rows that break its invariant."""
+    results: list[CheckResult] = []
+    for file, sql in _files("checks"):
+        name = file.removesuffix(".sql")
+        try:
+            cur = con.execute(f"SELECT * FROM ({sql}) AS offending")
+            columns = [d[0] for d in cur.description or ()]
+            rows = cur.fetchall()
+        except duckdb.Error as exc:
+            raise RuntimeError(f"recon/sql/checks/{file}: {exc}") from exc
+        shown = tuple(
+            {c: _plain(v) for c, v in zip(columns, row, strict=True)} for row in rows[:sample]
+        )
+        results.append(CheckResult(name, len(rows), shown))
+    return results
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    return value

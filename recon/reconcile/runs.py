@@ -1,0 +1,392 @@
+"""A reconciliation run: models + checks over the catalog, published as data/runs/<run_id>/.
+
+    data/runs/<run_id>/matches.parquet      MATCHES_SCHEMA, one row per confirmed pair
+    data/runs/<run_id>/exceptions.parquet   EXCEPTIONS_SCHEMA, one row per open break
+    data/runs/<run_id>/summary.json         RunSummary (counts, totals, control totals, checks)
+
+The folder appears atomically (recon.storage.atomic_dir). Same inputs and settings give the
+same rows in the same order; only run_id and first_seen_run depend on the run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from recon import catalog
+from recon.config import DataDir, new_run_id
+from recon.errors import ReconciliationError, SnapshotError, UsageError
+from recon.reconcile import runner
+from recon.reconcile.decisions import load_decisions
+from recon.reconcile.settings import ReconcileSettings
+from recon.schemas import CATEGORIES, EXCEPTIONS_SCHEMA, MATCHES_SCHEMA
+from recon.storage import atomic_dir, write_json
+
+__all__ = [
+    "RunChecksFailed",
+    "RunResult",
+    "RunSummary",
+    "load_run",
+    "reconcile",
+]
+
+NON_BREAK_LABELS = ("matched", "within_tolerance", "in_flight", "returned")
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What a run found, as saved in summary.json (amounts in cents)."""
+
+    run_id: str
+    previous_run_id: str | None
+    as_of: str  # ISO 8601 UTC
+    settings: dict[str, Any]
+    intents: int
+    statement_lines: int  # non-fee lines in scope
+    matched_lines: int
+    auto_match_rate: float  # matched_lines / statement_lines (1.0 when there are none)
+    matches_by_rule: dict[str, int]
+    breaks: int  # open breaks (decided ones excluded)
+    counts: dict[str, int]  # open breaks per category, every category listed
+    counts_by_priority: dict[str, int]
+    new_breaks: int
+    persisting_breaks: int
+    totals: dict[str, int]
+    control_totals: tuple[dict[str, Any], ...]
+    explained_by: dict[str, int]  # control items' cents per label (category or state)
+    checks: dict[str, int]  # offending rows per check
+    checks_passed: bool
+    check_samples: dict[str, tuple[dict[str, Any], ...]] = field(default_factory=dict)
+    resolved_breaks: tuple[str, ...] = ()  # open in the previous run, gone now
+    decided_breaks: tuple[dict[str, str], ...] = ()  # present but closed by a decision
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, payload: dict[str, Any]) -> RunSummary:
+        """The inverse of `to_json` (tuples restored)."""
+        kw = dict(payload)
+        kw["control_totals"] = tuple(kw.get("control_totals", ()))
+        kw["resolved_breaks"] = tuple(kw.get("resolved_breaks", ()))
+        kw["decided_breaks"] = tuple(kw.get("decided_breaks", ()))
+        kw["check_samples"] = {k: tuple(v) for k, v in kw.get("check_samples", {}).items()}
+        return cls(**kw)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """A published run: its id, folder and summary."""
+
+    run_id: str
+    path: Path
+    summary: RunSummary
+
+    @property
+    def matches_path(self) -> Path:
+        return self.path / "matches.parquet"
+
+    @property
+    def exceptions_path(self) -> Path:
+        return self.path / "exceptions.parquet"
+
+
+class RunChecksFailed(ReconciliationError):
+    """The run was published but failed its own checks (e.g. control totals do not balance).
+
+    `result` is the published run, so a report can still show what went wrong.
+    """
+
+    def __init__(self, message: str, result: RunResult):
+        super().__init__(message)
+        self.result = result
+
+
+def load_run(path: str | os.PathLike[str]) -> RunResult:
+    """Read a published run folder back (summary only; the Parquet files stay on disk)."""
+    folder = Path(path)
+    payload = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    summary = RunSummary.from_json(payload)
+    return RunResult(summary.run_id, folder, summary)
+
+
+def reconcile(
+    data: str | os.PathLike[str] | DataDir | None = None,
+    *,
+    as_of: datetime | str | None = None,
+    settings: ReconcileSettings | None = None,
+    run_id: str | None = None,
+    strict: bool = True,
+) -> RunResult:
+    """Match every intent of the latest snapshot to the statement lines; publish a run.
+
+    `as_of` defaults to the latest snapshot's snapshot_at (server time); `settings` to
+    recon.toml's `[reconcile]`. The run is published even when a check fails; then, with
+    `strict` (default), RunChecksFailed is raised carrying the result.
+    """
+    dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
+    settings = settings or ReconcileSettings.load(dd)
+    run_id = run_id or new_run_id()
+    if not run_id or "/" in run_id or run_id.startswith("."):
+        raise UsageError(f"bad run id {run_id!r}")
+    if (dd.runs / run_id).exists():
+        raise UsageError(f"run {run_id} already exists")
+    previous = catalog.latest_run(dd)
+
+    con = catalog.connect(dd)
+    try:
+        temp_dir = Path(settings.temp_directory or (dd.root / ".tmp-duckdb"))
+        runner.configure(con, settings, temp_dir)
+        as_of_ts = _resolve_as_of(con, as_of)
+        runner.set_params(con, settings, as_of_ts)
+        runner.run_models(con)
+        checks = runner.run_checks(con)
+        _load_previous(con, previous)
+        decisions = load_decisions(dd)
+        _final_exceptions(con, run_id, list(decisions))
+        matches = _arrow(con, _MATCHES_SQL, [run_id], MATCHES_SCHEMA)
+        open_breaks = _arrow(
+            con,
+            "SELECT * EXCLUDE (decided) FROM final_exceptions WHERE NOT decided",
+            [],
+            EXCEPTIONS_SCHEMA,
+        )
+        summary = _summary(
+            con, run_id, previous, as_of_ts, settings, checks, decisions, matches, open_breaks
+        )
+    finally:
+        con.close()
+
+    dd.runs.mkdir(parents=True, exist_ok=True)
+    with atomic_dir(dd.runs / run_id) as tmp:
+        _write_parquet(matches, tmp / "matches.parquet")
+        _write_parquet(open_breaks, tmp / "exceptions.parquet")
+        write_json(tmp / "summary.json", summary.to_json())
+    result = RunResult(run_id, dd.runs / run_id, summary)
+    if strict and not summary.checks_passed:
+        failed = ", ".join(f"{k} ({v} rows)" for k, v in summary.checks.items() if v)
+        raise RunChecksFailed(f"run {run_id} failed its checks: {failed}", result)
+    return result
+
+
+def _resolve_as_of(con: duckdb.DuckDBPyConnection, as_of: datetime | str | None) -> datetime:
+    if as_of is None:
+        row = con.execute("SELECT max(snapshot_at) FROM intents").fetchone()
+        if row is None or row[0] is None:
+            raise SnapshotError("no snapshot to reconcile: run `recon extract` first")
+        value: datetime = row[0]
+    elif isinstance(as_of, str):
+        try:
+            value = datetime.fromisoformat(as_of.strip().replace("Z", "+00:00"))
+        except ValueError as exc:
+            raise UsageError(f"--as-of {as_of!r} is not an ISO 8601 timestamp") from exc
+    else:
+        value = as_of
+    if value.tzinfo is None:
+        raise UsageError(f"as_of {value.isoformat()} needs a time zone (e.g. Z or -03:00)")
+    return value.astimezone(UTC)
+
+
+def _load_previous(con: duckdb.DuckDBPyConnection, previous: Path | None) -> None:
+    if previous is not None and (previous / "exceptions.parquet").is_file():
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE previous_exceptions AS "
+            "SELECT break_id, first_seen_run FROM read_parquet(?)",
+            [str(previous / "exceptions.parquet")],
+        )
+    else:
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE previous_exceptions "
+            "(break_id VARCHAR, first_seen_run VARCHAR)"
+        )
+
+
+def _final_exceptions(con: duckdb.DuckDBPyConnection, run_id: str, decided: list[str]) -> None:
+    con.execute("CREATE OR REPLACE TEMP TABLE decided_ids (break_id VARCHAR)")
+    if decided:
+        con.executemany("INSERT INTO decided_ids VALUES (?)", [[d] for d in decided])
+    con.execute(
+        """
+        CREATE OR REPLACE TEMP TABLE final_exceptions AS
+        SELECT
+            e.break_id,
+            CAST($run_id AS VARCHAR) AS run_id,
+            e.category,
+            e.priority,
+            e.intent_id,
+            e.line_id,
+            e.end_to_end_id,
+            e.expected_cents,
+            e.actual_cents,
+            e.delta_cents,
+            e.reason,
+            coalesce(p.first_seen_run, $run_id) AS first_seen_run,
+            e.age_days,
+            CASE WHEN p.break_id IS NULL THEN 'new' ELSE 'persisting' END AS state,
+            d.break_id IS NOT NULL AS decided
+        FROM recon_exceptions AS e
+        LEFT JOIN previous_exceptions AS p USING (break_id)
+        LEFT JOIN decided_ids AS d USING (break_id)
+        ORDER BY e.category, e.intent_id NULLS LAST, e.end_to_end_id NULLS LAST,
+                 e.line_id NULLS LAST
+        """,
+        {"run_id": run_id},
+    )
+
+
+_MATCHES_SQL = """
+SELECT CAST(? AS VARCHAR) AS run_id, intent_id, line_id, end_to_end_id, rule, intent_type,
+       intent_status, line_kind, expected_cents, actual_cents, booked_at
+FROM recon_matches
+ORDER BY intent_id, booked_at, line_id
+"""
+
+
+def _arrow(
+    con: duckdb.DuckDBPyConnection, sql: str, params: list[Any], schema: pa.Schema
+) -> pa.Table:
+    table = con.sql(sql, params=params or None).to_arrow_table()
+    if table is None:  # pragma: no cover - a SELECT always has a result
+        raise RuntimeError("query returned no result")
+    if table.column_names != schema.names:
+        raise RuntimeError(f"columns {table.column_names} != contract {schema.names}")
+    return table.cast(schema)
+
+
+def _write_parquet(table: pa.Table, path: Path) -> None:
+    # Fixed writer options so the same rows give the same bytes.
+    pq.write_table(
+        table,
+        path,
+        compression="zstd",
+        write_statistics=True,
+        use_dictionary=True,
+        row_group_size=1_000_000,
+    )
+
+
+def _summary(
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    previous: Path | None,
+    as_of: datetime,
+    settings: ReconcileSettings,
+    checks: list[runner.CheckResult],
+    decisions: dict[str, Any],
+    matches: pa.Table,
+    open_breaks: pa.Table,
+) -> RunSummary:
+    def scalar(sql: str) -> int:
+        row = con.execute(sql).fetchone()
+        return int(row[0] or 0) if row else 0
+
+    counts = dict.fromkeys(CATEGORIES, 0)
+    for category, n in con.execute(
+        "SELECT category, count(*) FROM final_exceptions WHERE NOT decided GROUP BY 1"
+    ).fetchall():
+        counts[category] = int(n)
+    by_priority = {"P1": 0, "P2": 0, "P3": 0}
+    for priority, n in con.execute(
+        "SELECT priority, count(*) FROM final_exceptions WHERE NOT decided GROUP BY 1"
+    ).fetchall():
+        by_priority[priority] = int(n)
+    states = dict(
+        con.execute(
+            "SELECT state, count(*) FROM final_exceptions WHERE NOT decided GROUP BY 1"
+        ).fetchall()
+    )
+    lines = scalar("SELECT count(*) FROM stg_statement_lines WHERE kind <> 'fee'")
+    rules = dict.fromkeys(("txid", "reference", "attributes", "refund"), 0)
+    for rule, n in con.execute("SELECT rule, count(*) FROM recon_matches GROUP BY 1").fetchall():
+        rules[rule] = int(n)
+    totals = {
+        "statement_credit_cents": scalar(
+            "SELECT sum(amount_abs_cents) FROM stg_statement_lines "
+            "WHERE direction = 'credit' AND kind <> 'fee'"
+        ),
+        "statement_debit_cents": scalar(
+            "SELECT sum(amount_abs_cents) FROM stg_statement_lines "
+            "WHERE direction = 'debit' AND kind <> 'fee'"
+        ),
+        "fees_cents": scalar(
+            "SELECT sum(amount_abs_cents) FROM stg_statement_lines WHERE kind = 'fee'"
+        ),
+        "intents_credit_cents": scalar(
+            "SELECT sum(book_cents) FROM int_intent_book WHERE direction = 'credit'"
+        ),
+        "intents_debit_cents": scalar(
+            "SELECT sum(book_cents) FROM int_intent_book WHERE direction = 'debit'"
+        ),
+        "matched_cents": scalar("SELECT sum(actual_cents) FROM recon_matches"),
+        "unexplained_cents": scalar("SELECT sum(abs(unexplained_cents)) FROM recon_control_totals"),
+    }
+    control = tuple(
+        {k: (v.isoformat() if isinstance(v, date) else v) for k, v in row.items()}
+        for row in _records(con, "SELECT * FROM recon_control_totals")
+    )
+    explained = {
+        str(label): int(cents)
+        for label, cents in con.execute(
+            "SELECT coalesce(label, 'UNEXPLAINED'), sum(cents) FROM recon_control_items "
+            "GROUP BY 1 ORDER BY 1"
+        ).fetchall()
+    }
+    current = set(r[0] for r in con.execute("SELECT break_id FROM final_exceptions").fetchall())
+    resolved = tuple(
+        sorted(
+            r[0]
+            for r in con.execute("SELECT break_id FROM previous_exceptions").fetchall()
+            if r[0] not in current
+        )
+    )
+    decided = tuple(
+        {
+            "break_id": bid,
+            "category": category,
+            "note": decisions[bid].note,
+            "decided_by": decisions[bid].decided_by,
+            "decided_at": decisions[bid].decided_at,
+        }
+        for bid, category in con.execute(
+            "SELECT break_id, category FROM final_exceptions WHERE decided ORDER BY break_id"
+        ).fetchall()
+    )
+    return RunSummary(
+        run_id=run_id,
+        previous_run_id=previous.name if previous else None,
+        as_of=as_of.isoformat(),
+        settings=settings.as_dict(),
+        intents=scalar("SELECT count(*) FROM stg_intents"),
+        statement_lines=lines,
+        matched_lines=matches.num_rows,
+        auto_match_rate=round(matches.num_rows / lines, 6) if lines else 1.0,
+        matches_by_rule=rules,
+        breaks=open_breaks.num_rows,
+        counts=counts,
+        counts_by_priority=by_priority,
+        new_breaks=int(states.get("new", 0)),
+        persisting_breaks=int(states.get("persisting", 0)),
+        totals=totals,
+        control_totals=control,
+        explained_by=explained,
+        checks={c.name: c.failures for c in checks},
+        checks_passed=all(c.passed for c in checks),
+        check_samples={c.name: c.sample for c in checks if not c.passed},
+        resolved_breaks=resolved,
+        decided_breaks=decided,
+    )
+
+
+def _records(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
+    cur = con.execute(sql)
+    columns = [d[0] for d in cur.description or ()]
+    return [dict(zip(columns, row, strict=True)) for row in cur.fetchall()]

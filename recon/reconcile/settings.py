@@ -1,0 +1,160 @@
+"""Reconciliation settings: the `[reconcile]` section of recon.toml, with safe defaults.
+
+    [reconcile]
+    amount_tolerance_cents = 0          # |actual - expected| allowed before an amount break
+    onramp_payment_grace = "30m"        # credit window = created_at .. expires_at + grace;
+                                        # status lag when a credit is older than this
+    offramp_payout_grace = "2h"         # paying_out older than this with no payout = stuck
+    refund_grace = "24h"                # refunded intent with no refund line after this
+    business_tz = "America/Sao_Paulo"   # business day of the control totals
+    date_from = "2026-11-01"            # optional business-day window (inclusive)
+    date_to = "2026-11-14"
+    memory_limit = "1GB"                # DuckDB, spilling to temp_directory beyond it
+    threads = 2
+    temp_directory = ""                 # default: <data>/.tmp-duckdb
+
+Durations are numbers of seconds or strings like "90s", "30m", "2h", "1d", "1h30m".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, fields
+from datetime import date, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from recon.config import DEFAULT_BUSINESS_TZ, DataDir, load_config
+from recon.errors import ConfigError
+
+__all__ = ["ReconcileSettings", "parse_duration"]
+
+_DURATION_PART = re.compile(r"(\d+)\s*([smhd])")
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_MEMORY = re.compile(r"^\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$", re.IGNORECASE)
+
+
+def parse_duration(value: Any, *, name: str) -> timedelta:
+    """A timedelta from seconds (int) or a string like "30m", "2h", "1h30m"; ConfigError if bad."""
+    if isinstance(value, timedelta):
+        seconds = value.total_seconds()
+    elif isinstance(value, bool):
+        raise ConfigError(f"[reconcile] {name}: expected a duration, got {value!r}")
+    elif isinstance(value, int):
+        seconds = value
+    elif isinstance(value, str):
+        text = value.strip().lower()
+        if text.isdigit():
+            seconds = int(text)
+        else:
+            parts = _DURATION_PART.findall(text)
+            if not parts or _DURATION_PART.sub("", text).strip():
+                raise ConfigError(
+                    f"[reconcile] {name}: {value!r} is not a duration (use e.g. 90s, 30m, 2h, 1d)"
+                )
+            seconds = sum(int(n) * _UNIT_SECONDS[u] for n, u in parts)
+    else:
+        raise ConfigError(f"[reconcile] {name}: expected a duration, got {value!r}")
+    if seconds < 0:
+        raise ConfigError(f"[reconcile] {name}: must not be negative, got {value!r}")
+    return timedelta(seconds=seconds)
+
+
+@dataclass(frozen=True)
+class ReconcileSettings:
+    """How the engine matches and when a difference becomes a break (see module docstring)."""
+
+    amount_tolerance_cents: int = 0
+    onramp_payment_grace: timedelta = timedelta(minutes=30)
+    offramp_payout_grace: timedelta = timedelta(hours=2)
+    refund_grace: timedelta = timedelta(hours=24)
+    business_tz: str = DEFAULT_BUSINESS_TZ
+    date_from: date | None = None
+    date_to: date | None = None
+    memory_limit: str = "1GB"
+    threads: int = 2
+    temp_directory: str | None = None
+
+    def __post_init__(self) -> None:
+        tol = self.amount_tolerance_cents
+        if isinstance(tol, bool) or not isinstance(tol, int) or tol < 0:
+            raise ConfigError(
+                f"[reconcile] amount_tolerance_cents: expected an integer >= 0, got {tol!r}"
+            )
+        for name in ("onramp_payment_grace", "offramp_payout_grace", "refund_grace"):
+            value = getattr(self, name)
+            if not isinstance(value, timedelta) or value < timedelta(0):
+                raise ConfigError(f"[reconcile] {name}: expected a duration >= 0, got {value!r}")
+        try:
+            ZoneInfo(self.business_tz)
+        except (ZoneInfoNotFoundError, ValueError, TypeError) as exc:
+            raise ConfigError(
+                f"[reconcile] business_tz: unknown time zone {self.business_tz!r}"
+            ) from exc
+        if self.date_from and self.date_to and self.date_from > self.date_to:
+            raise ConfigError(
+                f"[reconcile] date_from {self.date_from} is after date_to {self.date_to}"
+            )
+        if not isinstance(self.memory_limit, str) or not _MEMORY.match(self.memory_limit):
+            raise ConfigError(
+                f"[reconcile] memory_limit: expected a size like '1GB', got {self.memory_limit!r}"
+            )
+        if isinstance(self.threads, bool) or not isinstance(self.threads, int) or self.threads < 1:
+            raise ConfigError(
+                f"[reconcile] threads: expected an integer >= 1, got {self.threads!r}"
+            )
+
+    @classmethod
+    def from_mapping(cls, section: dict[str, Any]) -> ReconcileSettings:
+        """Settings from a `[reconcile]` table; unknown keys and bad values raise ConfigError."""
+        if not isinstance(section, dict):
+            raise ConfigError("[reconcile] must be a table")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(section) - known)
+        if unknown:
+            raise ConfigError(
+                f"[reconcile] unknown setting(s): {', '.join(unknown)} "
+                f"(known: {', '.join(sorted(known))})"
+            )
+        kw: dict[str, Any] = {}
+        for key, value in section.items():
+            if key in ("onramp_payment_grace", "offramp_payout_grace", "refund_grace"):
+                kw[key] = parse_duration(value, name=key)
+            elif key in ("date_from", "date_to"):
+                kw[key] = _parse_date(value, name=key)
+            elif key == "temp_directory":
+                kw[key] = str(value) if value else None
+            else:
+                kw[key] = value
+        return cls(**kw)
+
+    @classmethod
+    def load(cls, data: DataDir | None = None, path: str | None = None) -> ReconcileSettings:
+        """Settings from recon.toml (`load_config` search order), defaults when absent."""
+        config = load_config(path, data)
+        return cls.from_mapping(config.get("reconcile", {}))
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-friendly view (durations in seconds, dates ISO) for the run summary."""
+        out: dict[str, Any] = {}
+        for key, value in asdict(self).items():
+            if isinstance(value, timedelta):
+                out[key] = int(value.total_seconds())
+            elif isinstance(value, date):
+                out[key] = value.isoformat()
+            else:
+                out[key] = value
+        return out
+
+
+def _parse_date(value: Any, *, name: str) -> date | None:
+    if value in (None, ""):
+        return None
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        try:
+            return date.fromisoformat(value.strip())
+        except ValueError:
+            pass
+    raise ConfigError(f"[reconcile] {name}: expected a date YYYY-MM-DD, got {value!r}")

@@ -1,0 +1,35 @@
+-- Pass 1, txid: a statement txid equal to the intent id without hyphens (the convention for
+-- dynamic PIX charges). Deterministic: one intent per txid, so every pair is confirmed.
+-- A payment line of the right direction only (onramp <- credit, offramp -> debit);
+-- devoluções are left to the refund pass.
+with
+
+lines as (
+    select line_id, txid, direction
+    from stg_statement_lines
+    where kind in ('pix_in', 'pix_out')
+      and txid is not null
+),
+
+intents as (
+    select
+        intent_id,
+        txid_key,
+        case intent_type when 'onramp' then 'credit' when 'offramp' then 'debit' end as direction
+    from stg_intents
+),
+
+pairs as (
+    select lines.line_id, intents.intent_id
+    from lines
+    join intents
+      on lines.txid = intents.txid_key
+     and lines.direction = intents.direction
+)
+
+select
+    line_id,
+    intent_id,
+    'txid' as rule,
+    'matched' as outcome
+from pairs

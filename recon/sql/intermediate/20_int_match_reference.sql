@@ -1,0 +1,105 @@
+-- Pass 2, reference: the intent's id (with or without hyphens), client_reference or
+-- pix_description found in the line's free text (infoPagador, OFX MEMO, CSV description).
+-- Only reference values that identify exactly one intent are keys (a generic description
+-- such as "Compra de cripto" shared by many intents proves nothing). Lines claimed by the
+-- txid pass are skipped. A line whose text names more than one intent is ambiguous: it is
+-- never auto-confirmed.
+--
+-- Speed: instead of testing every reference against every line (N x M substring tests),
+-- both sides are cut into tokens and joined on the reference's longest token; the full
+-- reference is then checked with a substring test on the few pairs that share that token.
+with
+
+claimed as (
+    select line_id from int_match_txid
+),
+
+lines as (
+    select l.line_id, l.direction, l.description_upper
+    from stg_statement_lines as l
+    where l.kind in ('pix_in', 'pix_out')
+      and l.description_upper <> ''
+      and not exists (select 1 from claimed as c where c.line_id = l.line_id)
+),
+
+line_tokens as (
+    select distinct line_id, direction, description_upper, token
+    from (
+        select
+            line_id,
+            direction,
+            description_upper,
+            unnest(regexp_split_to_array(description_upper, '[^A-Z0-9_-]+')) as token
+        from lines
+    )
+    where length(token) >= 3
+),
+
+reference_values as (
+    select intent_id, intent_type, upper(intent_id) as reference from stg_intents
+    union all
+    select intent_id, intent_type, txid_key from stg_intents
+    union all
+    select intent_id, intent_type, upper(client_reference) from stg_intents
+    where client_reference is not null
+    union all
+    select intent_id, intent_type, upper(pix_description) from stg_intents
+    where pix_description is not null
+),
+
+unique_references as (
+    select
+        reference,
+        any_value(intent_id) as intent_id,
+        any_value(intent_type) as intent_type
+    from reference_values
+    where length(reference) >= 6
+    group by reference
+    having count(distinct intent_id) = 1
+),
+
+reference_keys as (
+    select
+        intent_id,
+        case intent_type when 'onramp' then 'credit' when 'offramp' then 'debit' end as direction,
+        reference,
+        list_filter(
+            regexp_split_to_array(reference, '[^A-Z0-9_-]+'), lambda t: length(t) >= 3
+        ) as tokens
+    from unique_references
+),
+
+keyed as (
+    select
+        intent_id,
+        direction,
+        reference,
+        -- the longest token of the reference is the join key
+        list_reduce(tokens, lambda a, b: case when length(b) > length(a) then b else a end)
+            as join_token
+    from reference_keys
+    where len(tokens) > 0
+),
+
+pairs as (
+    select distinct line_tokens.line_id, keyed.intent_id
+    from line_tokens
+    join keyed
+      on line_tokens.token = keyed.join_token
+     and line_tokens.direction = keyed.direction
+    where contains(line_tokens.description_upper, keyed.reference)
+),
+
+line_counts as (
+    select line_id, count(*) as candidates
+    from pairs
+    group by line_id
+)
+
+select
+    pairs.line_id,
+    pairs.intent_id,
+    'reference' as rule,
+    case when line_counts.candidates = 1 then 'matched' else 'ambiguous' end as outcome
+from pairs
+join line_counts using (line_id)

@@ -1,0 +1,101 @@
+-- Pass 3, attributes: same amount (within params.amount_tolerance_cents), right direction,
+-- inside the intent's time window, counterparty compatible, and a unique candidate on BOTH
+-- sides. Anything else with candidates is ambiguous and never auto-confirmed.
+--   onramp window:  created_at .. expires_at + onramp_payment_grace (as_of when no expiry)
+--   offramp window: created_at .. as_of
+--   counterparty:   name (equal or prefix), masked document (same digits where both show
+--                   one), and for payouts the PIX key the money went to vs the intent's
+--                   destination address. A credit's key is our own receiving key, so it
+--                   says nothing about the payer and is not compared.
+-- Lines claimed by earlier passes (matched or ambiguous) are skipped, and so are intents
+-- that an earlier pass already matched.
+with
+
+claimed_lines as (
+    select line_id from int_match_txid
+    union all
+    select line_id from int_match_reference
+),
+
+matched_intents as (
+    select intent_id from int_match_txid
+    union all
+    select intent_id from int_match_reference where outcome = 'matched'
+),
+
+lines as (
+    select
+        l.line_id,
+        l.direction,
+        l.amount_abs_cents,
+        l.booked_at,
+        l.counterparty_name_norm,
+        l.counterparty_doc_norm,
+        l.counterparty_key_norm,
+        -- probe the neighbouring amount buckets only when a tolerance is set
+        unnest(
+            case when p.amount_tolerance_cents = 0 then [0] else [-1, 0, 1] end
+        ) + l.amount_abs_cents // (p.amount_tolerance_cents + 1) as bucket
+    from stg_statement_lines as l, params as p
+    where l.kind in ('pix_in', 'pix_out')
+      and not exists (select 1 from claimed_lines as c where c.line_id = l.line_id)
+),
+
+intents as (
+    select
+        i.intent_id,
+        i.intent_type,
+        case i.intent_type when 'onramp' then 'credit' when 'offramp' then 'debit' end
+            as direction,
+        i.amount_cents,
+        i.amount_cents // (p.amount_tolerance_cents + 1) as bucket,
+        i.party_name_norm,
+        i.party_doc_norm,
+        i.destination_key_norm,
+        i.created_at as window_start,
+        case
+            when i.intent_type = 'onramp'
+                then coalesce(i.expires_at + p.onramp_payment_grace, p.as_of)
+            else p.as_of
+        end as window_end
+    from stg_intents as i, params as p
+    where i.amount_cents is not null
+      and not exists (select 1 from matched_intents as m where m.intent_id = i.intent_id)
+),
+
+pairs as (
+    select lines.line_id, intents.intent_id
+    from lines
+    join intents
+      on lines.bucket = intents.bucket
+     and lines.direction = intents.direction
+    cross join params as p
+    where abs(lines.amount_abs_cents - intents.amount_cents) <= p.amount_tolerance_cents
+      and lines.booked_at between intents.window_start and intents.window_end
+      and names_compatible(lines.counterparty_name_norm, intents.party_name_norm)
+      and docs_compatible(lines.counterparty_doc_norm, intents.party_doc_norm)
+      and (
+          intents.intent_type = 'onramp'
+          or keys_compatible(lines.counterparty_key_norm, intents.destination_key_norm)
+      )
+),
+
+line_counts as (
+    select line_id, count(*) as candidates from pairs group by line_id
+),
+
+intent_counts as (
+    select intent_id, count(*) as candidates from pairs group by intent_id
+)
+
+select
+    pairs.line_id,
+    pairs.intent_id,
+    'attributes' as rule,
+    case
+        when line_counts.candidates = 1 and intent_counts.candidates = 1 then 'matched'
+        else 'ambiguous'
+    end as outcome
+from pairs
+join line_counts using (line_id)
+join intent_counts using (intent_id)

@@ -1,0 +1,42 @@
+-- Pass 4, refunds: a devolução line joins the original payment through refund_of (the
+-- original end-to-end id); it belongs to the intent that original payment matched
+-- (a devolução we sent returns a credit, one we received returns a payout).
+with
+
+payment_matches as (
+    select line_id, intent_id from int_match_txid
+    union all
+    select line_id, intent_id from int_match_reference where outcome = 'matched'
+    union all
+    select line_id, intent_id from int_match_attributes where outcome = 'matched'
+),
+
+refund_lines as (
+    select
+        line_id,
+        refund_of,
+        case kind when 'pix_refund_out' then 'pix_in' else 'pix_out' end as original_kind
+    from stg_statement_lines
+    where kind in ('pix_refund_out', 'pix_refund_in')
+      and refund_of is not null
+),
+
+originals as (
+    select line_id as original_line_id, end_to_end_id, kind
+    from stg_statement_lines
+    where kind in ('pix_in', 'pix_out')
+      and end_to_end_id is not null
+)
+
+select
+    refund_lines.line_id,
+    payment_matches.intent_id,
+    'refund' as rule,
+    'matched' as outcome,
+    originals.original_line_id
+from refund_lines
+join originals
+  on originals.end_to_end_id = refund_lines.refund_of
+ and originals.kind = refund_lines.original_kind
+join payment_matches
+  on payment_matches.line_id = originals.original_line_id

@@ -1,0 +1,49 @@
+-- The "book": the money each intent's status says has moved, per direction, on the
+-- business day of the line that matched it (or of the intent's last update when none did).
+--   onramp at/after fiat_received (or refunded):  a credit of its amount
+--   onramp refunded:                               a debit (the devolução) of what was
+--                                                  received (its amount if nothing matched)
+--   offramp completed:                             a debit of its amount
+-- The control totals compare this book with the statement per day and direction.
+with
+
+onramp_paid_statuses as (
+    select unnest(['fiat_received', 'minting', 'awaiting_onchain_transfer', 'completed',
+                   'refunded']) as status
+),
+
+entries as (
+    select intent_id, 'credit' as direction, 'payment' as role, amount_cents, updated_at
+    from stg_intents
+    where intent_type = 'onramp'
+      and status in (select status from onramp_paid_statuses)
+    union all
+    select i.intent_id, 'debit', 'refund', coalesce(received.actual_cents, i.amount_cents),
+           i.updated_at
+    from stg_intents as i
+    left join int_matches as received
+      on received.intent_id = i.intent_id and received.role = 'payment'
+    where i.intent_type = 'onramp' and i.status = 'refunded'
+    union all
+    select intent_id, 'debit', 'payment', amount_cents, updated_at
+    from stg_intents
+    where intent_type = 'offramp' and status = 'completed'
+),
+
+first_match as (
+    select intent_id, role, booked_at, line_id
+    from int_matches
+    where role in ('payment', 'refund') and line_rank = 1
+)
+
+select
+    entries.intent_id,
+    entries.direction,
+    entries.role,
+    entries.amount_cents as book_cents,
+    first_match.line_id as matched_line_id,
+    business_day(coalesce(first_match.booked_at, entries.updated_at)) as business_day
+from entries
+left join first_match
+  on first_match.intent_id = entries.intent_id
+ and first_match.role = entries.role

@@ -1,0 +1,114 @@
+-- recon_control_items: every amount that makes the statement differ from the book
+-- (int_intent_book), each labelled with what explains it.
+--   * each non-fee statement line, on its business day and direction: its amount, less the
+--     book amount it settles when it is the (first) payment or refund of a booked intent;
+--   * each book entry that no line settles: minus its amount, on its business day.
+-- label = the break category on that line (or, for an unsettled book entry, on that intent);
+-- otherwise one of the states that are not breaks:
+--   matched           settles its book entry exactly,
+--   within_tolerance  settles it within amount_tolerance_cents,
+--   in_flight         money ahead of the status, or a status ahead of the money, still
+--                     inside its grace period (or an offramp not yet completed),
+--   returned          money that came in (went out) and was sent back, on an intent whose
+--                     status books neither.
+-- An amount with no label is unexplained and fails checks/control_totals_balance.
+with
+
+p as (
+    select * from params
+),
+
+lines as (
+    select * from stg_statement_lines where kind <> 'fee'
+),
+
+line_breaks as (
+    select line_id, min(category) as category
+    from recon_exceptions
+    where line_id is not null
+    group by line_id
+),
+
+intent_breaks as (
+    select intent_id, category
+    from recon_exceptions
+    where line_id is null
+      and category in ('onramp_missing_credit', 'offramp_missing_payout', 'refund_missing')
+),
+
+ambiguous_intents as (
+    select distinct intent_id from int_ambiguous
+),
+
+refunded_intents as (
+    select distinct intent_id from int_matches where role = 'refund'
+),
+
+line_items as (
+    select
+        business_day(l.booked_at) as business_day,
+        l.direction,
+        l.line_id,
+        coalesce(m.intent_id, book.intent_id) as intent_id,
+        l.amount_abs_cents - coalesce(book.book_cents, 0) as cents,
+        case
+            when lb.category is not null then lb.category
+            when book.intent_id is not null and l.amount_abs_cents = book.book_cents
+                then 'matched'
+            when book.intent_id is not null
+                 and abs(l.amount_abs_cents - book.book_cents) <= p.amount_tolerance_cents
+                then 'within_tolerance'
+            -- a credit on an onramp not yet marked paid, still inside the grace period
+            when m.role = 'payment' and m.intent_type = 'onramp'
+                 and m.intent_status in ('created', 'requires_compliance',
+                                         'awaiting_fiat_payment')
+                 and l.booked_at >= p.as_of - p.onramp_payment_grace
+                then 'in_flight'
+            -- a payout on an offramp that has not reached completed yet
+            when m.role = 'payment' and m.intent_type = 'offramp'
+                 and m.intent_status not in ('completed', 'failed', 'canceled', 'expired',
+                                             'refunded')
+                then 'in_flight'
+            -- a payment sent back on an intent that books neither leg
+            when m.role = 'payment'
+                 and m.intent_status in ('expired', 'canceled', 'failed', 'refunded')
+                 and m.intent_id in (select intent_id from refunded_intents)
+                then 'returned'
+            when m.role = 'refund' and book.intent_id is null
+                then 'returned'
+        end as label
+    from lines as l
+    cross join p
+    left join int_matches as m on m.line_id = l.line_id
+    left join int_intent_book as book on book.matched_line_id = l.line_id
+    left join line_breaks as lb on lb.line_id = l.line_id
+),
+
+book_items as (
+    select
+        b.business_day,
+        b.direction,
+        null as line_id,
+        b.intent_id,
+        -b.book_cents as cents,
+        case
+            when ib.category is not null then ib.category
+            when b.intent_id in (select intent_id from ambiguous_intents) then 'ambiguous_match'
+            when b.role = 'refund' and i.updated_at >= p.as_of - p.refund_grace then 'in_flight'
+        end as label
+    from int_intent_book as b
+    cross join p
+    join stg_intents as i using (intent_id)
+    left join intent_breaks as ib
+      on ib.intent_id = b.intent_id
+     and ib.category = case
+             when b.role = 'refund' then 'refund_missing'
+             when b.direction = 'credit' then 'onramp_missing_credit'
+             else 'offramp_missing_payout'
+         end
+    where b.matched_line_id is null
+)
+
+select * from line_items
+union all by name
+select * from book_items

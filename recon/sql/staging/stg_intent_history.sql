@@ -1,0 +1,31 @@
+-- stg_intent_history: one row per intent x committed snapshot, for the history checks
+-- (status_regression, intent_vanished).
+with
+
+source as (
+    select * from intent_snapshots
+),
+
+renamed as (
+    select
+        ---------- ids
+        id as intent_id,
+        run_id as snapshot_run_id,
+        intent_type,
+
+        ---------- status
+        status,
+
+        ---------- amounts (cents)
+        amount_cents,
+
+        ---------- timestamps (UTC)
+        snapshot_at,
+        created_at,
+        updated_at
+
+    from source
+    where id is not null
+)
+
+select * from renamed

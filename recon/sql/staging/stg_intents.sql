@@ -1,0 +1,51 @@
+-- stg_intents: one row per intent of the latest snapshot, renamed for matching.
+-- Rename and cast only; the optional business-day window (params.date_from/date_to) keeps
+-- intents created inside it.
+with
+
+source as (
+    select * from intents
+),
+
+renamed as (
+    select
+        ---------- ids
+        id as intent_id,
+        instance_id,
+        party_id,
+        intent_type,
+
+        ---------- status
+        status,
+        status_reason,
+
+        ---------- references a statement line may carry
+        upper(replace(id, '-', '')) as txid_key,
+        nullif(trim(client_reference), '') as client_reference,
+        nullif(trim(pix_description), '') as pix_description,
+
+        ---------- counterparty (the party paying an onramp / receiving an offramp)
+        party_display_name,
+        norm_name(party_display_name) as party_name_norm,
+        party_document_masked,
+        norm_doc(party_document_masked) as party_doc_norm,
+        destination_address,
+        norm_key(destination_address) as destination_key_norm,
+
+        ---------- amounts (cents)
+        amount_cents,
+
+        ---------- timestamps (UTC)
+        created_at,
+        updated_at,
+        expires_at,
+        snapshot_at
+
+    from source
+    where id is not null
+)
+
+select renamed.*
+from renamed, params
+where (params.date_from is null or business_day(renamed.created_at) >= params.date_from)
+  and (params.date_to is null or business_day(renamed.created_at) <= params.date_to)

@@ -1,0 +1,51 @@
+-- stg_statement_lines: one row per normalized statement line, renamed for matching.
+-- Amounts stay signed cents (credit > 0) plus their magnitude; names/documents/keys get a
+-- normalized twin for comparisons. Optional business-day window on booked_at.
+with
+
+source as (
+    select * from statement_lines
+),
+
+renamed as (
+    select
+        ---------- ids
+        line_id,
+        end_to_end_id,
+        upper(nullif(trim(txid), '')) as txid,
+        refund_of,
+        bank_reference,
+
+        ---------- what it is
+        source_format,
+        account,
+        direction,
+        kind,
+        kind in ('pix_in', 'pix_out', 'pix_refund_in', 'pix_refund_out') as is_pix,
+
+        ---------- amounts (cents)
+        amount_cents,
+        abs(amount_cents) as amount_abs_cents,
+
+        ---------- counterparty
+        counterparty_name,
+        norm_name(counterparty_name) as counterparty_name_norm,
+        counterparty_document,
+        norm_doc(counterparty_document) as counterparty_doc_norm,
+        counterparty_key,
+        norm_key(counterparty_key) as counterparty_key_norm,
+        description,
+        upper(coalesce(description, '')) as description_upper,
+
+        ---------- timestamps (UTC)
+        booked_at
+
+    from source
+    where line_id is not null
+)
+
+select renamed.*
+from renamed, params
+where renamed.booked_at <= params.as_of
+  and (params.date_from is null or business_day(renamed.booked_at) >= params.date_from)
+  and (params.date_to is null or business_day(renamed.booked_at) <= params.date_to)

@@ -10,16 +10,45 @@ intent and the field: nothing is dropped silently.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from recon.errors import ApiError
 from recon.schemas import INTENTS_SCHEMA
 
-__all__ = ["IntentParseError", "RowBuffer", "flatten_intent", "parse_timestamp"]
+__all__ = [
+    "FlatPage",
+    "IntentParseError",
+    "RowBuffer",
+    "dumps",
+    "flatten_intent",
+    "flatten_page",
+    "parse_timestamp",
+]
+
+
+def _json_dumps(obj: Any, sort_keys: bool = False) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, sort_keys=sort_keys)
+
+
+dumps: Callable[..., str]
+try:  # orjson is ~10x faster at re-encoding `raw`; both give compact UTF-8 JSON.
+    import orjson
+
+    def _orjson_dumps(obj: Any, sort_keys: bool = False) -> str:
+        try:
+            return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS if sort_keys else 0).decode()
+        except TypeError:  # e.g. integers beyond 64 bits: let the stdlib encode them
+            return _json_dumps(obj, sort_keys)
+
+    dumps = _orjson_dumps
+except ImportError:  # pragma: no cover - depends on the environment
+    dumps = _json_dumps
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -141,9 +170,7 @@ def flatten_intent(item: Any, *, raw: str | None = None) -> dict[str, Any]:
     row["flow_version"] = flow
 
     metadata = _object(item, "metadata", intent_id)
-    row["metadata"] = (
-        None if metadata is None else json.dumps(metadata, separators=(",", ":"), sort_keys=True)
-    )
+    row["metadata"] = None if metadata is None else dumps(metadata, sort_keys=True)
     row["created_at"] = parse_timestamp(
         item.get("createdAt"), field="createdAt", intent_id=intent_id
     )
@@ -183,7 +210,7 @@ def flatten_intent(item: Any, *, raw: str | None = None) -> dict[str, Any]:
             break
     row["amount_cents"] = amount
     row["amount_source"] = source
-    row["raw"] = raw if raw is not None else json.dumps(item, separators=(",", ":"))
+    row["raw"] = raw if raw is not None else dumps(item)
     return row
 
 
@@ -219,3 +246,149 @@ class RowBuffer:
                 arrays.append(pa.array(self.columns[f.name], type=f.type))
         self.columns = {name: [] for name in self._DATA_COLUMNS}
         return pa.Table.from_arrays(arrays, schema=INTENTS_SCHEMA)
+
+    def take_data(self) -> pa.Table:
+        """The buffered rows as a DATA_SCHEMA table (no lineage columns); the buffer is emptied."""
+        table = self.take(snapshot_at_us=0, run_id="")
+        return table.drop_columns(["snapshot_at", "run_id"])
+
+
+DATA_SCHEMA = pa.schema([f for f in INTENTS_SCHEMA if f.name not in ("snapshot_at", "run_id")])
+_TS_UTC = INTENTS_SCHEMA.field("created_at").type
+
+
+@dataclass(frozen=True)
+class FlatPage:
+    """One page of intents, flattened: ids and updated_at (µs) for the walker, the table for
+    the writer (DATA_SCHEMA: INTENTS_SCHEMA without the lineage columns)."""
+
+    ids: list[str]
+    updated: list[int]
+    table: pa.Table
+
+
+class _Slow(Exception):
+    """The fast path met something it does not handle; redo the page item by item."""
+
+
+def _ints(values: list[Any]) -> list[Any]:
+    for v in values:
+        if v is not None and type(v) is not int:
+            raise _Slow
+    return values
+
+
+def _objects(values: list[Any]) -> list[Any]:
+    for v in values:
+        if v is not None and type(v) is not dict:
+            raise _Slow
+    return values
+
+
+def _ts(values: list[Any]) -> pa.Array:
+    arr = pa.array(values, type=pa.string())
+    # Arrow parses ISO 8601 with an offset ("Z", "+00:00", "-0300") straight to UTC and
+    # refuses a timestamp without one, like the item-by-item path.
+    return arr.cast(_TS_UTC)
+
+
+def _fast_page(items: list[Any]) -> FlatPage:
+    for item in items:
+        if type(item) is not dict:
+            raise _Slow
+    get = dict.get
+    ids: list[str] = []
+    for i in items:
+        v = get(i, "id")
+        if type(v) is not str or not v.strip():
+            raise _Slow
+        ids.append(v)
+    status = [get(i, "status") for i in items]
+    for v in status:
+        if type(v) is not str or not v:
+            raise _Slow
+    meta = _objects([get(i, "metadata") for i in items])
+    pix = _objects([get(i, "pixInfo") for i in items])
+    party = _objects([get(i, "party") for i in items])
+    pix_d = [p or {} for p in pix]
+    party_d = [p or {} for p in party]
+    meta_d = [m or {} for m in meta]
+    top_amount = _ints([get(i, "amountCents") for i in items])
+    pix_amount = _ints([p.get("amountCents") for p in pix_d])
+    meta_amount = _ints([m.get("amountCents") for m in meta_d])
+    amount: list[int | None] = []
+    source: list[str | None] = []
+    for a, b, c in zip(top_amount, pix_amount, meta_amount, strict=True):
+        if a is not None:
+            amount.append(a)
+            source.append("amountCents")
+        elif b is not None:
+            amount.append(b)
+            source.append("pixInfo.amountCents")
+        elif c is not None:
+            amount.append(c)
+            source.append("metadata.amountCents")
+        else:
+            amount.append(None)
+            source.append(None)
+    created = [get(i, "createdAt") for i in items]
+    updated = [get(i, "updatedAt") for i in items]
+    if None in created or None in updated:
+        raise _Slow
+    s = pa.string()
+    columns: dict[str, pa.Array] = {
+        "id": pa.array(ids, type=s),
+        "status": pa.array(status, type=s),
+        "flow_version": pa.array(_ints([get(i, "flowVersion") for i in items]), type=pa.int64()),
+        "metadata": pa.array([None if m is None else dumps(m, sort_keys=True) for m in meta], s),
+        "expires_at": _ts([get(i, "expiresAt") for i in items]),
+        "created_at": _ts(created),
+        "updated_at": _ts(updated),
+        "amount_cents": pa.array(amount, type=pa.int64()),
+        "amount_source": pa.array(source, type=s),
+        "pix_amount_cents": pa.array(pix_amount, type=pa.int64()),
+        "destination_address": pa.array([m.get("destinationAddress") for m in meta_d], s),
+        "raw": pa.array([dumps(i) for i in items], type=s),
+    }
+    for column, key in _TEXT_FIELDS:
+        columns[column] = pa.array([get(i, key) for i in items], type=s)
+    for column, key in _PIX_FIELDS:
+        columns[column] = pa.array([p.get(key) for p in pix_d], type=s)
+    for column, key in _PARTY_FIELDS:
+        columns[column] = pa.array([p.get(key) for p in party_d], type=s)
+    table = pa.Table.from_arrays([columns[f.name] for f in DATA_SCHEMA], schema=DATA_SCHEMA)
+    upd = columns["updated_at"].cast(pa.int64()).to_numpy(zero_copy_only=False)
+    return FlatPage(ids, upd.tolist(), table)
+
+
+def _slow_page(items: list[Any]) -> FlatPage:
+    buf = RowBuffer()
+    for item in items:
+        buf.add(flatten_intent(item))  # raises IntentParseError naming the item and field
+    ids: list[str] = [str(i) for i in buf.columns["id"]]
+    updated = list(buf.columns["updated_at"])
+    return FlatPage(ids, updated, buf.take_data())
+
+
+def flatten_page(items: list[Any]) -> FlatPage:
+    """Flatten a page of intent objects (vectorized; identical to `flatten_intent` per item).
+
+    Anything unusual (a wrong type, an unparsable timestamp) sends the page down the
+    item-by-item path, which either handles it or raises `IntentParseError` naming it.
+    """
+    try:
+        return _fast_page(items)
+    except (_Slow, pa.ArrowInvalid, pa.ArrowTypeError, TypeError, AttributeError, ValueError):
+        return _slow_page(items)
+
+
+def with_lineage(table: pa.Table, *, snapshot_at_us: int, run_id: str) -> pa.Table:
+    """DATA_SCHEMA table → INTENTS_SCHEMA table (constant snapshot_at and run_id columns)."""
+    n = table.num_rows
+    at = pa.array(np.full(n, snapshot_at_us, dtype=np.int64)).cast(_TS_UTC)
+    rid = pa.array([run_id], type=pa.string()).take(pa.array(np.zeros(n, dtype=np.int64)))
+    arrays = [
+        at if f.name == "snapshot_at" else rid if f.name == "run_id" else table.column(f.name)
+        for f in INTENTS_SCHEMA
+    ]
+    return pa.Table.from_arrays(arrays, schema=INTENTS_SCHEMA)

@@ -24,12 +24,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 from filelock import FileLock, Timeout
 
 from recon.config import DataDir, new_run_id
 from recon.errors import LockedError, PaginationError, UsageError, redact
-from recon.extract.flatten import RowBuffer, flatten_intent
+from recon.extract.flatten import RowBuffer, flatten_page, with_lineage
 from recon.extract.walk import MAX_LIMIT, Walker
 from recon.schemas import INTENT_STATUSES, INTENTS_SCHEMA
 from recon.storage import atomic_dir, clean_leftovers, write_json
@@ -170,25 +171,28 @@ class _Progress:
 
 
 class _VersionWriter:
-    """Streams flattened rows into Parquet row groups (every version, in read order)."""
+    """Streams flattened pages into Parquet row groups (every version, in read order)."""
 
     def __init__(self, path: Path, run_id: str, snapshot_at: Callable[[], int]):
         self.path = path
         self.run_id = run_id
         self.snapshot_at = snapshot_at
-        self.buffer = RowBuffer()
+        self.pending: list[pa.Table] = []
+        self.pending_rows = 0
         self.writer: pq.ParquetWriter | None = None
 
-    def add(self, rows: list[dict[str, Any]]) -> None:
-        for row in rows:
-            self.buffer.add(row)
-        if len(self.buffer) >= ROW_GROUP_ROWS:
+    def add(self, table: pa.Table) -> None:
+        self.pending.append(table)
+        self.pending_rows += table.num_rows
+        if self.pending_rows >= ROW_GROUP_ROWS:
             self.flush()
 
     def flush(self) -> None:
-        if not len(self.buffer) and self.writer is not None:
+        if not self.pending:
             return
-        table = self.buffer.take(snapshot_at_us=self.snapshot_at(), run_id=self.run_id)
+        data = pa.concat_tables(self.pending)
+        self.pending, self.pending_rows = [], 0
+        table = with_lineage(data, snapshot_at_us=self.snapshot_at(), run_id=self.run_id)
         if self.writer is None:
             self.writer = pq.ParquetWriter(self.path, INTENTS_SCHEMA, compression="zstd")
         self.writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
@@ -373,7 +377,7 @@ async def _extract(
         with _Progress(progress) as bar:
             walker = Walker(
                 _fetcher(client, intent_type, status),
-                flatten=flatten_intent,
+                flatten=flatten_page,
                 sink=writer.add,
                 monotone=(status == "all"),
                 page_size=page_size,

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from recon.errors import PaginationError
+from recon.extract.flatten import FlatPage
 
 __all__ = ["Page", "PageFetcher", "WalkResult", "Walker", "parse_page"]
 
@@ -116,8 +117,8 @@ class WalkResult:
     first_date: str | None = None  # Date header of the first page: the server's clock
 
 
-Sink = Callable[[list[dict[str, Any]]], None]
-Flatten = Callable[[Any], dict[str, Any]]
+Sink = Callable[[Any], None]  # receives FlatPage.table
+Flatten = Callable[[list[Any]], FlatPage]
 
 
 @dataclass
@@ -198,26 +199,26 @@ class Walker:
         p.totals.add(page.total)
         if len(page.items) < page.limit and page.offset + len(page.items) < page.total:
             p.short_pages += 1
-        rows = [self.flatten(item) for item in page.items]
+        flat = self.flatten(page.items)
         new = 0
-        for row in rows:
-            intent_id = row["id"]
+        best = self.best
+        for intent_id, upd in zip(flat.ids, flat.updated, strict=True):
             if p.ids is not None:
                 p.ids.add(intent_id)
             pos = self.rows_written
-            prev = self.best.get(intent_id)
+            prev = best.get(intent_id)
             if prev is None:
                 new += 1
-                self.best[intent_id] = pos
+                best[intent_id] = pos
             else:
                 if p.number == 1:
                     p.duplicates += 1  # seen twice in the first pass: pages shifted
-                if row["updated_at"] >= self.updated[prev]:
-                    self.best[intent_id] = pos  # the later read wins a tie
-            self.updated.append(row["updated_at"])
+                if upd >= self.updated[prev]:
+                    best[intent_id] = pos  # the later read wins a tie
+            self.updated.append(upd)
             self.rows_written += 1
-        if rows:
-            self.sink(rows)
+        if flat.ids:
+            self.sink(flat.table)
         p.new_ids += new
         if self.on_progress is not None:
             self.on_progress(len(self.best), max(page.total, len(self.best)))

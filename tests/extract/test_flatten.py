@@ -128,3 +128,55 @@ def test_row_buffer_builds_the_exact_schema() -> None:
     assert table.num_rows == 2
     assert len(buf) == 0
     assert table.column("run_id").to_pylist() == ["r1", "r1"]
+
+
+def _variants() -> st.SearchStrategy[dict[str, Any]]:
+    """Valid intents with the optional parts present, absent or null in every combination."""
+    n = st.integers(min_value=0, max_value=10_000)
+    cents = st.none() | st.integers(min_value=1, max_value=10**12)
+    text = st.none() | st.text(max_size=12)
+    offsets = st.sampled_from(["Z", "+00:00", "-03:00", "+05:30"])
+
+    @st.composite
+    def build(draw: Any) -> dict[str, Any]:
+        item = make_intent(draw(n))
+        off = draw(offsets)
+        item["createdAt"] = item["createdAt"].replace("Z", off)
+        if draw(st.booleans()):
+            item["pixInfo"] = None
+            item["metadata"] = {
+                "amountCents": draw(cents),
+                "destinationAddress": draw(text),
+                "extra": draw(text),
+            }
+        if draw(st.booleans()):
+            item["amountCents"] = draw(cents)
+        item["clientReference"] = draw(text)
+        item["expiresAt"] = draw(st.none() | st.just(item["createdAt"]))
+        if draw(st.booleans()):
+            item["party"] = None
+        if draw(st.booleans()):
+            item["unknownField"] = draw(text)
+        return item
+
+    return build()
+
+
+@given(st.lists(_variants(), min_size=1, max_size=8))
+def test_vectorized_page_equals_item_by_item(items: list[dict[str, Any]]) -> None:
+    from recon.extract.flatten import _fast_page, _slow_page
+
+    fast = _fast_page(items)
+    slow = _slow_page(items)
+    assert fast.ids == slow.ids
+    assert fast.updated == slow.updated
+    assert fast.table.equals(slow.table)
+
+
+def test_malformed_item_in_a_page_names_it() -> None:
+    from recon.extract.flatten import flatten_page
+
+    items = [make_intent(i) for i in range(5)]
+    items[3]["updatedAt"] = "2026-13-45T00:00:00Z"
+    with pytest.raises(IntentParseError, match=items[3]["id"]):
+        flatten_page(items)

@@ -1,9 +1,32 @@
-"""Money is integer cents, end to end. Parsing goes through Decimal, never float."""
+"""Money is integer cents, end to end. Parsing goes through Decimal, never float.
+
+`parse_cents` reads the amounts Brazilian banks and PSPs write: "10.00", "10,00",
+"1.234,56", "1,234.56", "-200,00", "200,00-", "(200.00)", "R$ 1.234,56", "  00012,30 ".
+It never rounds: an amount with more than two decimal places that are not zeros is an error.
+
+How the decimal mark is decided (the only ambiguous part, so it is spelled out):
+
+1. `decimal_mark="."` or `","` given: that character is the decimal mark and the other one
+   may only appear as a thousands separator, in proper groups of three ("1.234.567,89").
+2. No mark given, both "," and "." present: the one that appears last is the decimal mark
+   ("1.234,56" and "1,234.56" both read 1234.56).
+3. No mark given, only one of them present, more than once: thousands separator
+   ("1.234.567" reads 1234567.00).
+4. No mark given, only one of them present, once, followed by exactly three digits and
+   properly grouped ("1.234", "12,345"): a thousands separator. Banks never write three
+   decimal places for BRL, while "10.000" for ten thousand is common; pass `decimal_mark`
+   to override.
+5. Otherwise a single "," or "." is the decimal mark ("10,5" is 10.50, "0.123" has three
+   decimals and fails unless the extra digits are zeros).
+
+A sign is one of: a leading "+" or "-", a trailing "-", or enclosing parentheses; two sign
+marks at once ("-200-", "-(5)") are an error rather than a guess.
+"""
 
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 __all__ = ["AmountError", "format_brl", "format_cents", "parse_cents"]
 
@@ -12,72 +35,105 @@ class AmountError(ValueError):
     """A text that is not an amount of money."""
 
 
-_SPACES = re.compile(r"[\s\u00a0]+")
+_BLANKS = re.compile(r"[\s\u00a0\u202f]+")
+_BODY = re.compile(r"[0-9.,]+")
+_GROUPED = re.compile(r"[1-9][0-9]{0,2}(?:S[0-9]{3})+")  # 'S' stands for the separator
+_PLAIN_DOT = re.compile(r"-?[0-9]+\.[0-9]{2}")
+
+
+def _strip_sign(text: str, original: str) -> tuple[bool, str]:
+    """Split off the one sign mark an amount may carry; return (negative, unsigned body)."""
+    marks = 0
+    negative = False
+    s = text
+    if s.startswith("(") and s.endswith(")"):
+        negative, s, marks = True, s[1:-1], marks + 1
+    if s.startswith("R$"):  # "(R$ 5,00)" or "-R$ 5,00" put the currency inside the sign
+        s = s[2:]
+    if s[:1] in ("+", "-"):
+        negative, s, marks = s[0] == "-", s[1:], marks + 1
+    if s.endswith("-"):
+        negative, s, marks = True, s[:-1], marks + 1
+    if s.startswith("R$"):
+        s = s[2:]
+    if marks > 1:
+        raise AmountError(f"more than one sign in amount {original!r}")
+    return negative, s
+
+
+def _grouped(integer: str, sep: str) -> bool:
+    """True if `integer` is digits in groups of three separated by `sep` ("1.234.567")."""
+    return _GROUPED.fullmatch(integer.replace(sep, "S")) is not None
+
+
+def _infer_mark(body: str) -> str | None:
+    """The decimal mark of an unsigned body per the module rules; None = no decimal part."""
+    dots, commas = body.count("."), body.count(",")
+    if dots and commas:
+        return "." if body.rfind(".") > body.rfind(",") else ","
+    if not dots and not commas:
+        return None
+    sep = "." if dots else ","
+    if dots + commas > 1:
+        return None  # rule 3: repeated, so it separates thousands
+    if _grouped(body, sep):
+        return None  # rule 4: "1.234" / "12,345"
+    return sep
 
 
 def parse_cents(text: str, *, decimal_mark: str | None = None) -> int:
-    """Parse a money amount into integer cents, exactly.
+    """Parse a money amount into integer cents, exactly (see the module doc for the rules).
 
-    Accepts "10.00", "10,00", "1.234,56", "1,234.56", "-200,00", "(200.00)", "+5", padded
-    text ("  00012,30 "), a trailing minus ("200,00-") and a leading "R$". With no
-    `decimal_mark` the mark is inferred: the last of "," or "." followed by 1-2 digits at
-    the end. More than two decimal places that are not zeros is an error (we never round).
+    Raises AmountError for anything that is not an amount or would need rounding.
     """
     if not isinstance(text, str):
         raise AmountError(f"not a text amount: {text!r}")
-    s = _SPACES.sub("", text)
-    s = s.replace("R$", "")
+    if decimal_mark not in (None, ".", ","):
+        raise AmountError(f"decimal mark must be ',' or '.', got {decimal_mark!r}")
+    s = _BLANKS.sub("", text)
+    if s.startswith("R$"):
+        s = s[2:]
     if not s:
         raise AmountError("empty amount")
-    negative = False
-    if s.startswith("(") and s.endswith(")"):
-        negative, s = True, s[1:-1]
-    if s.endswith("-"):
-        negative, s = not negative, s[:-1]
-    if s[:1] in "+-":
-        negative, s = (negative != (s[0] == "-")), s[1:]
-    if not s or not re.fullmatch(r"[0-9.,]+", s):
+    negative, body = _strip_sign(s, text)
+    if not body or _BODY.fullmatch(body) is None:
         raise AmountError(f"not an amount: {text!r}")
-    mark = decimal_mark
+    mark = decimal_mark if decimal_mark is not None else _infer_mark(body)
     if mark is None:
-        last_dot, last_comma = s.rfind("."), s.rfind(",")
-        pos = max(last_dot, last_comma)
-        if pos == -1:
-            mark = "."
-        else:
-            candidate = s[pos]
-            other = "," if candidate == "." else "."
-            tail = s[pos + 1 :]
-            if s.count(candidate) == 1 and (other in s[:pos] or len(tail) != 3):
-                mark = candidate
-            elif s.count(candidate) == 1 and other not in s:
-                # "1.234" or "1,234": ambiguous; three digits after a single mark read as
-                # thousands only if the mark is "." in a comma-decimal world is unknowable,
-                # so treat it as a decimal mark (banks write at most 2 decimals; 3 is an error
-                # unless it ends in 0).
-                mark = candidate
-            else:
-                mark = other
-    if mark not in {",", "."}:
-        raise AmountError(f"decimal mark must be ',' or '.', got {mark!r}")
-    thousands = "." if mark == "," else ","
-    body = s.replace(thousands, "")
-    if body.count(mark) > 1:
+        integer, fraction = body, ""
+        thousands = "." if "." in body else ","
+    else:
+        thousands = "," if mark == "." else "."
+        if body.count(mark) > 1:
+            raise AmountError(f"more than one decimal mark {mark!r} in {text!r}")
+        integer, _, fraction = body.partition(mark)
+        if thousands in fraction:
+            raise AmountError(f"thousands separator after the decimal mark in {text!r}")
+    if thousands in integer:
+        if not _grouped(integer, thousands):
+            raise AmountError(f"thousands separators not in groups of three in {text!r}")
+        integer = integer.replace(thousands, "")
+    if not integer and not fraction:
         raise AmountError(f"not an amount: {text!r}")
-    body = body.replace(mark, ".")
-    if body.startswith(".") or body.endswith("."):
-        body = body.strip(".") if body.count(".") == 1 and body not in {"."} else body
-        if body == "." or not body:
-            raise AmountError(f"not an amount: {text!r}")
-    try:
-        value = Decimal(body)
-    except InvalidOperation as exc:
-        raise AmountError(f"not an amount: {text!r}") from exc
-    cents = value * 100
-    if cents != cents.to_integral_value():
-        raise AmountError(f"more than two decimal places: {text!r}")
-    result = int(cents)
-    return -result if negative else result
+    if mark is not None and mark in body and not fraction:
+        raise AmountError(f"decimal mark without decimals in {text!r}")
+    if len(fraction) > 2 and fraction[2:].strip("0"):
+        raise AmountError(f"more than two decimal places in {text!r} (recon never rounds)")
+    value = Decimal(f"{integer or '0'}.{(fraction[:2] or '0')}")
+    cents = int(value * 100)
+    return -cents if negative else cents
+
+
+def parse_plain_cents(text: str) -> int:
+    """Fast path for the canonical form "-123.45" (API Pix `valor`, PSP CSV); else parse_cents.
+
+    Exact: the digits are split at the mark and joined as integers, no float involved.
+    """
+    if _PLAIN_DOT.fullmatch(text) is not None:
+        whole, frac = text[:-3], text[-2:]
+        cents = abs(int(whole)) * 100 + int(frac)
+        return -cents if whole.startswith("-") else cents
+    return parse_cents(text, decimal_mark=".")
 
 
 def format_cents(cents: int, *, decimal_mark: str = ".", thousands: str = "") -> str:

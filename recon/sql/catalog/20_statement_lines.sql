@@ -1,8 +1,65 @@
--- One row per normalized statement line; a line imported again (or upserted, like a
--- devolução whose status changed) keeps its latest version.
+-- statement_lines: one row per line_id, merging every stored version of the line.
+--
+-- A line can be stored more than once: the same PIX read from several formats (its
+-- line_id depends on the end-to-end id, not on the format), or a devolução whose status
+-- changed between imports. Versions are ranked: the richer format first
+-- (pix-json > cnab240 > ofx > csv), then the latest import. Each content column takes the
+-- first non-null value in that order, so an OFX FITID fills bank_reference of a line whose
+-- best version came from API Pix. Lineage columns (source_format, source_file,
+-- source_line, imported_at) come together from the best version.
+-- A devolução that was NAO_REALIZADO is stored as a void version (0 cents); a refund line
+-- whose merged amount is 0 moved no money and is left out.
 CREATE OR REPLACE VIEW statement_lines AS
-SELECT * FROM {statement_files}
-QUALIFY row_number() OVER (PARTITION BY line_id ORDER BY imported_at DESC, source_file DESC) = 1;
+WITH versions AS (
+    SELECT
+        *,
+        row_number() OVER (
+            PARTITION BY line_id
+            ORDER BY
+                CASE source_format
+                    WHEN 'pix-json' THEN 1 WHEN 'cnab240' THEN 2 WHEN 'ofx' THEN 3
+                    WHEN 'csv' THEN 4 ELSE 5
+                END,
+                imported_at DESC, source_file DESC, source_line DESC
+        ) AS version_rank
+    FROM {statement_files}
+),
+merged AS (
+    SELECT
+        -- ids
+        line_id,
+        -- lineage, from the best version
+        arg_min(source_format, version_rank) AS source_format,
+        arg_min(source_file, version_rank) AS source_file,
+        arg_min(source_line, version_rank) AS source_line,
+        arg_min(account, version_rank) AS account,
+        -- the movement
+        arg_min(booked_at, version_rank) FILTER (WHERE booked_at IS NOT NULL) AS booked_at,
+        arg_min(amount_cents, version_rank) FILTER (WHERE amount_cents IS NOT NULL) AS amount_cents,
+        arg_min(direction, version_rank) FILTER (WHERE direction IS NOT NULL) AS direction,
+        arg_min(kind, version_rank) FILTER (WHERE kind IS NOT NULL) AS kind,
+        -- PIX identifiers
+        arg_min(end_to_end_id, version_rank) FILTER (WHERE end_to_end_id IS NOT NULL) AS end_to_end_id,
+        arg_min(txid, version_rank) FILTER (WHERE txid IS NOT NULL) AS txid,
+        arg_min(refund_of, version_rank) FILTER (WHERE refund_of IS NOT NULL) AS refund_of,
+        -- counterparty and text
+        arg_min(counterparty_name, version_rank) FILTER (WHERE counterparty_name IS NOT NULL) AS counterparty_name,
+        arg_min(counterparty_document, version_rank) FILTER (WHERE counterparty_document IS NOT NULL) AS counterparty_document,
+        arg_min(counterparty_key, version_rank) FILTER (WHERE counterparty_key IS NOT NULL) AS counterparty_key,
+        arg_min(description, version_rank) FILTER (WHERE description IS NOT NULL) AS description,
+        arg_min(bank_reference, version_rank) FILTER (WHERE bank_reference IS NOT NULL) AS bank_reference,
+        arg_min(imported_at, version_rank) AS imported_at
+    FROM versions
+    GROUP BY line_id
+)
+SELECT
+    line_id, source_format, source_file, source_line, account, booked_at, amount_cents,
+    direction, kind, end_to_end_id, txid, refund_of, counterparty_name,
+    counterparty_document, counterparty_key, description, bank_reference, imported_at
+FROM merged
+WHERE NOT (kind IN ('pix_refund_in', 'pix_refund_out') AND amount_cents = 0);
 
+-- statement_quarantine: malformed lines kept aside by `recon statements import --quarantine`
+-- (each stored once however often its file is imported).
 CREATE OR REPLACE VIEW statement_quarantine AS
 SELECT * FROM {quarantine_files};

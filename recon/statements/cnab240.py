@@ -1,0 +1,258 @@
+"""FEBRABAN CNAB 240 "extrato para conciliação bancária" (batch service 04, segment E).
+
+Positions are 1-based and inclusive, as the FEBRABAN layout writes them.
+
+File header (record type 0) and file trailer (9): 18-23 number of batches, 24-29 number of
+records in the file (all lines, headers and trailers included).
+Batch header (1): 9 operation "E", 10-11 service "04", 143-150 opening balance date,
+151-168 opening balance (16 digits + 2 decimals), 169 its D/C.
+Segment E detail (3, segment at 14 = "E"): 109-111 natureza, 135-142 data contábil,
+143-150 data do lançamento (DDMMAAAA), 151-168 valor (16+2), 169 tipo D/C,
+170-172 categoria (105 = tarifas), 173-176 código histórico, 177-201 histórico (25),
+202-240 número do documento (39: the sandbox writes the e2e id, or the rtrId for a
+devolução, here).
+Batch trailer (5): 143-150 closing balance date, 151-168 closing balance, 169 its D/C,
+171-176 number of records in the batch (its header and trailer included),
+177-194 sum of debits, 195-212 sum of credits.
+
+Checks, each an error naming the file, line and field when it fails: opening balance +
+credits - debits = closing balance; the trailer's sums and record count equal what the
+batch holds; the file trailer's batch and record counts. With --quarantine a batch that
+lost lines to quarantine cannot balance, so its checks become warnings.
+A date-only booking is the start of that day in America/Sao_Paulo.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from recon.errors import StatementError, StatementParseError
+from recon.statements.lines import (
+    BUSINESS_TZ,
+    Bad,
+    LineError,
+    ParseResult,
+    classify,
+    clean,
+)
+
+RECORD = 240
+FEE_CATEGORY = "105"
+
+
+@lru_cache(maxsize=8192)
+def cnab_day(text: str, field: str) -> str:
+    """DDMMAAAA -> the start of that day in the business time zone, ISO with offset."""
+    if len(text) != 8 or not text.isdigit():
+        raise LineError(field, f"not a DDMMAAAA date: {text!r}")
+    try:
+        day = date(int(text[4:]), int(text[2:4]), int(text[:2]))
+    except ValueError as exc:
+        raise LineError(field, f"not a date: {text!r}") from exc
+    return datetime(day.year, day.month, day.day, tzinfo=BUSINESS_TZ).isoformat()
+
+
+def _number(record: str, start: int, end: int, field: str) -> int:
+    text = record[start - 1 : end]
+    if not text.isdigit():
+        raise LineError(field, f"positions {start}-{end} must be digits, got {text!r}")
+    return int(text)
+
+
+def _signed(record: str, start: int, end: int, sign_pos: int, field: str) -> int:
+    value = _number(record, start, end, field)
+    sign = record[sign_pos - 1]
+    if sign == "D":
+        return -value
+    if sign == "C":
+        return value
+    raise LineError(field, f"position {sign_pos} must be D or C, got {sign!r}")
+
+
+def _detail(record: str, line: int) -> tuple[Any, ...]:
+    booked = cnab_day(record[142:150], "data_lancamento")
+    cents = _signed(record, 151, 168, 169, "valor_lancamento")
+    direction = "debit" if cents < 0 else "credit"
+    history = clean(record[176:201])
+    document = clean(record[201:240])
+    category = record[169:172]
+    kind, e2e, refund_of = classify(direction, history, document, fee_hint=category == FEE_CATEGORY)
+    # A document that is the PIX id itself is not a bank reference (it would hide the
+    # OFX FITID when the view merges formats).
+    reference = None if document in (e2e, refund_of) else document
+    return (
+        line,
+        booked,
+        cents,
+        direction,
+        kind,
+        e2e,
+        None,
+        refund_of,
+        None,
+        None,
+        None,
+        history,
+        reference,
+    )
+
+
+class _Batch:
+    __slots__ = ("bad", "credits", "debits", "header_line", "opening", "records")
+
+    def __init__(self, header_line: int, opening: int | None):
+        self.header_line = header_line
+        self.opening = opening
+        self.records = 1
+        self.debits = 0
+        self.credits = 0
+        self.bad = 0
+
+
+def parse_text(text: str, source: str) -> ParseResult:
+    """Parse CNAB 240 text (one 240-character record per line)."""
+    result = ParseResult()
+    rows, bad = result.rows, result.bad
+    batch: _Batch | None = None
+    batches = 0
+    records = 0
+    file_trailer_seen = False
+
+    def fail(line: int, field: str, message: str) -> None:
+        if batch is not None and batch.bad:
+            result.warnings.append(f"line {line}: {field}: {message} (lines were quarantined)")
+            return
+        raise StatementParseError(message, file=source, line=line, field=field)
+
+    for line, raw in enumerate(text.split("\n"), start=1):
+        record = raw.rstrip("\r")
+        if not record.strip():
+            continue
+        records += 1
+        if len(record) < RECORD:
+            record = record.ljust(RECORD)  # editors strip trailing blanks
+        elif len(record) > RECORD:
+            bad.append(Bad(line, "record", f"{len(record)} characters, not {RECORD}", record))
+            if batch is not None:
+                batch.bad += 1
+            continue
+        kind = record[7]
+        try:
+            if kind == "3":
+                if batch is None:
+                    raise LineError("tipo_registro", "detail record outside a batch")
+                batch.records += 1
+                if record[13] != "E":
+                    raise LineError("segmento", f"segment {record[13]!r}, expected 'E'")
+                row = _detail(record, line)
+                rows.append(row)
+                if row[2] < 0:
+                    batch.debits -= row[2]
+                else:
+                    batch.credits += row[2]
+            elif kind == "1":
+                if record[9:11] != "04":
+                    raise StatementError(
+                        f"{source}:{line}: batch service {record[9:11]!r} is not 04 (extrato)"
+                    )
+                opening = _signed(record, 151, 168, 169, "saldo_inicial")
+                batch = _Batch(line, opening)
+                batches += 1
+            elif kind == "5":
+                if batch is None:
+                    raise LineError("tipo_registro", "batch trailer without a batch header")
+                batch.records += 1
+                _check_batch(record, line, batch, fail, result)
+                batch = None
+            elif kind == "9":
+                file_trailer_seen = True
+                want_batches = _number(record, 18, 23, "qtd_lotes")
+                want_records = _number(record, 24, 29, "qtd_registros")
+                if want_batches != batches:
+                    fail(
+                        line,
+                        "qtd_lotes",
+                        f"trailer says {want_batches} batches, file has {batches}",
+                    )
+                if want_records != records:
+                    fail(
+                        line,
+                        "qtd_registros",
+                        f"trailer says {want_records} records, file has {records}",
+                    )
+                result.checks.append(f"file trailer: {batches} batches, {records} records")
+            elif kind == "0":
+                pass
+            else:
+                raise LineError("tipo_registro", f"unknown record type {kind!r} at position 8")
+        except LineError as exc:
+            bad.append(Bad(line, exc.field, exc.reason, record))
+            if batch is not None:
+                batch.bad += 1
+    if records == 0:
+        raise StatementError(f"{source}: empty CNAB 240 file")
+    if batch is not None:
+        raise StatementParseError(
+            "batch has no trailer (file cut short?)", file=source, line=batch.header_line
+        )
+    if not file_trailer_seen:
+        raise StatementParseError("no file trailer (record type 9)", file=source, line=records)
+    return result
+
+
+def _check_batch(record: str, line: int, batch: _Batch, fail: Any, result: ParseResult) -> None:
+    closing = _signed(record, 151, 168, 169, "saldo_final")
+    count = _number(record, 171, 176, "qtd_registros")
+    debits = _number(record, 177, 194, "somatoria_debitos")
+    credits = _number(record, 195, 212, "somatoria_creditos")
+    if debits != batch.debits:
+        fail(
+            line,
+            "somatoria_debitos",
+            f"trailer says {debits} cents of debits, lines sum to {batch.debits}",
+        )
+    if credits != batch.credits:
+        fail(
+            line,
+            "somatoria_creditos",
+            f"trailer says {credits} cents of credits, lines sum to {batch.credits}",
+        )
+    if count != batch.records:
+        fail(
+            line,
+            "qtd_registros",
+            f"trailer says {count} records in the batch, it has {batch.records}",
+        )
+    opening = batch.opening or 0
+    if opening + batch.credits - batch.debits != closing:
+        fail(
+            line,
+            "saldo_final",
+            f"opening {opening} + credits {batch.credits} - debits {batch.debits} "
+            f"= {opening + batch.credits - batch.debits}, closing balance says {closing}",
+        )
+    result.checks.append(
+        f"batch at line {batch.header_line}: opening {opening} + {batch.credits} - "
+        f"{batch.debits} = closing {closing} cents, {batch.records} records"
+    )
+
+
+def parse_file(path: Path) -> ParseResult:
+    """Parse a CNAB 240 extrato file (ASCII/latin-1)."""
+    raw = path.read_bytes()
+    # Positions count bytes. Read UTF-8 only when that keeps every record 240 characters
+    # long (accents in UTF-8 would shift the fields); otherwise one byte = one character.
+    text = raw.decode("latin-1")
+    if not raw.isascii():
+        try:
+            utf8 = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            utf8 = None
+        if utf8 is not None and all(
+            len(r.rstrip("\r")) == RECORD for r in utf8.split("\n") if r.strip()
+        ):
+            text = utf8
+    return parse_text(text, str(path))

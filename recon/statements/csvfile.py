@@ -1,0 +1,491 @@
+"""CSV statement exports: two built-in profiles and a generic mapping from TOML.
+
+Profiles (`--csv-profile`):
+- "psp": UTF-8, comma, header `data_hora,tipo,valor,end_to_end_id,txid,id_devolucao,
+  e2e_original,nome_contraparte,documento_contraparte,chave_pix,descricao,id_transacao`;
+  valor signed with a dot decimal; data_hora ISO 8601 with offset; tipo PIX_RECEBIDO |
+  PIX_ENVIADO | DEVOLUCAO_RECEBIDA | DEVOLUCAO_ENVIADA | TARIFA (a sign that disagrees with
+  tipo is an error). For a devolução end_to_end_id is its rtrId and e2e_original the
+  original PIX.
+- "bank": cp1252, semicolon, a preamble (bank, "Agência/Conta", "Período", blank line)
+  then `Data;Histórico;Documento;Valor;Saldo`; Data DD/MM/YYYY (the start of that day in
+  America/Sao_Paulo), Valor "-1.200,00"; Documento holds the e2e id (or rtrId) for PIX.
+  A row with a Saldo and no Valor ("SALDO ANTERIOR") is a balance row, not a line; where
+  consecutive rows carry Saldo, previous balance + Valor must equal it.
+- a TOML file (generic mapping; keys at the top level or under [csv]):
+
+      delimiter = ";"              # default ","
+      decimal_mark = ","           # "," | "." | "auto" (recon.money rules); default "."
+      encoding = "utf-8-sig"       # any Python codec; utf-8-sig also takes a BOM
+      date_format = "%d/%m/%Y"     # "iso" (default) or a strptime format
+      timezone = "America/Sao_Paulo"  # for times/dates without an offset
+      skip_lines = 3               # preamble lines before the header (default: search)
+      sign = "signed"              # signed | inverted | split | indicator
+      debit_values = ["D"]         # indicator values meaning debit (sign = "indicator")
+      [columns]                    # recon field = CSV column
+      booked_at = "Data"           # required
+      amount = "Valor"             # required unless sign = "split" (credit, debit)
+      # credit, debit, indicator, kind, end_to_end_id, txid, refund_of, refund_id,
+      # counterparty_name, counterparty_document, counterparty_key, description,
+      # bank_reference, balance
+      [kinds]                      # values of the kind column -> recon kind
+      "PIX RECEBIDO" = "pix_in"
+
+Without a kind column the kind comes from the text (recon.statements.lines.classify).
+`source_line` is the physical line number in the file (preamble and header counted).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, tzinfo
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from recon.errors import ConfigError, StatementError, StatementParseError, UsageError
+from recon.money import AmountError, parse_cents, parse_plain_cents
+from recon.statements.lines import (
+    KINDS,
+    Bad,
+    LineError,
+    ParseResult,
+    classify,
+    clean,
+)
+
+TARGETS = (
+    "booked_at",
+    "amount",
+    "credit",
+    "debit",
+    "indicator",
+    "kind",
+    "end_to_end_id",
+    "txid",
+    "refund_of",
+    "refund_id",
+    "counterparty_name",
+    "counterparty_document",
+    "counterparty_key",
+    "description",
+    "bank_reference",
+    "balance",
+)
+SIGNS = ("signed", "inverted", "split", "indicator")
+_CREDIT_KINDS = frozenset({"pix_in", "pix_refund_in"})
+_DEBIT_KINDS = frozenset({"pix_out", "pix_refund_out"})
+_HAS_OFFSET = re.compile(r".*(?:[Zz]|[+-]\d{2}:?\d{2})$")
+
+
+@dataclass(frozen=True)
+class CsvProfile:
+    """How to read one CSV shape (see the module doc)."""
+
+    name: str
+    columns: Mapping[str, str]
+    delimiter: str = ","
+    decimal_mark: str | None = "."  # None: infer per value (recon.money rules)
+    encoding: str = "utf-8-sig"
+    date_format: str = "iso"
+    timezone: str = "America/Sao_Paulo"
+    skip_lines: int | None = None
+    sign: str = "signed"
+    debit_values: tuple[str, ...] = ("D",)
+    kinds: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        unknown = set(self.columns) - set(TARGETS)
+        if unknown:
+            raise ConfigError(f"csv profile {self.name}: unknown fields {sorted(unknown)}")
+        if "booked_at" not in self.columns:
+            raise ConfigError(f"csv profile {self.name}: columns.booked_at is required")
+        if self.sign not in SIGNS:
+            raise ConfigError(f"csv profile {self.name}: sign must be one of {SIGNS}")
+        need = {"split": ("credit", "debit"), "indicator": ("amount", "indicator")}.get(
+            self.sign, ("amount",)
+        )
+        for target in need:
+            if target not in self.columns:
+                raise ConfigError(f"csv profile {self.name}: columns.{target} is required")
+        if self.decimal_mark not in (None, ".", ","):
+            raise ConfigError(f"csv profile {self.name}: decimal_mark must be ',', '.' or 'auto'")
+        if len(self.delimiter) != 1:
+            raise ConfigError(f"csv profile {self.name}: delimiter must be one character")
+        bad_kinds = {v for v in self.kinds.values() if v not in KINDS}
+        if bad_kinds:
+            raise ConfigError(f"csv profile {self.name}: unknown kinds {sorted(bad_kinds)}")
+        try:
+            ZoneInfo(self.timezone)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ConfigError(
+                f"csv profile {self.name}: unknown timezone {self.timezone!r}"
+            ) from exc
+
+
+PSP = CsvProfile(
+    name="psp",
+    columns={
+        "booked_at": "data_hora",
+        "kind": "tipo",
+        "amount": "valor",
+        "end_to_end_id": "end_to_end_id",
+        "txid": "txid",
+        "refund_id": "id_devolucao",
+        "refund_of": "e2e_original",
+        "counterparty_name": "nome_contraparte",
+        "counterparty_document": "documento_contraparte",
+        "counterparty_key": "chave_pix",
+        "description": "descricao",
+        "bank_reference": "id_transacao",
+    },
+    kinds={
+        "PIX_RECEBIDO": "pix_in",
+        "PIX_ENVIADO": "pix_out",
+        "DEVOLUCAO_RECEBIDA": "pix_refund_in",
+        "DEVOLUCAO_ENVIADA": "pix_refund_out",
+        "TARIFA": "fee",
+    },
+)
+
+BANK = CsvProfile(
+    name="bank",
+    columns={
+        "booked_at": "Data",
+        "description": "Histórico",
+        "bank_reference": "Documento",
+        "amount": "Valor",
+        "balance": "Saldo",
+    },
+    delimiter=";",
+    decimal_mark=",",
+    encoding="cp1252",
+    date_format="%d/%m/%Y",
+)
+
+PROFILES = {"psp": PSP, "bank": BANK}
+
+
+def load_profile(path: Path) -> CsvProfile:
+    """A generic CSV mapping from a TOML file."""
+    try:
+        with path.open("rb") as fh:
+            doc = tomllib.load(fh)
+    except FileNotFoundError as exc:
+        raise UsageError(f"csv profile not found: {path}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+    section = doc.get("csv", doc)
+    if not isinstance(section, dict) or not isinstance(section.get("columns"), dict):
+        raise ConfigError(f"{path}: a csv profile needs a [columns] table")
+    mark = section.get("decimal_mark", ".")
+    try:
+        return CsvProfile(
+            name=str(section.get("name", path.stem)),
+            columns={str(k): str(v) for k, v in section["columns"].items()},
+            delimiter=str(section.get("delimiter", ",")),
+            decimal_mark=None if mark == "auto" else mark,
+            encoding=str(section.get("encoding", "utf-8-sig")),
+            date_format=str(section.get("date_format", "iso")),
+            timezone=str(section.get("timezone", "America/Sao_Paulo")),
+            skip_lines=section.get("skip_lines"),
+            sign=str(section.get("sign", "signed")),
+            debit_values=tuple(str(v) for v in section.get("debit_values", ["D"])),
+            kinds={str(k): str(v) for k, v in section.get("kinds", {}).items()},
+        )
+    except TypeError as exc:
+        raise ConfigError(f"{path}: bad csv profile: {exc}") from exc
+
+
+def detect_profile(head: str) -> CsvProfile | None:
+    """The built-in profile whose header appears in the first lines of a file, if any."""
+    lines = head.splitlines()[:20]
+    for line in lines:
+        cells = {c.strip().strip('"') for c in line.split(",")}
+        if {"data_hora", "tipo", "valor", "end_to_end_id"} <= cells:
+            return PSP
+        cells = {c.strip().strip('"') for c in line.split(";")}
+        if {"Data", "Valor"} <= cells and ({"Histórico", "Historico"} & cells):
+            return BANK
+    return None
+
+
+def resolve_profile(profile: Any, path: Path) -> CsvProfile:
+    """A CsvProfile from a name ("psp", "bank"), a TOML path, a profile, or None (detect)."""
+    if isinstance(profile, CsvProfile):
+        return profile
+    if profile is None:
+        raw = path.read_bytes()[:8192]
+        for codec in ("utf-8-sig", "cp1252"):
+            try:
+                head = raw.decode(codec)
+            except UnicodeDecodeError:
+                continue
+            found = detect_profile(head)
+            if found:
+                return found
+        raise StatementError(
+            f"{path}: CSV of an unknown shape; pass --csv-profile psp|bank|FILE.toml"
+        )
+    name = str(profile)
+    if name in PROFILES:
+        return PROFILES[name]
+    if name.endswith(".toml") or Path(name).is_file():
+        return load_profile(Path(name))
+    raise UsageError(f"unknown csv profile {name!r}; use psp, bank or a .toml file")
+
+
+@lru_cache(maxsize=16384)
+def _day_start(text: str, fmt: str, tz: tzinfo) -> str:
+    try:
+        dt = datetime.strptime(text, fmt)
+    except ValueError as exc:
+        raise LineError("booked_at", f"not a date in format {fmt}: {text!r}") from exc
+    return dt.replace(tzinfo=tz).isoformat()
+
+
+class _Reader:
+    """Reads one file with one profile; keeps the per-row state small for speed."""
+
+    def __init__(self, profile: CsvProfile, source: str):
+        self.p = profile
+        self.source = source
+        self.tz = ZoneInfo(profile.timezone)
+        self.iso = profile.date_format == "iso"
+
+    def cents(self, text: str, target: str) -> int:
+        s = text.strip()
+        try:
+            if self.p.decimal_mark == ".":
+                return parse_plain_cents(s)
+            return parse_cents(s, decimal_mark=self.p.decimal_mark)
+        except AmountError as exc:
+            raise LineError(target, str(exc)) from exc
+
+    def booked(self, text: str) -> str:
+        s = text.strip()
+        if not s:
+            raise LineError("booked_at", "missing")
+        if self.iso:
+            if _HAS_OFFSET.match(s):
+                return s
+            try:
+                dt = datetime.fromisoformat(s)
+            except ValueError as exc:
+                raise LineError("booked_at", f"not an ISO 8601 time: {s!r}") from exc
+            return dt.replace(tzinfo=self.tz).isoformat()
+        return _day_start(s, self.p.date_format, self.tz)
+
+
+def _index(header: list[str], profile: CsvProfile, source: str, line: int) -> dict[str, int]:
+    names = [h.strip().lstrip("\ufeff") for h in header]
+    where: dict[str, int] = {}
+    for target, column in profile.columns.items():
+        if column not in names:
+            raise StatementParseError(
+                f"column {column!r} (for {target}) not in the header {names}",
+                file=source,
+                line=line,
+                field=column,
+            )
+        where[target] = names.index(column)
+    return where
+
+
+def _find_header(lines: list[str], profile: CsvProfile) -> int | None:
+    need = [profile.columns["booked_at"], profile.columns.get("amount") or ""]
+    for i, line in enumerate(lines):
+        cells = [c.strip().strip('"').lstrip("\ufeff") for c in line.split(profile.delimiter)]
+        if all(n in cells for n in need if n):
+            return i
+    return None
+
+
+def parse_file(path: Path, profile: CsvProfile) -> ParseResult:
+    """Parse a CSV statement with `profile`."""
+    try:
+        text = path.read_bytes().decode(profile.encoding)
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise StatementParseError(
+            f"not valid {profile.encoding} text ({exc.reason})", file=str(path), line=line
+        ) from exc
+    except LookupError as exc:
+        raise ConfigError(
+            f"csv profile {profile.name}: unknown encoding {profile.encoding}"
+        ) from exc
+    return parse_text(text, str(path), profile)
+
+
+def parse_text(text: str, source: str, profile: CsvProfile) -> ParseResult:
+    """Parse CSV text with `profile`."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    buffer = io.StringIO(text, newline="")
+    if profile.skip_lines is not None:
+        skipped = profile.skip_lines
+    else:
+        head = text[:16384].splitlines()
+        found = _find_header(head, profile)
+        if found is None:
+            raise StatementParseError(
+                f"no header with the columns of profile {profile.name!r}", file=source, line=1
+            )
+        skipped = found
+    for _ in range(skipped):
+        buffer.readline()
+    reader = csv.reader(buffer, delimiter=profile.delimiter)
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise StatementParseError("no header line", file=source, line=skipped + 1) from None
+    header_line = skipped + reader.line_num
+    where = _index(header, profile, source, header_line)
+    return _rows(reader, where, profile, source, skipped, len(header))
+
+
+def _rows(
+    reader: Any, where: dict[str, int], profile: CsvProfile, source: str, offset: int, width: int
+) -> ParseResult:
+    result = ParseResult()
+    rows, bad = result.rows, result.bad
+    r = _Reader(profile, source)
+    get = where.get
+    i_booked = where["booked_at"]
+    i_amount, i_credit, i_debit = get("amount"), get("credit"), get("debit")
+    i_ind, i_kind, i_balance = get("indicator"), get("kind"), get("balance")
+    optional = [
+        get(t)
+        for t in (
+            "end_to_end_id",
+            "txid",
+            "refund_of",
+            "counterparty_name",
+            "counterparty_document",
+            "counterparty_key",
+            "description",
+            "bank_reference",
+            "refund_id",
+        )
+    ]
+    sign = profile.sign
+    debit_values = set(profile.debit_values)
+    kinds = profile.kinds
+    balance: int | None = None
+    balance_line = 0
+    checked = 0
+    plain = profile.decimal_mark == "." and sign == "signed"
+    for cells in reader:
+        line = offset + reader.line_num
+        if not cells or (len(cells) == 1 and not cells[0].strip()):
+            continue
+        try:
+            if len(cells) < width:
+                raise LineError("columns", f"{len(cells)} columns, the header has {width}")
+            amount_text = cells[i_amount] if i_amount is not None else ""
+            if (
+                i_balance is not None
+                and not amount_text.strip()
+                and sign != "split"
+                and cells[i_balance].strip()
+            ):  # a balance row ("SALDO ANTERIOR", "SALDO DO DIA")
+                stated = r.cents(cells[i_balance], "balance")
+                if balance is not None and stated != balance:
+                    raise StatementParseError(
+                        f"balance row says {stated} cents, the lines before sum to {balance}",
+                        file=source,
+                        line=line,
+                        field=profile.columns["balance"],
+                    )
+                balance, balance_line = stated, line
+                continue
+            if plain:
+                try:
+                    cents = parse_plain_cents(amount_text.strip())
+                except AmountError as exc:
+                    raise LineError("amount", str(exc)) from exc
+            elif sign == "split":
+                assert i_credit is not None and i_debit is not None
+                credit_t, debit_t = cells[i_credit].strip(), cells[i_debit].strip()
+                if bool(credit_t) == bool(debit_t):
+                    raise LineError("amount", "exactly one of credit/debit must be filled")
+                cents = (
+                    abs(r.cents(credit_t, "credit"))
+                    if credit_t
+                    else -abs(r.cents(debit_t, "debit"))
+                )
+            else:
+                cents = r.cents(amount_text, "amount")
+                if sign == "inverted":
+                    cents = -cents
+                elif sign == "indicator":
+                    assert i_ind is not None
+                    cents = -abs(cents) if cells[i_ind].strip() in debit_values else abs(cents)
+            booked = r.booked(cells[i_booked])
+            direction = "debit" if cents < 0 else "credit"
+            e2e, txid, refund_of, cp_name, cp_doc, cp_key, desc, ref, refund_id = (
+                (clean(cells[i]) if i is not None else None) for i in optional
+            )
+            if i_kind is not None:
+                raw_kind = cells[i_kind].strip()
+                kind = kinds.get(raw_kind, raw_kind if raw_kind in KINDS else "")
+                if not kind:
+                    raise LineError("kind", f"unknown kind {raw_kind!r}")
+                if (kind in _CREDIT_KINDS and cents < 0) or (kind in _DEBIT_KINDS and cents > 0):
+                    raise LineError(
+                        "amount", f"sign of {amount_text.strip()!r} disagrees with {raw_kind}"
+                    )
+            else:
+                kind, found_e2e, found_of = classify(direction, desc, ref or e2e)
+                e2e = e2e or found_e2e
+                refund_of = refund_of or found_of
+                if ref is not None and ref in (e2e, refund_of):
+                    ref = None  # the PIX id itself, not a bank reference
+            if i_balance is not None:
+                text_balance = cells[i_balance].strip()
+                if text_balance:
+                    now = r.cents(text_balance, "balance")
+                    if balance is not None and balance + cents != now:
+                        raise StatementParseError(
+                            f"running balance: {balance} (line {balance_line}) + {cents} "
+                            f"= {balance + cents}, the file says {now} cents",
+                            file=source,
+                            line=line,
+                            field=profile.columns["balance"],
+                        )
+                    if balance is not None:
+                        checked += 1
+                    balance, balance_line = now, line
+                elif balance is not None:
+                    balance += cents
+                    balance_line = line
+            rows.append(
+                (
+                    line,
+                    booked,
+                    cents,
+                    direction,
+                    kind,
+                    e2e,
+                    txid,
+                    refund_of,
+                    cp_name,
+                    cp_doc,
+                    cp_key,
+                    desc,
+                    ref or refund_id,
+                )
+            )
+        except LineError as exc:
+            column = profile.columns.get(exc.field, exc.field)
+            bad.append(Bad(line, column, exc.reason, profile.delimiter.join(cells)[:2000]))
+            balance = None  # a lost line breaks the running balance; restart at the next Saldo
+    if checked:
+        result.checks.append(f"running balance verified on {checked} lines")
+    return result

@@ -1,0 +1,461 @@
+"""Import statement files into `statement_lines`, losing nothing and counting everything.
+
+For each file: sniff (or take) its format, parse it into lines, give every line its stable
+`line_id`, drop what statement_lines already holds, and write the rest as one Parquet file.
+Every line read ends up in exactly one count: imported (a line_id new to statement_lines),
+duplicate (a line_id already there, from an earlier import, an earlier file of this import,
+or an earlier line of the same file) or quarantined (malformed, `quarantine=True` only).
+A duplicate whose content differs (a devolução whose status changed, a PIX first read from
+OFX and now from API Pix) is stored as a new version of its line; the view merges versions.
+
+line_id: a PIX movement with an end-to-end id is md5("e2e", account, end_to_end_id,
+direction) whatever the format, so the same PIX read from OFX and from API Pix is one line.
+Other lines: md5("line", format, account, booked_at, amount, bank_reference, occurrence)
+where occurrence numbers identical lines within the file.
+
+Nothing is written until every file has been read: by default a malformed line stops the
+whole import with a StatementParseError naming file, line and field.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from recon.config import DataDir, load_config, new_run_id
+from recon.errors import StatementError, StatementParseError, UsageError
+from recon.schemas import STATEMENT_LINES_SCHEMA, STATEMENT_QUARANTINE_SCHEMA, TS
+from recon.statements import store
+from recon.statements.lines import FORMATS, Bad, ParseResult
+
+__all__ = ["FileReport", "ImportReport", "ParseResult", "import_parsed", "import_statements"]
+
+DEFAULT_ACCOUNT = "default"
+FORMAT_CHOICES = ("auto", *FORMATS)
+
+# Order of the tuples parsers produce (see recon.statements.lines.Line); booked_at is
+# ISO 8601 text with a UTC offset here, cast to TIMESTAMPTZ in one vectorized step.
+_ROW_FIELDS = (
+    "source_line",
+    "booked_at",
+    "amount_cents",
+    "direction",
+    "kind",
+    "end_to_end_id",
+    "txid",
+    "refund_of",
+    "counterparty_name",
+    "counterparty_document",
+    "counterparty_key",
+    "description",
+    "bank_reference",
+)
+
+
+@dataclass(frozen=True)
+class FileReport:
+    """Counts for one file: read == imported + duplicate + quarantined."""
+
+    path: str
+    format: str
+    read: int
+    imported: int
+    duplicate: int
+    quarantined: int
+    new_versions: int  # duplicates stored as a newer/richer version of their line
+    written: str | None  # the Parquet file written, if any
+    checks: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """Counts over all files of one import: read == imported + duplicate + quarantined."""
+
+    read: int
+    imported: int
+    duplicate: int
+    quarantined: int
+    per_file: tuple[FileReport, ...]
+    batch_id: str
+
+    @property
+    def new_versions(self) -> int:
+        return sum(f.new_versions for f in self.per_file)
+
+    def summary(self) -> str:
+        """One line a person reads after an import."""
+        return (
+            f"read {self.read}, imported {self.imported}, duplicate {self.duplicate} "
+            f"({self.new_versions} stored as new versions), quarantined {self.quarantined}"
+        )
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def _expand(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    out: list[Path] = []
+    for p in paths:
+        path = Path(p)
+        if path.is_dir():
+            out.extend(
+                sorted(
+                    c for c in path.iterdir() if c.is_file() and not c.name.startswith((".", "_"))
+                )
+            )
+        elif path.is_file():
+            out.append(path)
+        else:
+            raise UsageError(f"no such statement file: {path}")
+    return out
+
+
+def parse_path(path: Path, fmt: str, *, csv_profile: Any = None) -> tuple[str, ParseResult]:
+    """Parse one file with the given (or sniffed) format; returns (format, result)."""
+    from recon.statements import cnab240, csvfile, ofx, pixjson, sniff
+
+    if fmt == "auto":
+        fmt = sniff.sniff_format(path, csv_profile=csv_profile)
+    if fmt == "pix-json":
+        return fmt, pixjson.parse_file(path)
+    if fmt == "ofx":
+        return fmt, ofx.parse_file(path)
+    if fmt == "cnab240":
+        return fmt, cnab240.parse_file(path)
+    if fmt == "csv":
+        return fmt, csvfile.parse_file(path, csvfile.resolve_profile(csv_profile, path))
+    raise UsageError(f"unknown statement format {fmt!r}; choose one of {', '.join(FORMAT_CHOICES)}")
+
+
+# --------------------------------------------------------------------------- arrow
+
+
+def _cast_times(texts: list[str], rows_lines: list[int]) -> tuple[pa.Array, list[tuple[int, str]]]:
+    """Cast ISO texts to TIMESTAMPTZ; returns (array, [(index, reason)] of unreadable ones).
+
+    The vectorized cast is the fast path; only when it fails are rows looked at one by one,
+    so a bad time is reported with its line (and Python reads >6 fractional digits).
+    """
+    arr = pa.array(texts, pa.string())
+    try:
+        return pc.cast(arr, TS), []
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    fixed: list[str | None] = []
+    bad: list[tuple[int, str]] = []
+    for i, text in enumerate(texts):
+        try:
+            pc.cast(pa.array([text]), TS)
+            fixed.append(text)
+            continue
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
+        try:
+            dt = datetime.fromisoformat(text)
+        except (ValueError, TypeError):
+            dt = None
+        if dt is None or dt.tzinfo is None:
+            bad.append((i, f"not a time with a UTC offset: {text!r}"))
+            fixed.append(None)
+        else:
+            fixed.append(dt.astimezone(UTC).isoformat())
+    return pc.cast(pa.array(fixed, pa.string()), TS), bad
+
+
+def rows_to_table(
+    parsed: ParseResult,
+    *,
+    source_format: str,
+    source_file: str,
+    account: str,
+    imported_at: datetime,
+) -> tuple[pa.Table, list[Bad]]:
+    """The parser's rows as an Arrow table (schema columns, line_id still empty)."""
+    n = len(parsed.rows)
+    cols: list[list[Any]] = (
+        [list(c) for c in zip(*parsed.rows, strict=True)] if n else [[] for _ in _ROW_FIELDS]
+    )
+    booked, more_bad = _cast_times(cols[1], cols[0])
+    bad = [Bad(cols[0][i], "booked_at", reason, str(parsed.rows[i][1])) for i, reason in more_bad]
+    arrays: dict[str, pa.Array] = {
+        "line_id": pa.nulls(n, pa.string()),
+        "source_format": pa.repeat(pa.scalar(source_format), n),
+        "source_file": pa.repeat(pa.scalar(source_file), n),
+        "source_line": pa.array(cols[0], pa.int64()),
+        "account": pa.repeat(pa.scalar(account), n),
+        "booked_at": booked,
+        "amount_cents": pa.array(cols[2], pa.int64()),
+        "direction": pa.array(cols[3], pa.string()),
+        "kind": pa.array(cols[4], pa.string()),
+        "end_to_end_id": pa.array(cols[5], pa.string()),
+        "txid": pa.array(cols[6], pa.string()),
+        "refund_of": pa.array(cols[7], pa.string()),
+        "counterparty_name": pa.array(cols[8], pa.string()),
+        "counterparty_document": pa.array(cols[9], pa.string()),
+        "counterparty_key": pa.array(cols[10], pa.string()),
+        "description": pa.array(cols[11], pa.string()),
+        "bank_reference": pa.array(cols[12], pa.string()),
+        "imported_at": pa.repeat(pa.scalar(imported_at, TS), n),
+    }
+    table = pa.table(
+        [arrays[f.name].cast(f.type) for f in STATEMENT_LINES_SCHEMA],
+        schema=STATEMENT_LINES_SCHEMA,
+    )
+    if more_bad:
+        keep = [True] * n
+        for i, _ in more_bad:
+            keep[i] = False
+        table = table.filter(pa.array(keep))
+    return table, bad
+
+
+# The same expressions define line_id and fingerprint for every format (module doc).
+_BATCH_SQL = """
+WITH b AS (
+    SELECT * EXCLUDE (line_id),
+        CASE WHEN end_to_end_id IS NOT NULL
+            THEN md5(concat_ws(chr(31), 'e2e', account, end_to_end_id, direction))
+            ELSE md5(concat_ws(chr(31), 'line', source_format, account,
+                CAST(epoch_us(booked_at) AS VARCHAR), CAST(amount_cents AS VARCHAR),
+                coalesce(bank_reference, chr(0)),
+                CAST(row_number() OVER (
+                    PARTITION BY end_to_end_id IS NULL, booked_at, amount_cents, bank_reference
+                    ORDER BY source_line) - 1 AS VARCHAR)))
+        END AS line_id,
+        md5(concat_ws(chr(31), source_format, account,
+            CAST(epoch_us(booked_at) AS VARCHAR), CAST(amount_cents AS VARCHAR),
+            direction, kind,
+            coalesce(end_to_end_id, chr(0)), coalesce(txid, chr(0)),
+            coalesce(refund_of, chr(0)), coalesce(counterparty_name, chr(0)),
+            coalesce(counterparty_document, chr(0)), coalesce(counterparty_key, chr(0)),
+            coalesce(description, chr(0)), coalesce(bank_reference, chr(0)))) AS fingerprint
+    FROM batch
+), flagged AS (
+    SELECT b.*,
+        (sl.line_id IS NOT NULL
+            OR row_number() OVER (PARTITION BY b.line_id ORDER BY source_line) > 1) AS is_dup,
+        (sv.line_id IS NULL
+            AND row_number() OVER (PARTITION BY b.line_id, b.fingerprint ORDER BY source_line) = 1)
+            AS is_new_version
+    FROM b
+    LEFT JOIN seen_lines AS sl ON sl.line_id = b.line_id
+    LEFT JOIN seen_versions AS sv ON sv.line_id = b.line_id AND sv.fingerprint = b.fingerprint
+)
+SELECT * FROM flagged
+"""
+
+
+def _dedupe(con: duckdb.DuckDBPyConnection, table: pa.Table) -> tuple[pa.Table, int, int, int]:
+    """(rows to store, imported, duplicate, new_versions) for one file; updates `seen_*`."""
+    con.register("batch", table)
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE flagged AS {_BATCH_SQL}")
+    finally:
+        con.unregister("batch")
+    imported, duplicate, new_versions = con.execute(
+        "SELECT count(*) FILTER (WHERE NOT is_dup), count(*) FILTER (WHERE is_dup), "
+        "count(*) FILTER (WHERE is_dup AND is_new_version) FROM flagged"
+    ).fetchall()[0]
+    cols = ", ".join(f.name for f in store.STORED_SCHEMA)
+    keep = con.sql(
+        f"SELECT {cols} FROM flagged WHERE is_new_version ORDER BY source_line"
+    ).to_arrow_table()
+    con.execute("INSERT INTO seen_lines SELECT DISTINCT line_id FROM flagged WHERE NOT is_dup")
+    con.execute(
+        "INSERT INTO seen_versions SELECT line_id, fingerprint FROM flagged WHERE is_new_version"
+    )
+    con.execute("DROP TABLE flagged")
+    return keep.cast(store.STORED_SCHEMA), int(imported), int(duplicate), int(new_versions)
+
+
+def _quarantine_table(
+    con: duckdb.DuckDBPyConnection,
+    bad: list[Bad],
+    *,
+    source_format: str,
+    source_file: str,
+    imported_at: datetime,
+) -> pa.Table:
+    """Quarantine rows not already in statement_quarantine (keyed by where + what)."""
+    n = len(bad)
+    table = pa.table(
+        {
+            "source_format": pa.array([source_format] * n, pa.string()),
+            "source_file": pa.array([source_file] * n, pa.string()),
+            "source_line": pa.array([b.source_line for b in bad], pa.int64()),
+            "field": pa.array([b.field for b in bad], pa.string()),
+            "reason": pa.array([b.reason for b in bad], pa.string()),
+            "raw": pa.array([b.raw for b in bad], pa.string()),
+            "imported_at": pa.array([imported_at] * n, TS),
+        },
+        schema=STATEMENT_QUARANTINE_SCHEMA,
+    )
+    con.register("qbatch", table)
+    try:
+        out = con.sql(
+            """
+            WITH q AS (
+                SELECT *, md5(concat_ws(chr(31), source_format, source_file,
+                    CAST(source_line AS VARCHAR), coalesce(field, chr(0)), reason, raw)) AS row_key
+                FROM qbatch
+            )
+            SELECT q.* FROM q ANTI JOIN seen_quarantine USING (row_key)
+            QUALIFY row_number() OVER (PARTITION BY row_key ORDER BY source_line) = 1
+            ORDER BY source_line
+            """
+        ).to_arrow_table()
+    finally:
+        con.unregister("qbatch")
+    con.register("qnew", out)
+    try:
+        con.execute("INSERT INTO seen_quarantine SELECT row_key FROM qnew")
+    finally:
+        con.unregister("qnew")
+    return out.cast(store.QUARANTINE_STORED_SCHEMA)
+
+
+def _raise_first(bad: list[Bad], source_file: str) -> None:
+    first = min(bad, key=lambda b: b.source_line)
+    more = (
+        f" (and {len(bad) - 1} more malformed lines; --quarantine keeps the good ones)"
+        if len(bad) > 1
+        else ""
+    )
+    raise StatementParseError(
+        first.reason + more, file=source_file, line=first.source_line, field=first.field
+    )
+
+
+def resolve_account(account: str | None, data: DataDir) -> str:
+    """The account label: the argument, else recon.toml [statements] account, else 'default'."""
+    if account:
+        return account
+    section = load_config(data=data).get("statements", {})
+    label = section.get("account") if isinstance(section, dict) else None
+    return str(label) if label else DEFAULT_ACCOUNT
+
+
+def import_parsed(
+    sources: Sequence[tuple[str, str, ParseResult]],
+    data: str | os.PathLike[str] | DataDir | None = None,
+    *,
+    quarantine: bool = False,
+    account: str | None = None,
+) -> ImportReport:
+    """Import already-parsed sources [(source_file, format, ParseResult)] (see module doc)."""
+    dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
+    dd.ensure()
+    label = resolve_account(account, dd)
+    imported_at = datetime.now(UTC)
+    batch_id = new_run_id(imported_at)
+    con = duckdb.connect()
+    try:
+        con.execute("SET TimeZone = 'UTC'")
+        store.load_seen(con, dd)
+        reports: list[FileReport] = []
+        pending: list[tuple[Path, pa.Table]] = []
+        qpending: list[pa.Table] = []
+        for index, (source_file, fmt, parsed) in enumerate(sources):
+            table, time_bad = rows_to_table(
+                parsed,
+                source_format=fmt,
+                source_file=source_file,
+                account=label,
+                imported_at=imported_at,
+            )
+            bad = parsed.bad + time_bad
+            if bad and not quarantine:
+                _raise_first(bad, source_file)
+            keep, imported, duplicate, versions = _dedupe(con, table)
+            written = None
+            if keep.num_rows:
+                target = store.line_path(dd, fmt, f"{batch_id}-{index:04d}")
+                pending.append((target, keep))
+                written = str(target)
+            if bad:
+                qpending.append(
+                    _quarantine_table(
+                        con,
+                        bad,
+                        source_format=fmt,
+                        source_file=source_file,
+                        imported_at=imported_at,
+                    )
+                )
+            reports.append(
+                FileReport(
+                    path=source_file,
+                    format=fmt,
+                    read=imported + duplicate + len(bad),
+                    imported=imported,
+                    duplicate=duplicate,
+                    quarantined=len(bad),
+                    new_versions=versions,
+                    written=written,
+                    checks=tuple(parsed.checks),
+                    warnings=tuple(parsed.warnings),
+                )
+            )
+    finally:
+        con.close()
+    for target, keep in pending:
+        store.write_parquet_atomic(keep, target)
+    qrows = [t for t in qpending if t.num_rows]
+    if qrows:
+        store.write_parquet_atomic(pa.concat_tables(qrows), store.quarantine_path(dd, batch_id))
+    return ImportReport(
+        read=sum(r.read for r in reports),
+        imported=sum(r.imported for r in reports),
+        duplicate=sum(r.duplicate for r in reports),
+        quarantined=sum(r.quarantined for r in reports),
+        per_file=tuple(reports),
+        batch_id=batch_id,
+    )
+
+
+def import_statements(
+    paths: Iterable[str | os.PathLike[str]] | str | os.PathLike[str],
+    data: str | os.PathLike[str] | DataDir | None = None,
+    *,
+    format: str = "auto",
+    quarantine: bool = False,
+    account: str | None = None,
+    csv_profile: Any = None,
+) -> ImportReport:
+    """Read statement files (or folders of them) into `statement_lines`.
+
+    `format`: auto (sniffed from content) | pix-json | ofx | cnab240 | csv.
+    `quarantine`: malformed lines go to `statement_quarantine` instead of stopping the import.
+    `account`: the account label (default: recon.toml [statements] account, else "default");
+    import every format of one account under the same label.
+    `csv_profile`: "psp", "bank", a TOML file path or a CsvProfile (default: from the header).
+    Returns counts where read == imported + duplicate + quarantined, overall and per file.
+    """
+    if format not in FORMAT_CHOICES:
+        raise UsageError(
+            f"unknown statement format {format!r}; choose one of {', '.join(FORMAT_CHOICES)}"
+        )
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    files = _expand(paths)
+    if not files:
+        raise UsageError("no statement files to import")
+    sources: list[tuple[str, str, ParseResult]] = []
+    for path in files:
+        try:
+            fmt, parsed = parse_path(path, format, csv_profile=csv_profile)
+        except StatementError:
+            raise
+        except UnicodeDecodeError as exc:
+            raise StatementError(f"{path}: cannot decode the file: {exc}") from exc
+        sources.append((str(path.resolve()), fmt, parsed))
+    return import_parsed(sources, data, quarantine=quarantine, account=account)

@@ -1,0 +1,168 @@
+"""What every parser produces: parsed statement lines, plus the helpers they share.
+
+A parser yields `Line` tuples (cheap to build in tight loops) or `Bad` records for lines
+it could not read. The importer adds what does not depend on the file's content
+(line_id, account, source_format/file, imported_at) and deduplicates.
+
+PIX identifiers (BACEN): an end-to-end id is "E" + the payer PSP's ISPB (8 digits) +
+yyyyMMddHHmm (12) + 11 alphanumerics = 32 characters; a devolução's return id (rtrId)
+has the same shape with "D". Statement text is searched for these shapes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
+from functools import lru_cache
+from typing import Any, NamedTuple
+from zoneinfo import ZoneInfo
+
+from recon.config import DEFAULT_BUSINESS_TZ
+
+KINDS = ("pix_in", "pix_out", "pix_refund_in", "pix_refund_out", "fee", "other")
+FORMATS = ("pix-json", "ofx", "cnab240", "csv")
+# Which format's value wins when one line is read from several (catalog view, DESIGN.md).
+FORMAT_RANK = {"pix-json": 1, "cnab240": 2, "ofx": 3, "csv": 4}
+
+E2E_RE = re.compile(r"(?<![A-Za-z0-9])([ED][0-9]{20}[A-Za-z0-9]{11})(?![A-Za-z0-9])")
+E2E_FULL = re.compile(r"[ED][0-9]{20}[A-Za-z0-9]{11}")
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+ONE_US = timedelta(microseconds=1)
+BUSINESS_TZ: tzinfo = ZoneInfo(DEFAULT_BUSINESS_TZ)
+
+
+class Line(NamedTuple):
+    """One parsed statement line (money movement); amounts in signed cents, time in UTC µs."""
+
+    source_line: int
+    booked_at_us: int
+    amount_cents: int
+    direction: str  # credit | debit
+    kind: str
+    end_to_end_id: str | None
+    txid: str | None
+    refund_of: str | None
+    counterparty_name: str | None
+    counterparty_document: str | None
+    counterparty_key: str | None
+    description: str | None
+    bank_reference: str | None
+
+
+class Bad(NamedTuple):
+    """A line a parser could not read: where, which field, why, and the raw text."""
+
+    source_line: int
+    field: str | None
+    reason: str
+    raw: str
+
+
+@dataclass
+class ParseResult:
+    """What a parser read from one source: good rows, bad lines, and the checks it made."""
+
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    bad: list[Bad] = field(default_factory=list)
+    checks: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+class LineError(ValueError):
+    """Raised inside a parser for one line; turned into a Bad record with the field name."""
+
+    def __init__(self, field: str, reason: str):
+        super().__init__(reason)
+        self.field = field
+        self.reason = reason
+
+
+def to_us(dt: datetime) -> int:
+    """An aware datetime as integer microseconds since the epoch (UTC), exactly."""
+    if dt.tzinfo is None:
+        raise LineError("time", f"time {dt.isoformat()} has no UTC offset")
+    return (dt - EPOCH) // ONE_US
+
+
+@lru_cache(maxsize=4096)
+def local_midnight_us(day: date, tz: tzinfo = BUSINESS_TZ) -> int:
+    """Start of `day` in the business time zone, as UTC µs (for date-only bookings)."""
+    return to_us(datetime(day.year, day.month, day.day, tzinfo=tz))
+
+
+def fixed_offset(hours: float) -> tzinfo:
+    """A fixed UTC offset of `hours` (OFX writes "[-3:GMT]")."""
+    return timezone(timedelta(minutes=round(hours * 60)))
+
+
+def iso_to_us(text: str, *, naive_tz: tzinfo | None = None) -> int:
+    """RFC 3339 / ISO 8601 text to UTC µs; naive times need `naive_tz` or are an error."""
+    try:
+        dt = datetime.fromisoformat(text.strip())
+    except ValueError as exc:
+        raise LineError("time", f"not an ISO 8601 time: {text!r}") from exc
+    if dt.tzinfo is None:
+        if naive_tz is None:
+            raise LineError("time", f"time {text!r} has no UTC offset")
+        dt = dt.replace(tzinfo=naive_tz)
+    return to_us(dt)
+
+
+def clean(text: str | None) -> str | None:
+    """Trimmed text with inner runs of blanks collapsed; empty becomes None."""
+    if text is None:
+        return None
+    s = " ".join(text.split())
+    return s or None
+
+
+def pix_ids(text: str | None) -> tuple[str | None, str | None]:
+    """(first end-to-end id "E…", first return id "D…") found in free text."""
+    if not text:
+        return None, None
+    e2e = rtr = None
+    for m in E2E_RE.finditer(text):
+        token = m.group(1)
+        if token[0] == "E":
+            e2e = e2e or token
+        else:
+            rtr = rtr or token
+    return e2e, rtr
+
+
+_FEE_WORDS = ("TARIFA", "TAXA", "TAR ", "CESTA", "IOF")
+
+
+def classify(
+    direction: str,
+    text: str | None,
+    document: str | None = None,
+    *,
+    fee_hint: bool = False,
+) -> tuple[str, str | None, str | None]:
+    """Kind, end-to-end id and refund_of for a bank line, from its text and document number.
+
+    A return id (D…) or the word DEVOLUCAO makes it a devolução: its end_to_end_id is the
+    return id and refund_of the original E… id when the text names it. An E… id makes it
+    pix_in / pix_out. Fee words (TARIFA, …) or `fee_hint` make it a fee; else "other",
+    or pix_in/pix_out when the text says PIX without an id.
+    """
+    d_e2e, d_rtr = pix_ids(document)
+    t_e2e, t_rtr = pix_ids(text)
+    e2e = d_e2e or t_e2e
+    rtr = d_rtr or t_rtr
+    upper = (text or "").upper()
+    refund = rtr is not None or "DEVOL" in upper
+    credit = direction == "credit"
+    if refund:
+        kind = "pix_refund_in" if credit else "pix_refund_out"
+        return kind, rtr, e2e
+    if e2e is not None:
+        return ("pix_in" if credit else "pix_out"), e2e, None
+    if fee_hint or any(w in upper for w in _FEE_WORDS):
+        return "fee", None, None
+    if "PIX" in upper:
+        return ("pix_in" if credit else "pix_out"), None, None
+    return "other", None, None

@@ -1,0 +1,255 @@
+"""OFX 1.x (SGML) and 2.x (XML) bank statements, read by our own tolerant reader.
+
+Why our own: ofxtools is GPLv3 (recon is Apache-2.0) and ofxparse is unmaintained and
+strict about exactly the quirks Brazilian banks ship. We only need STMTTRN blocks, so a
+small regex reader does it, and is fast enough for a million lines.
+
+Quirks handled:
+- encoding: the header's CHARSET/ENCODING are often wrong (USASCII with accented names), so
+  the bytes are read as UTF-8 when they are valid UTF-8, else as cp1252 (latin-1 for the
+  five bytes cp1252 leaves undefined);
+- unclosed SGML tags (`<TRNAMT>-10.00` with no `</TRNAMT>`), lower-case tags, XML entities;
+- TRNAMT with a comma decimal ("-200,50"), blanks or zero padding ("  0000012.30");
+  a positive TRNAMT on a debit TRNTYPE (DEBIT, PAYMENT, FEE, ...) is taken as a debit;
+- dates "YYYYMMDD[HHMMSS[.XXX]][offset:TZ]" with zones like "[-3:GMT]" or "[-03:BRT]"
+  (the offset counts, the name is ignored); a date-only value is the start of that day in
+  the business time zone (America/Sao_Paulo) and a time without a zone is local time
+  there too (Brazilian banks mean local time; the OFX spec's GMT default would shift
+  every such line by three hours);
+- empty LEDGERBAL/AVAILBAL amounts are ignored.
+FITID is kept as bank_reference. For PIX the bank writes the end-to-end id (and, for a
+devolução, the return id then the original id) in MEMO: "PIX RECEBIDO E… NOME",
+"DEVOLUCAO PIX D… REF E…"; NAME holds the counterparty when the bank fills it, else the
+words after the ids in MEMO are used.
+"""
+
+from __future__ import annotations
+
+import codecs
+import html
+import re
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from recon.errors import StatementError
+from recon.money import AmountError, parse_cents
+from recon.statements.lines import (
+    BUSINESS_TZ,
+    E2E_RE,
+    Bad,
+    LineError,
+    ParseResult,
+    classify,
+    clean,
+)
+
+_TRN_SPLIT = re.compile(r"<STMTTRN>", re.IGNORECASE)
+_TRN_END = re.compile(r"</STMTTRN>|</BANKTRANLIST>|<STMTTRNRS>|</STMTRS>", re.IGNORECASE)
+_FIELD = re.compile(r"<([A-Za-z0-9.]+)>([^<]*)")
+_DATE = re.compile(
+    r"(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(?:(\d{2})(?:\.(\d{1,6})\d*)?)?)?"
+    r"\s*(?:\[\s*([+-]?\d{1,2}(?:[.:]\d{1,2})?)\s*(?::[^\]]*)?\])?"
+)
+_PLAIN = re.compile(r"-?[0-9]+\.[0-9]{2}")
+_DOC = re.compile(
+    r"[\d*]{2}\.[\d*]{3}\.[\d*]{3}/[\d*]{4}-[\d*]{2}|[\d*]{3}\.[\d*]{3}\.[\d*]{3}-[\d*]{2}"
+)
+_DEBIT_TYPES = frozenset(
+    {"DEBIT", "PAYMENT", "FEE", "SRVCHG", "ATM", "POS", "CHECK", "DIRECTDEBIT", "REPEATPMT"}
+)
+_FEE_TYPES = frozenset({"FEE", "SRVCHG"})
+_MEMO_WORDS = re.compile(
+    r"^(?:PIX|RECEBIDO|ENVIADO|DEVOLUCAO|DEVOLUÇÃO|TRANSF|REF|DE|PARA|-|:)\b\s*", re.IGNORECASE
+)
+
+
+def decode(raw: bytes) -> str:
+    """Text of an OFX file whatever its header claims (see module doc)."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("cp1252", errors="latin1fallback")
+
+
+def _latin1_fallback(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    bad = exc.object[exc.start : exc.end]
+    return bytes(bad).decode("latin-1"), exc.end
+
+
+codecs.register_error("latin1fallback", _latin1_fallback)
+
+
+@lru_cache(maxsize=256)
+def _offset_text(spec: str) -> str:
+    """ "-3" / "-03" / "-3.5" / "+5:30" -> "-03:00" / "-03:00" / "-03:30" / "+05:30"."""
+    sign = "-" if spec.startswith("-") else "+"
+    body = spec.lstrip("+-")
+    if ":" in body:
+        hours_s, minutes_s = body.split(":", 1)
+        hours, minutes = int(hours_s), int(minutes_s)
+    elif "." in body:
+        value = float(body)  # fractional hours of a time zone, not money
+        hours, minutes = int(value), round((value - int(value)) * 60)
+    else:
+        hours, minutes = int(body), 0
+    if hours > 14 or minutes >= 60:
+        raise LineError("DTPOSTED", f"time zone offset out of range: {spec!r}")
+    return f"{sign}{hours:02d}:{minutes:02d}"
+
+
+@lru_cache(maxsize=8192)
+def _local_offset(y: int, m: int, d: int, hh: int) -> str:
+    try:
+        off = datetime(y, m, d, hh, tzinfo=BUSINESS_TZ).utcoffset()
+    except ValueError as exc:
+        raise LineError("DTPOSTED", f"not a date: {y:04d}-{m:02d}-{d:02d}") from exc
+    assert off is not None
+    minutes = int(off.total_seconds() // 60)
+    sign = "-" if minutes < 0 else "+"
+    minutes = abs(minutes)
+    return f"{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+def ofx_time(text: str, field: str = "DTPOSTED") -> str:
+    """An OFX date/time as ISO 8601 text with a UTC offset (see module doc for defaults)."""
+    m = _DATE.fullmatch(text.strip())
+    if m is None:
+        raise LineError(field, f"not an OFX date: {text!r}")
+    y, mo, d, hh, mi, ss, frac, tz = m.groups()
+    if tz is not None:
+        offset = _offset_text(tz)
+    else:
+        offset = _local_offset(int(y), int(mo), int(d), int(hh or 0))
+    clock = f"{hh or '00'}:{mi or '00'}:{ss or '00'}" + (f".{frac}" if frac else "")
+    return f"{y}-{mo}-{d}T{clock}{offset}"
+
+
+def ofx_cents(text: str) -> int:
+    """TRNAMT: "-10.00", "-10,00", " 0000012.30 ". OFX never groups thousands, so a single
+    "," or "." is the decimal mark."""
+    s = text.strip()
+    if _PLAIN.fullmatch(s):
+        whole, frac = s[:-3], s[-2:]
+        cents = abs(int(whole)) * 100 + int(frac)
+        return -cents if whole.startswith("-") else cents
+    if "," in s and "." not in s:
+        mark: str | None = ","
+    elif "." in s and "," not in s:
+        mark = "."
+    else:
+        mark = None
+    try:
+        return parse_cents(s, decimal_mark=mark)
+    except AmountError as exc:
+        raise LineError("TRNAMT", str(exc)) from exc
+
+
+def _counterparty(name: str | None, memo: str | None) -> tuple[str | None, str | None]:
+    """(name, document) from NAME, else the words after the PIX ids in MEMO."""
+    doc = None
+    source = memo or ""
+    m = _DOC.search(source) or (_DOC.search(name) if name else None)
+    if m:
+        doc = m.group(0)
+    if name:
+        return clean(_DOC.sub("", name)), doc
+    if not memo:
+        return None, doc
+    ids = list(E2E_RE.finditer(memo))
+    if not ids:
+        return None, doc
+    tail = _DOC.sub("", memo[ids[-1].end() :])
+    while True:
+        stripped = _MEMO_WORDS.sub("", tail.strip())
+        if stripped == tail.strip():
+            break
+        tail = stripped
+    return clean(tail), doc
+
+
+def _transaction(fields: dict[str, str], line: int) -> tuple[Any, ...]:
+    amount_text = fields.get("TRNAMT")
+    if amount_text is None or not amount_text.strip():
+        raise LineError("TRNAMT", "missing")
+    cents = ofx_cents(amount_text)
+    posted = fields.get("DTPOSTED") or fields.get("DTUSER")
+    if not posted or not posted.strip():
+        raise LineError("DTPOSTED", "missing")
+    booked = ofx_time(posted)
+    trntype = (fields.get("TRNTYPE") or "").strip().upper()
+    if cents > 0 and trntype in _DEBIT_TYPES:
+        cents = -cents
+    direction = "debit" if cents < 0 else "credit"
+    memo = clean(fields.get("MEMO"))
+    name = clean(fields.get("NAME") or fields.get("PAYEE"))
+    text = " ".join(t for t in (memo, name) if t)
+    kind, e2e, refund_of = classify(direction, text, None, fee_hint=trntype in _FEE_TYPES)
+    cp_name, cp_doc = _counterparty(name, memo)
+    fitid = clean(fields.get("FITID"))
+    return (
+        line,
+        booked,
+        cents,
+        direction,
+        kind,
+        e2e,
+        None,
+        refund_of,
+        cp_name,
+        cp_doc,
+        None,
+        memo or name,
+        fitid,
+    )
+
+
+def parse_text(text: str, source: str) -> ParseResult:
+    """Parse OFX text (already decoded)."""
+    result = ParseResult()
+    rows, bad = result.rows, result.bad
+    chunks = _TRN_SPLIT.split(text)
+    line = 1 + chunks[0].count("\n")
+    head = chunks[0]
+    for chunk in chunks[1:]:
+        end = _TRN_END.search(chunk)
+        body = chunk[: end.start()] if end else chunk
+        fields: dict[str, str] = {}
+        for tag, value in _FIELD.findall(body):
+            if "&" in value:
+                value = html.unescape(value)
+            fields[tag.upper()] = value.strip()
+        try:
+            rows.append(_transaction(fields, line))
+        except LineError as exc:
+            bad.append(Bad(line, exc.field, exc.reason, "<STMTTRN>" + body.strip()[:2000]))
+        line += chunk.count("\n")
+    if len(chunks) == 1 and "<OFX>" not in head.upper():
+        raise_not_ofx(source)
+    tail = chunks[-1]
+    for label in ("LEDGERBAL", "AVAILBAL"):
+        m = re.search(rf"<{label}>(.*?)(?:</{label}>|<AVAILBAL>|</STMTRS>|$)", tail, re.I | re.S)
+        if m:
+            amount = dict((t.upper(), v.strip()) for t, v in _FIELD.findall(m.group(1)))
+            if amount.get("BALAMT"):
+                try:
+                    result.checks.append(f"{label} {ofx_cents(amount['BALAMT'])} cents")
+                except LineError:
+                    result.warnings.append(f"{label} amount unreadable: {amount['BALAMT']!r}")
+    result.checks.append(f"{len(chunks) - 1} STMTTRN blocks")
+    return result
+
+
+def raise_not_ofx(source: str) -> None:
+    """Refuse a file that has no OFX element."""
+    raise StatementError(f"{source}: not an OFX file (no <OFX> element)")
+
+
+def parse_file(path: Path) -> ParseResult:
+    """Parse an OFX 1.x/2.x file."""
+    return parse_text(decode(path.read_bytes()), str(path))

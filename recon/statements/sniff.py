@@ -1,0 +1,48 @@
+"""Tell a statement file's format from its content (the extension is only a hint)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from recon.errors import StatementError
+
+_HEAD = 8192
+
+
+def sniff_bytes(head: bytes, name: str = "") -> str | None:
+    """The format of a file starting with `head`: pix-json | ofx | cnab240 | csv, or None."""
+    text = head.lstrip(b"\xef\xbb\xbf").lstrip()
+    if not text:
+        return None
+    upper = text[:2048].upper()
+    if b"OFXHEADER" in upper or b"<OFX>" in upper or b"<?OFX" in upper:
+        return "ofx"
+    if text[:1] in (b"{", b"["):
+        return "pix-json"
+    first = text.split(b"\n", 1)[0].rstrip(b"\r")
+    if len(first) == 240 and first[:8].isdigit() and first[7:8] == b"0":
+        return "cnab240"
+    sample = text.decode("latin-1")
+    from recon.statements.csvfile import detect_profile
+
+    if detect_profile(sample) is not None:
+        return "csv"
+    if name.lower().endswith((".csv", ".txt")) and ("," in sample or ";" in sample):
+        return "csv"
+    return None
+
+
+def sniff_format(path: Path, *, csv_profile: Any = None) -> str:
+    """The format of the file at `path`; a clear StatementError when it cannot be told."""
+    with path.open("rb") as fh:
+        head = fh.read(_HEAD)
+    found = sniff_bytes(head, path.name)
+    if found is None and csv_profile is not None:
+        return "csv"
+    if found is None:
+        raise StatementError(
+            f"{path}: unknown statement format (not API Pix JSON, OFX, CNAB 240 or a known "
+            "CSV); pass --format, or --csv-profile for another CSV shape"
+        )
+    return found

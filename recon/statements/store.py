@@ -1,0 +1,96 @@
+"""Where statement lines live: `data/statements/source=<format>/<batch>.parquet`.
+
+Files are append-only and written atomically (a temp name that does not end in .parquet,
+fsync, rename, fsync the folder), so a reader never sees half a file and a crash leaves
+only `.tmp-*` leftovers that `recon.storage.clean_leftovers` removes.
+
+Each stored row carries, besides STATEMENT_LINES_SCHEMA, a `fingerprint`: a hash of the
+line's content (everything but where and when it was read). An import stores a row only
+if its (line_id, fingerprint) is new, so importing the same file twice adds nothing, while
+a devolução whose status changed, or the same PIX read from a richer format, is stored as
+a new version of the same line_id that the catalog view merges.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from recon.config import DataDir
+from recon.schemas import STATEMENT_LINES_SCHEMA, STATEMENT_QUARANTINE_SCHEMA
+from recon.storage import TMP_PREFIX, fsync_dir
+
+STORED_SCHEMA = STATEMENT_LINES_SCHEMA.append(pa.field("fingerprint", pa.string()))
+QUARANTINE_STORED_SCHEMA = STATEMENT_QUARANTINE_SCHEMA.append(pa.field("row_key", pa.string()))
+
+LINE_GLOB = "source=*/*.parquet"
+QUARANTINE_DIR = "quarantine"
+
+
+def line_files(data: DataDir) -> list[Path]:
+    """Every committed statement Parquet file."""
+    return sorted(data.statements.glob(LINE_GLOB))
+
+
+def quarantine_files(data: DataDir) -> list[Path]:
+    """Every committed quarantine Parquet file."""
+    return sorted((data.statements / QUARANTINE_DIR).glob("*.parquet"))
+
+
+def _sql_list(paths: list[Path]) -> str:
+    return "[" + ", ".join("'" + str(p).replace("'", "''") + "'" for p in paths) + "]"
+
+
+def load_seen(con: duckdb.DuckDBPyConnection, data: DataDir) -> None:
+    """Create tables `seen_lines(line_id)` and `seen_versions(line_id, fingerprint)`
+    and `seen_quarantine(row_key)` from what the data directory already holds."""
+    files = line_files(data)
+    if files:
+        con.execute(
+            "CREATE TEMP TABLE seen_versions AS SELECT DISTINCT line_id, fingerprint "
+            f"FROM read_parquet({_sql_list(files)}, union_by_name = true)"
+        )
+    else:
+        con.execute("CREATE TEMP TABLE seen_versions (line_id VARCHAR, fingerprint VARCHAR)")
+    con.execute("CREATE TEMP TABLE seen_lines AS SELECT DISTINCT line_id FROM seen_versions")
+    qfiles = quarantine_files(data)
+    if qfiles:
+        con.execute(
+            "CREATE TEMP TABLE seen_quarantine AS SELECT DISTINCT row_key "
+            f"FROM read_parquet({_sql_list(qfiles)}, union_by_name = true)"
+        )
+    else:
+        con.execute("CREATE TEMP TABLE seen_quarantine (row_key VARCHAR)")
+
+
+def write_parquet_atomic(table: pa.Table, final: Path) -> Path:
+    """Write `table` to `final` so that it appears whole or not at all."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = final.parent / f"{TMP_PREFIX}{final.stem}.partial"
+    try:
+        pq.write_table(table, tmp, compression="zstd")
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.rename(tmp, final)
+        fsync_dir(final.parent)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return final
+
+
+def line_path(data: DataDir, source_format: str, batch: str) -> Path:
+    """`data/statements/source=<format>/<batch>.parquet`."""
+    return data.statements / f"source={source_format}" / f"{batch}.parquet"
+
+
+def quarantine_path(data: DataDir, batch: str) -> Path:
+    """`data/statements/quarantine/<batch>.parquet`."""
+    return data.statements / QUARANTINE_DIR / f"{batch}.parquet"

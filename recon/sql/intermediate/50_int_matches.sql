@@ -33,6 +33,7 @@ joined as (
         ---------- what matched
         intents.intent_type,
         intents.status as intent_status,
+        intents.updated_at as intent_updated_at,
         lines.kind as line_kind,
         lines.direction,
 

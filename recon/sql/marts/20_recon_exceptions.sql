@@ -140,10 +140,14 @@ onramp_credit_after_expiry as (
             || ' and was not refunded. Return the money to the payer (devolução) or '
             || 'reissue the order.' as reason,
         x.booked_at as evidence_at
-    from paired as x
+    from paired as x, p
     where x.role = 'payment'
       and x.intent_type = 'onramp'
-      and x.status in ('expired', 'canceled', 'failed')
+      and (
+          x.status in ('expired', 'canceled')
+          -- a failed onramp keeps the money only until its devolução, within refund_grace
+          or (x.status = 'failed' and x.updated_at < p.as_of - p.refund_grace)
+      )
       and not exists (select 1 from refunds as r where r.intent_id = x.intent_id)
 ),
 

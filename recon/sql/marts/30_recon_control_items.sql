@@ -64,6 +64,10 @@ line_items as (
                                          'awaiting_fiat_payment')
                  and l.booked_at >= p.as_of - p.onramp_payment_grace
                 then 'in_flight'
+            -- a credit on a failed onramp whose devolução is still inside refund_grace
+            when m.role = 'payment' and m.intent_type = 'onramp' and m.intent_status = 'failed'
+                 and m.intent_updated_at >= p.as_of - p.refund_grace
+                then 'in_flight'
             -- a payout on an offramp that has not reached completed yet
             when m.role = 'payment' and m.intent_type = 'offramp'
                  and m.intent_status not in ('completed', 'failed', 'canceled', 'expired',

@@ -55,15 +55,20 @@ AGE_BUCKETS: tuple[tuple[str, int, int | None], ...] = (
     ("> 30 d", 31, None),
 )
 PRIORITY_ORDER = {"P1": 0, "P2": 1, "P3": 2}
-# Sections of summary.json shown in their own tables rather than in the key/value list.
-STRUCTURED_KEYS = (
-    "control_totals",
-    "checks",
-    "resolved_breaks",
-    "decided_breaks",
-    "counts",
-    "categories",
+# Sections of summary.json shown in their own tables (key, title, values are cents).
+SECTIONS: tuple[tuple[str, str, bool], ...] = (
+    ("totals", "Totals", False),
+    ("control_totals", "Control totals (per day and direction)", False),
+    ("explained_by", "Control totals explained by", True),
+    ("matches_by_rule", "Matches by rule", False),
+    ("checks", "Checks (offending rows)", False),
+    ("check_samples", "Failed check samples", False),
+    ("resolved_breaks", "Resolved since the previous run", False),
+    ("decided_breaks", "Decided by a person (recon resolve)", False),
+    ("settings", "Settings", False),
 )
+# Shown elsewhere (headline cards, the by-category table) or not at all.
+STRUCTURED_KEYS = {key for key, _, _ in SECTIONS} | {"counts", "counts_by_priority"}
 
 
 @dataclass(frozen=True)
@@ -157,7 +162,7 @@ def _category_order(names: Sequence[str]) -> list[str]:
     return known + sorted(set(names) - set(CATEGORIES))
 
 
-def _table_rows(value: Any) -> tuple[list[str], list[list[str]]]:
+def _table_rows(value: Any, money: bool = False) -> tuple[list[str], list[list[str]]]:
     """Turn a summary section (list of dicts, dict of dicts, or dict) into a table."""
     if isinstance(value, list) and all(isinstance(v, dict) for v in value):
         columns: list[str] = []
@@ -173,7 +178,9 @@ def _table_rows(value: Any) -> tuple[list[str], list[list[str]]]:
             for name, item in value.items()
         ]
     if isinstance(value, dict):
-        return ["name", "value"], [[str(k), _cell(str(k), v)] for k, v in value.items()]
+        return ["name", "value"], [
+            [str(k), _cell("cents" if money else str(k), v)] for k, v in value.items()
+        ]
     if isinstance(value, list):
         return ["value"], [[_cell("", v)] for v in value]
     return ["value"], [[_cell("", value)]]
@@ -240,17 +247,10 @@ def build_context(data: ReportData, *, top: int = TOP_BREAKS) -> dict[str, Any]:
         if not isinstance(v, dict | list) and k not in STRUCTURED_KEYS
     }
     sections = []
-    for key in ("control_totals", "checks", "resolved_breaks", "decided_breaks"):
-        if key in summary and summary[key] not in (None, [], {}):
-            columns, table = _table_rows(summary[key])
-            sections.append(
-                {
-                    "key": key,
-                    "title": key.replace("_", " ").capitalize(),
-                    "columns": columns,
-                    "rows": table,
-                }
-            )
+    for key, title, money in SECTIONS:
+        if summary.get(key) not in (None, [], {}, ()):
+            columns, table = _table_rows(summary[key], money)
+            sections.append({"key": key, "title": title, "columns": columns, "rows": table})
     resolved = summary.get("resolved_breaks")
     decided = summary.get("decided_breaks")
     top_rows = [

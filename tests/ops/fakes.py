@@ -79,26 +79,48 @@ def write_run(
     counts: dict[str, int] = {}
     for b in breaks:
         counts[b["category"]] = counts.get(b["category"], 0) + 1
+    by_priority = {p: sum(b["priority"] == p for b in breaks) for p in ("P1", "P2", "P3")}
+    # the shape of recon.reconcile.RunSummary as saved in summary.json
     payload = {
         "run_id": run_id,
+        "previous_run_id": None,
         "as_of": "2026-11-21T02:59:59+00:00",
-        "counts": counts,
-        "breaks": len(breaks),
-        "auto_match_rate": 0.9625,
+        "settings": {"amount_tolerance_cents": 0, "business_tz": "America/Sao_Paulo"},
         "intents": 40,
         "statement_lines": 41,
+        "matched_lines": matches,
+        "auto_match_rate": 0.9625,
+        "matches_by_rule": {"txid": matches, "reference": 0, "attributes": 0, "refund": 0},
+        "breaks": len(breaks),
+        "counts": {name: counts.get(name, 0) for name in CATEGORIES},
+        "counts_by_priority": by_priority,
+        "new_breaks": sum(b["state"] == "new" for b in breaks),
+        "persisting_breaks": sum(b["state"] == "persisting" for b in breaks),
+        "totals": {"statement_credit_cents": 123_456, "intents_credit_cents": 120_000},
         "control_totals": [
             {
-                "day": "2026-11-20",
+                "business_day": "2026-11-20",
                 "direction": "credit",
-                "statement_cents": 1_234_56,
-                "intents_cents": 1_200_00,
-                "explained_cents": 34_56,
+                "statement_cents": 123_456,
+                "intents_cents": 120_000,
+                "explained_cents": 3_456,
                 "unexplained_cents": 0,
             },
         ],
-        "checks": {"no_line_matched_twice": {"passed": True, "rows": 0}},
-        "resolved_breaks": [],
+        "explained_by": {"onramp_overpaid": 3_456},
+        "checks": {"no_line_matched_twice": 0},
+        "checks_passed": True,
+        "check_samples": {},
+        "resolved_breaks": ["00000000deadbeef"],
+        "decided_breaks": [
+            {
+                "break_id": "00000000cafebabe",
+                "category": "unmatched_credit",
+                "note": "known <test>",
+                "decided_by": "ana",
+                "decided_at": "2026-11-20T10:00:00+00:00",
+            }
+        ],
     }
     payload.update(summary or {})
     (folder / "summary.json").write_text(json.dumps(payload, indent=2, sort_keys=True))

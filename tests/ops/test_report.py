@@ -74,7 +74,7 @@ def test_report_is_self_contained_and_escaped(tmp_path: Path) -> None:
 
 
 def test_breaks_written_beside_report_most_urgent_first(tmp_path: Path) -> None:
-    out = render(golden_run(tmp_path), tmp_path / "custom" / "r.html", now=NOW)
+    out = render(golden_run(tmp_path), tmp_path / "custom" / "r.html", now=NOW, charts=False)
     assert out == tmp_path / "custom" / "r.html"
     with (out.parent / "breaks.csv").open(encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
@@ -89,7 +89,7 @@ def test_breaks_written_beside_report_most_urgent_first(tmp_path: Path) -> None:
 
 def test_out_folder_and_empty_run(tmp_path: Path) -> None:
     run = write_run(tmp_path / "runs", "run-empty", [], matches=0, summary={"control_totals": []})
-    out = render(run, tmp_path / "folder", now=NOW)
+    out = render(run, tmp_path / "folder", now=NOW, charts=False)
     assert out == tmp_path / "folder" / "report.html"
     html = out.read_text(encoding="utf-8")
     assert "No open breaks" in html

@@ -10,8 +10,11 @@ OFX and now from API Pix) is stored as a new version of its line; the view merge
 
 line_id: a PIX movement with an end-to-end id is md5("e2e", account, end_to_end_id,
 direction) whatever the format, so the same PIX read from OFX and from API Pix is one line.
-Other lines: md5("line", format, account, booked_at, amount, bank_reference, occurrence)
-where occurrence numbers identical lines within the file.
+Other lines (fees, TEDs): md5("line", account, booking day in America/Sao_Paulo, direction,
+amount, bank_reference, occurrence) where occurrence numbers otherwise identical lines
+within the file. The format is deliberately not part of it (nor the time of day, which
+date-only formats lack): a fee exported in OFX, CNAB 240 and CSV with the bank's same
+document number is one line, not three.
 
 Nothing is written until every file has been read: by default a malformed line stops the
 whole import with a StatementParseError naming file, line and field.
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -86,6 +89,7 @@ class ImportReport:
     quarantined: int
     per_file: tuple[FileReport, ...]
     batch_id: str
+    skipped_files: tuple[str, ...] = ()  # files in a folder that are no statement format
 
     @property
     def new_versions(self) -> int:
@@ -102,18 +106,19 @@ class ImportReport:
 # --------------------------------------------------------------------------- parsing
 
 
-def _expand(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
-    out: list[Path] = []
+def _expand(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, bool]]:
+    """(file, named explicitly) for every path; a folder gives its files, not explicitly."""
+    out: list[tuple[Path, bool]] = []
     for p in paths:
         path = Path(p)
         if path.is_dir():
             out.extend(
-                sorted(
-                    c for c in path.iterdir() if c.is_file() and not c.name.startswith((".", "_"))
-                )
+                (c, False)
+                for c in sorted(path.iterdir())
+                if c.is_file() and not c.name.startswith((".", "_"))
             )
         elif path.is_file():
-            out.append(path)
+            out.append((path, True))
         else:
             raise UsageError(f"no such statement file: {path}")
     return out
@@ -220,15 +225,18 @@ def rows_to_table(
 
 # The same expressions define line_id and fingerprint for every format (module doc).
 _BATCH_SQL = """
-WITH b AS (
-    SELECT * EXCLUDE (line_id),
+WITH d AS (
+    SELECT *, strftime(timezone('America/Sao_Paulo', booked_at), '%Y-%m-%d') AS local_day
+    FROM batch
+), b AS (
+    SELECT * EXCLUDE (line_id, local_day),
         CASE WHEN end_to_end_id IS NOT NULL
             THEN md5(concat_ws(chr(31), 'e2e', account, end_to_end_id, direction))
-            ELSE md5(concat_ws(chr(31), 'line', source_format, account,
-                CAST(epoch_us(booked_at) AS VARCHAR), CAST(amount_cents AS VARCHAR),
-                coalesce(bank_reference, chr(0)),
+            ELSE md5(concat_ws(chr(31), 'line', account, local_day, direction,
+                CAST(amount_cents AS VARCHAR), coalesce(bank_reference, chr(0)),
                 CAST(row_number() OVER (
-                    PARTITION BY end_to_end_id IS NULL, booked_at, amount_cents, bank_reference
+                    PARTITION BY end_to_end_id IS NULL, local_day, direction, amount_cents,
+                        bank_reference
                     ORDER BY source_line) - 1 AS VARCHAR)))
         END AS line_id,
         md5(concat_ws(chr(31), source_format, account,
@@ -238,7 +246,7 @@ WITH b AS (
             coalesce(refund_of, chr(0)), coalesce(counterparty_name, chr(0)),
             coalesce(counterparty_document, chr(0)), coalesce(counterparty_key, chr(0)),
             coalesce(description, chr(0)), coalesce(bank_reference, chr(0)))) AS fingerprint
-    FROM batch
+    FROM d
 ), flagged AS (
     SELECT b.*,
         (sl.line_id IS NOT NULL
@@ -449,13 +457,36 @@ def import_statements(
     files = _expand(paths)
     if not files:
         raise UsageError("no statement files to import")
+    from recon.statements import sniff
+
     sources: list[tuple[str, str, ParseResult]] = []
-    for path in files:
+    skipped: list[str] = []
+    for path, explicit in files:
+        fmt = format
+        if fmt == "auto":
+            try:
+                fmt = sniff.sniff_format(path, csv_profile=csv_profile)
+            except StatementError:
+                if explicit:
+                    raise
+                skipped.append(str(path))  # a folder's README or ground-truth file
+                continue
+        if not explicit and fmt == "csv" and csv_profile is None:
+            from recon.statements.csvfile import resolve_profile
+
+            try:
+                resolve_profile(None, path)
+            except StatementError:
+                skipped.append(str(path))
+                continue
         try:
-            fmt, parsed = parse_path(path, format, csv_profile=csv_profile)
-        except StatementError:
-            raise
+            fmt, parsed = parse_path(path, fmt, csv_profile=csv_profile)
         except UnicodeDecodeError as exc:
             raise StatementError(f"{path}: cannot decode the file: {exc}") from exc
         sources.append((str(path.resolve()), fmt, parsed))
-    return import_parsed(sources, data, quarantine=quarantine, account=account)
+    if not sources:
+        raise UsageError(
+            "no statement files to import" + (f" (skipped {skipped})" if skipped else "")
+        )
+    report = import_parsed(sources, data, quarantine=quarantine, account=account)
+    return replace(report, skipped_files=tuple(skipped))

@@ -4,6 +4,8 @@ Views are defined one per file in `recon/sql/catalog/NN_name.sql`, run in file-n
 A view file reads its data through placeholders that this module fills in:
 
     {snapshot_files}     every committed snapshot part (Parquet), INTENTS_SCHEMA
+    {latest_snapshot_files}  the parts of the latest committed *full, consistent* snapshot
+    {snapshot_manifests} one row per committed snapshot, from its `_manifest.json`
     {statement_files}    every statement Parquet file, STATEMENT_LINES_SCHEMA
     {quarantine_files}   every quarantine Parquet file, STATEMENT_QUARANTINE_SCHEMA
     {run_matches}        the latest run's matches.parquet, MATCHES_SCHEMA
@@ -12,12 +14,20 @@ A view file reads its data through placeholders that this module fills in:
 
 When a source has no file yet, the placeholder becomes a typed empty relation, so every
 view exists with its full column list on a fresh data directory.
+
+Which snapshot is "the latest" (the `intents` view): the greatest run id (run ids sort by
+time) among committed snapshots that are *full* (manifest filters intent_type=all and
+status=all) and *consistent* (manifest consistent=true). A filtered extract
+(`--intent-type`/`--status`) or one published with consistent=false is still in
+`intent_snapshots` (its rows are true observations) but never becomes `intents`. A committed
+folder without a manifest (written by hand or another tool) counts as full and consistent.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -35,11 +45,21 @@ from recon.schemas import (
     STATEMENT_QUARANTINE_SCHEMA,
 )
 
-__all__ = ["VIEW_NAMES", "connect", "latest_run", "sql", "write_database"]
+__all__ = [
+    "VIEW_NAMES",
+    "SnapshotInfo",
+    "connect",
+    "latest_run",
+    "latest_snapshot",
+    "list_snapshots",
+    "sql",
+    "write_database",
+]
 
 VIEW_NAMES = (
     "intents",
     "intent_snapshots",
+    "snapshots",
     "status_history",
     "statement_lines",
     "recon_matches",
@@ -47,6 +67,8 @@ VIEW_NAMES = (
 )
 
 SNAPSHOT_GLOB = "snapshots/snapshot_date=*/run_id=*/part-*.parquet"
+SNAPSHOT_DIR_GLOB = "snapshot_date=*/run_id=*"
+MANIFEST_NAME = "_manifest.json"
 STATEMENT_GLOB = "statements/source=*/*.parquet"
 QUARANTINE_GLOB = "statements/quarantine/*.parquet"
 
@@ -87,6 +109,130 @@ def parquet_relation(pattern: Path, schema: pa.Schema, *, exists: bool) -> str:
     return f"(SELECT {cols} FROM read_parquet({_quote(pattern)}, union_by_name = true, hive_partitioning = false))"
 
 
+@dataclass(frozen=True)
+class SnapshotInfo:
+    """A committed snapshot folder and what its manifest says."""
+
+    run_id: str
+    path: Path
+    files: tuple[Path, ...]
+    manifest: dict[str, Any] | None
+
+    @property
+    def full(self) -> bool:
+        """Unfiltered (every intent type and status)."""
+        filters = (self.manifest or {}).get("filters") or {}
+        return filters.get("intent_type", "all") == "all" and filters.get("status", "all") == "all"
+
+    @property
+    def consistent(self) -> bool:
+        return bool((self.manifest or {}).get("consistent", True))
+
+
+def list_snapshots(data: str | os.PathLike[str] | DataDir | None = None) -> list[SnapshotInfo]:
+    """Committed snapshots, oldest first (by run id). Temp folders (`.tmp-*`) never match."""
+    dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
+    if not dd.snapshots.is_dir():
+        return []
+    found = []
+    for folder in dd.snapshots.glob(SNAPSHOT_DIR_GLOB):
+        if not folder.is_dir():
+            continue
+        files = tuple(sorted(folder.glob("part-*.parquet")))
+        if not files:
+            continue
+        manifest_path = folder / MANIFEST_NAME
+        info = None
+        if manifest_path.is_file():
+            try:
+                info = manifest(manifest_path)
+            except (OSError, ValueError):
+                info = {"consistent": False, "unreadable_manifest": True}
+        found.append(SnapshotInfo(folder.name.removeprefix("run_id="), folder, files, info))
+    return sorted(found, key=lambda s: s.run_id)
+
+
+def latest_snapshot(
+    data: str | os.PathLike[str] | DataDir | None = None,
+    *,
+    full: bool = True,
+    consistent: bool = True,
+) -> SnapshotInfo | None:
+    """The latest committed snapshot (by default: full and consistent), or None."""
+    for snap in reversed(list_snapshots(data)):
+        if (not full or snap.full) and (not consistent or snap.consistent):
+            return snap
+    return None
+
+
+def _files_relation(files: list[Path], schema: pa.Schema) -> str:
+    if not files:
+        return empty_relation(schema)
+    cols = ", ".join(f"CAST({f.name} AS {_duck_type(f.type)}) AS {f.name}" for f in schema)
+    listed = ", ".join(_quote(f) for f in files)
+    return (
+        f"(SELECT {cols} FROM read_parquet([{listed}], union_by_name = true, "
+        "hive_partitioning = false))"
+    )
+
+
+def _literal(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    return _quote(str(value))
+
+
+_MANIFEST_COLUMNS = (
+    ("run_id", "VARCHAR"),
+    ("snapshot_at", "TIMESTAMPTZ"),
+    ("kind", "VARCHAR"),
+    ("intent_type_filter", "VARCHAR"),
+    ("status_filter", "VARCHAR"),
+    ("consistent", "BOOLEAN"),
+    ("rows", "BIGINT"),
+    ("unique_ids", "BIGINT"),
+    ("total_first", "BIGINT"),
+    ("total_last", "BIGINT"),
+    ("duplicates_dropped", "BIGINT"),
+    ("passes", "BIGINT"),
+    ("pages", "BIGINT"),
+    ("retries", "BIGINT"),
+    ("base_url", "VARCHAR"),
+    ("path", "VARCHAR"),
+)
+
+
+def _manifests_relation(snaps: list[SnapshotInfo]) -> str:
+    casts = ", ".join(f"CAST({name} AS {typ}) AS {name}" for name, typ in _MANIFEST_COLUMNS)
+    if not snaps:
+        nulls = ", ".join(f"CAST(NULL AS {typ}) AS {name}" for name, typ in _MANIFEST_COLUMNS)
+        return f"(SELECT {nulls} WHERE false)"
+    rows = []
+    for snap in snaps:
+        m = snap.manifest or {}
+        filters = m.get("filters") or {}
+        values = {
+            "run_id": snap.run_id,
+            "snapshot_at": m.get("snapshot_at"),
+            "kind": "full" if snap.full else "filtered",
+            "intent_type_filter": filters.get("intent_type", "all"),
+            "status_filter": filters.get("status", "all"),
+            "consistent": snap.consistent,
+            "path": str(snap.path),
+        }
+        for name, typ in _MANIFEST_COLUMNS:
+            if name not in values:
+                v = m.get(name)
+                values[name] = v if typ != "BIGINT" or isinstance(v, int) else None
+        rows.append("(" + ", ".join(_literal(values[n]) for n, _ in _MANIFEST_COLUMNS) + ")")
+    names = ", ".join(n for n, _ in _MANIFEST_COLUMNS)
+    return f"(SELECT {casts} FROM (VALUES {', '.join(rows)}) AS m({names}))"
+
+
 def latest_run(data: DataDir) -> Path | None:
     """The latest committed run folder (one with summary.json), by run id order."""
     if not data.runs.is_dir():
@@ -102,10 +248,14 @@ def latest_run(data: DataDir) -> Path | None:
 def _sources(data: DataDir) -> dict[str, str]:
     root = data.root
     run = latest_run(data)
+    snaps = list_snapshots(data)
+    latest = next((s for s in reversed(snaps) if s.full and s.consistent), None)
     srcs = {
-        "snapshot_files": parquet_relation(
-            root / SNAPSHOT_GLOB, INTENTS_SCHEMA, exists=any(root.glob(SNAPSHOT_GLOB))
+        "snapshot_files": _files_relation([f for s in snaps for f in s.files], INTENTS_SCHEMA),
+        "latest_snapshot_files": _files_relation(
+            list(latest.files) if latest else [], INTENTS_SCHEMA
         ),
+        "snapshot_manifests": _manifests_relation(snaps),
         "statement_files": parquet_relation(
             root / STATEMENT_GLOB, STATEMENT_LINES_SCHEMA, exists=any(root.glob(STATEMENT_GLOB))
         ),

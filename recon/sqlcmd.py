@@ -16,8 +16,8 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         parents=parents,
         help="run SQL over the catalog views (no query: write data/recon.duckdb)",
         description=(
-            "Run a query over the catalog views (intents, intent_snapshots, status_history, "
-            "statement_lines, recon_matches, recon_exceptions). With no query, write "
+            "Run a query over the catalog views (intents, intent_snapshots, snapshots, "
+            "status_history, statement_lines, recon_matches, recon_exceptions). With no query, write "
             "data/recon.duckdb holding the views, for any DuckDB client."
         ),
     )
@@ -29,15 +29,15 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     import duckdb
 
-    from recon.catalog import sql, write_database
+    from recon.catalog import VIEW_NAMES, sql, write_database
     from recon.config import DataDir
 
     data = DataDir.resolve(args.data)
     if args.query is None:
         path = write_database(data)
         print(
-            f"wrote {path} (views: intents, intent_snapshots, status_history, statement_lines, "
-            "recon_matches, recon_exceptions)"
+            f"wrote {path} (views: {', '.join(VIEW_NAMES)}); it reads the Parquet files in "
+            f"place: run `recon sql` again after new snapshots, statements or runs"
         )
         return 0
     query = sys.stdin.read() if args.query == "-" else args.query

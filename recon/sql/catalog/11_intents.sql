@@ -1,8 +1,5 @@
--- One row per intent, as of the latest committed full snapshot (run ids sort by time).
+-- One row per intent, as of the latest committed snapshot that is full (no --intent-type /
+-- --status filter) and consistent (its manifest says so). A filtered or inconsistent
+-- snapshot never becomes "the latest": it would make unlisted intents look vanished.
 CREATE OR REPLACE VIEW intents AS
-WITH latest AS (
-    SELECT max(run_id) AS run_id FROM intent_snapshots
-)
-SELECT s.*
-FROM intent_snapshots AS s
-JOIN latest USING (run_id);
+SELECT * FROM {latest_snapshot_files};

@@ -101,8 +101,9 @@ def check(
 class ValidatingTransport(httpx.BaseTransport):
     """Wraps a transport; checks every response against the document, keeps the problems."""
 
-    def __init__(self, inner: httpx.BaseTransport):
+    def __init__(self, inner: httpx.BaseTransport, *, owns_inner: bool = True):
         self.inner = inner
+        self.owns_inner = owns_inner
         self.problems: list[str] = []
         self.seen: set[tuple[str, str, int]] = set()
 
@@ -122,4 +123,5 @@ class ValidatingTransport(httpx.BaseTransport):
         return response
 
     def close(self) -> None:
-        self.inner.close()
+        if self.owns_inner:
+            self.inner.close()

@@ -165,6 +165,10 @@ class _Party:
     wallet: str | None
     created_ms: int
     updated_ms: int
+    masked: str = ""
+
+    def __post_init__(self) -> None:
+        self.masked = v.mask_document(self.doc)
 
 
 @dataclass
@@ -570,7 +574,7 @@ class Emulator:
             "profile": {
                 "displayName": p.display_name,
                 "documentType": "cpf" if len(p.doc) == 11 else "cnpj",
-                "documentMasked": v.mask_document(p.doc),
+                "documentMasked": p.masked,
                 "solanaWallet": p.wallet,
             },
             "createdAt": format_ts(p.created_ms),
@@ -760,7 +764,7 @@ class Emulator:
             "depositInstructions": None,
             "party": {
                 "displayName": party.display_name,
-                "documentMasked": v.mask_document(party.doc),
+                "documentMasked": party.masked,
                 "solanaWallet": party.wallet,
             },
             "chainId": "solana",

@@ -1,10 +1,129 @@
-"""Command-line registration for this package (filled in by its owner)."""
+"""`recon statements import` and `recon statements pull`."""
 
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
+
+FORMATS = ("auto", "pix-json", "ofx", "cnab240", "csv")
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    """Add this package's subcommands to `recon`."""
+    """Add `recon statements import|pull` to `recon`."""
+    parser = sub.add_parser(
+        "statements",
+        help="import bank / PSP statements into statement_lines",
+        description="Normalize bank and PSP statements (API Pix JSON, OFX, CNAB 240, CSV).",
+        parents=parents,
+    )
+    actions = parser.add_subparsers(dest="statements_command", metavar="ACTION")
+    actions.required = True
+
+    imp = actions.add_parser(
+        "import",
+        help="import statement files (or folders of them)",
+        description="Read statement files into statement_lines; prints lines read, imported, "
+        "duplicate and quarantined (read = imported + duplicate + quarantined).",
+        parents=parents,
+    )
+    imp.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
+    imp.add_argument("--format", default="auto", choices=FORMATS, help="default: sniff content")
+    imp.add_argument(
+        "--quarantine",
+        action="store_true",
+        help="keep malformed lines in statement_quarantine instead of stopping",
+    )
+    imp.add_argument(
+        "--csv-profile",
+        default=None,
+        metavar="psp|bank|FILE.toml",
+        help="CSV shape (default: recognized from the header)",
+    )
+    imp.add_argument(
+        "--account", default=None, help="account label (default: recon.toml or 'default')"
+    )
+    imp.set_defaults(func=run_import)
+
+    pull = actions.add_parser(
+        "pull",
+        help="fetch received PIX from a BACEN-style API Pix and import them",
+        description="OAuth2 client credentials, then GET /pix for [--inicio, --fim], all pages. "
+        "The client secret is read from $RECON_PIX_CLIENT_SECRET (never a flag, so it stays "
+        "out of shell history).",
+        parents=parents,
+    )
+    pull.add_argument(
+        "--base-url", default=os.environ.get("RECON_PIX_BASE_URL"), help="API Pix base URL"
+    )
+    pull.add_argument(
+        "--client-id", default=os.environ.get("RECON_PIX_CLIENT_ID"), help="OAuth2 client id"
+    )
+    pull.add_argument("--token-url", default=None, help="default: <base-url>/oauth/token")
+    pull.add_argument(
+        "--inicio", required=True, help="RFC 3339 start, e.g. 2026-11-01T00:00:00-03:00"
+    )
+    pull.add_argument("--fim", required=True, help="RFC 3339 end")
+    pull.add_argument("--page-size", type=int, default=100, help="itensPorPagina (1..1000)")
+    pull.add_argument("--save", default=None, metavar="DIR", help="also keep the raw pages here")
+    pull.add_argument("--quarantine", action="store_true", help="quarantine malformed items")
+    pull.add_argument("--account", default=None, help="account label")
+    pull.set_defaults(func=run_pull)
+
+
+def _print(report: Any) -> None:
+    for f in report.per_file:
+        print(
+            f"{f.path} [{f.format}]: read {f.read}, imported {f.imported}, "
+            f"duplicate {f.duplicate}, quarantined {f.quarantined}"
+        )
+        for warning in f.warnings:
+            print(f"  warning: {warning}")
+    for skipped in report.skipped_files:
+        print(f"{skipped}: skipped (not a statement format)")
+    print(report.summary())
+
+
+def run_import(args: argparse.Namespace) -> int:
+    """`recon statements import`."""
+    from recon.statements import import_statements
+
+    report = import_statements(
+        args.paths,
+        args.data,
+        format=args.format,
+        quarantine=args.quarantine,
+        account=args.account,
+        csv_profile=args.csv_profile,
+    )
+    _print(report)
+    return 0
+
+
+def run_pull(args: argparse.Namespace) -> int:
+    """`recon statements pull`."""
+    from recon.errors import UsageError
+    from recon.statements.pull import SECRET_ENV, pull_pix
+
+    if not args.base_url:
+        raise UsageError("--base-url is required (or $RECON_PIX_BASE_URL)")
+    if not args.client_id:
+        raise UsageError("--client-id is required (or $RECON_PIX_CLIENT_ID)")
+    secret = os.environ.get(SECRET_ENV)
+    if not secret:
+        raise UsageError(f"set ${SECRET_ENV} to the API Pix client secret")
+    report = pull_pix(
+        args.base_url,
+        args.client_id,
+        secret,
+        args.inicio,
+        args.fim,
+        args.data,
+        account=args.account,
+        quarantine=args.quarantine,
+        page_size=args.page_size,
+        token_url=args.token_url,
+        save_dir=args.save,
+    )
+    _print(report)
+    return 0

@@ -111,9 +111,15 @@ class GroundTruth:
         self.faults.append(PlantedFault(fault, category, intent_id, end_to_end_id, note))
         return brk
 
-    def expect_match(self, intent_id: str, end_to_end_id: str, rule: str) -> None:
-        """Record a match only a heuristic pass can make."""
+    def expect_match(
+        self, intent_id: str, end_to_end_id: str, rule: str, *, fault: str | None = None
+    ) -> None:
+        """Record a match only a heuristic pass can make (and the planted fault behind it)."""
         self.matches.append(ExpectedMatch(intent_id, end_to_end_id, rule))
+        if fault is not None:
+            self.faults.append(
+                PlantedFault(fault, "", intent_id, end_to_end_id, f"no break; matched by {rule}")
+            )
 
     def counts(self) -> dict[str, int]:
         """Expected breaks per category."""

@@ -17,6 +17,14 @@ Charts for these frames are in `recon.charts`.
 from __future__ import annotations
 
 from recon.analytics._connect import AnalyticsConfig, connect, load_analytics_config
+from recon.analytics.break_review import (
+    break_aging,
+    breaks,
+    breaks_by_category,
+    control_totals,
+    matches_by_rule,
+    run_summary,
+)
 from recon.analytics.metrics import (
     duration_summary,
     expiry_rates,
@@ -29,17 +37,26 @@ from recon.analytics.metrics import (
     time_to_pay,
     volumes,
 )
+from recon.analytics.sandbox import default_data_dir, ensure_demo_data
 from recon.analytics.stats import wilson_interval
 
 __all__ = [
     "AnalyticsConfig",
+    "break_aging",
+    "breaks",
+    "breaks_by_category",
     "connect",
+    "control_totals",
+    "default_data_dir",
     "duration_summary",
+    "ensure_demo_data",
     "expiry_rates",
     "failures",
     "funnel",
     "intent_outcomes",
     "load_analytics_config",
+    "matches_by_rule",
+    "run_summary",
     "status_history",
     "status_reasons",
     "time_to_complete",

@@ -169,7 +169,7 @@ def funnel(
     expired onramp waited for payment). `stages` defaults to the configured lifecycle without
     its optional stages (requires_compliance).
 
-    One row per cohort × stage: cohort, stage, stage_rank (lifecycle position), step
+    One row per cohort × stage: cohort, intent_type, stage, stage_rank (lifecycle position), step
     (1..n in the funnel), cohort_size, reached, share (reached / cohort_size), dropped
     (previous step's reached − reached; the cohort for step 1) and step_conversion.
     """
@@ -183,6 +183,7 @@ def funnel(
         sql = read_sql("funnel").format(cohort_expr=_cohort_expr(cohort))
         params = {"intent_type": it, "stages": list(chosen)} | _window(start, end)
         df = query(con, sql, params)
+    df.insert(1, "intent_type", it)
     return _label_cohort(df, cohort)
 
 
@@ -261,6 +262,7 @@ def expiry_rates(
             "amount_range",
             [labels[int(b)] if pd.notna(b) else "(no amount)" for b in df["amount_bucket"]],
         )
+    df.insert(1, "intent_type", it)
     df["closed"] = df["intents"] - df["still_open"]
     n = df["intents"].to_numpy(dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -146,8 +146,8 @@ def _fault(
 
 def _cap_limit(query: dict[str, str], cap: int) -> None:
     """Apply min(limit, cap) to a valid limit; invalid ones are left for the emulator's 400."""
-    raw = query.get("limit", "50")
-    if raw.strip().isdigit() and int(raw) > cap:
+    raw = query.get("limit", "50").strip()
+    if raw.isascii() and raw.isdigit() and len(raw) < 4 and cap < int(raw) <= 100:
         query["limit"] = str(cap)
 
 

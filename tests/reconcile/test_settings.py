@@ -1,0 +1,87 @@
+"""recon.toml [reconcile]: defaults, parsing, and a clear ConfigError for bad values."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from recon.errors import ConfigError
+from recon.reconcile import ReconcileSettings
+from recon.reconcile.settings import parse_duration
+
+
+def test_defaults_are_the_team_contract():
+    s = ReconcileSettings()
+    assert s.amount_tolerance_cents == 0
+    assert s.onramp_payment_grace == timedelta(minutes=30)
+    assert s.offramp_payout_grace == timedelta(hours=2)
+    assert s.refund_grace == timedelta(hours=24)
+    assert s.business_tz == "America/Sao_Paulo"
+    assert s.date_from is None and s.date_to is None
+
+
+def test_loaded_from_recon_toml(data_dir, monkeypatch):
+    monkeypatch.chdir(data_dir.root)
+    monkeypatch.delenv("RECON_CONFIG", raising=False)
+    data_dir.config_path.write_text(
+        "[reconcile]\n"
+        "amount_tolerance_cents = 5\n"
+        'onramp_payment_grace = "1h30m"\n'
+        "offramp_payout_grace = 600\n"
+        'refund_grace = "2d"\n'
+        'business_tz = "UTC"\n'
+        "date_from = 2026-11-01\n"
+        'date_to = "2026-11-14"\n'
+        'memory_limit = "512MB"\n'
+        "threads = 1\n"
+    )
+    s = ReconcileSettings.load(data_dir)
+    assert s.amount_tolerance_cents == 5
+    assert s.onramp_payment_grace == timedelta(minutes=90)
+    assert s.offramp_payout_grace == timedelta(minutes=10)
+    assert s.refund_grace == timedelta(days=2)
+    assert (s.date_from, s.date_to) == (date(2026, 11, 1), date(2026, 11, 14))
+    assert s.as_dict()["onramp_payment_grace"] == 5400
+
+
+def test_no_file_means_defaults(data_dir, monkeypatch):
+    monkeypatch.chdir(data_dir.root)
+    monkeypatch.delenv("RECON_CONFIG", raising=False)
+    assert ReconcileSettings.load(data_dir) == ReconcileSettings()
+
+
+@pytest.mark.parametrize(
+    ("section", "message"),
+    [
+        ({"amount_tolerance_cents": -1}, "amount_tolerance_cents"),
+        ({"amount_tolerance_cents": 1.5}, "amount_tolerance_cents"),
+        ({"amount_tolerance_cents": True}, "amount_tolerance_cents"),
+        ({"onramp_payment_grace": "soon"}, "onramp_payment_grace"),
+        ({"onramp_payment_grace": "30 minutes please"}, "onramp_payment_grace"),
+        ({"refund_grace": -5}, "refund_grace"),
+        ({"business_tz": "Mars/Olympus"}, "business_tz"),
+        ({"date_from": "01/11/2026"}, "date_from"),
+        ({"date_from": "2026-11-10", "date_to": "2026-11-01"}, "after date_to"),
+        ({"memory_limit": "lots"}, "memory_limit"),
+        ({"threads": 0}, "threads"),
+        ({"tolerance": 1}, "unknown setting"),
+    ],
+)
+def test_bad_values_are_clear_config_errors(section, message):
+    with pytest.raises(ConfigError, match=message):
+        ReconcileSettings.from_mapping(section)
+
+
+@given(
+    h=st.integers(min_value=0, max_value=1000),
+    m=st.integers(min_value=0, max_value=1000),
+    s=st.integers(min_value=0, max_value=1000),
+)
+def test_duration_strings_add_up(h, m, s):
+    assert parse_duration(f"{h}h{m}m{s}s", name="x") == timedelta(hours=h, minutes=m, seconds=s)
+    assert parse_duration(h * 3600 + m * 60 + s, name="x") == timedelta(
+        hours=h, minutes=m, seconds=s
+    )

@@ -7,8 +7,10 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from recon.sandbox.clock import Clock, format_ts, to_ms
+from recon.sandbox.clock import Clock, format_ts, from_ms, to_ms
 from recon.sandbox.emulator import Emulator, EmulatorConfig
 from recon.sandbox.lifecycle import OFFRAMP, ONRAMP, STATUSES
 from recon.sandbox.transport import EmulatorTransport
@@ -210,3 +212,10 @@ def test_clock() -> None:
 def test_config_rejects_an_invalid_service_cnpj() -> None:
     with pytest.raises(ValueError):
         EmulatorConfig(service_cnpj="11222333000182")
+
+
+@given(st.integers(0, 4_102_444_800_000))
+def test_format_ts_matches_datetime(ms: int) -> None:
+    dt = from_ms(ms)
+    assert format_ts(ms) == dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+    assert to_ms(dt) == ms

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
+import httpx
+
 from recon.sandbox.emulator import Emulator
+from recon.sandbox.transport import AsyncEmulatorTransport
 
 
 def test_walk_parties_intents_list_and_approve(emu: Emulator, client, new_party) -> None:
@@ -34,3 +38,34 @@ def test_walk_parties_intents_list_and_approve(emu: Emulator, client, new_party)
     assert page["total"] == 2
     assert [i["id"] for i in page["intents"]] == [i["id"] for i in expected]
     assert client.get(f"/v2/intents/{on.json()['id']}").json()["status"] == "awaiting_fiat_payment"
+
+
+def test_async_transport(emu: Emulator) -> None:
+    async def go() -> tuple[int, dict]:
+        async with httpx.AsyncClient(
+            transport=AsyncEmulatorTransport(emu),
+            base_url="http://sandbox.test",
+            headers={"x-api-key": emu.instances[0].api_key},
+        ) as c:
+            r = await c.post("/v2/parties", json={"cpf": "52998224725", "displayName": "As"})
+            return r.status_code, (await c.get("/v2/intents", params={"limit": 5})).json()
+
+    status, page = asyncio.run(go())
+    assert status == 201 and page == {"intents": [], "total": 0, "limit": 5, "offset": 0}
+
+
+def test_transport_outside_v2_is_404(client) -> None:
+    r = client.get("/openapi.json")
+    assert r.status_code == 404 and r.json()["code"] == "not_found"
+
+
+def test_internal_errors_answer_in_the_family_shape(emu: Emulator, client, monkeypatch) -> None:
+    def boom(*a, **kw):
+        raise ZeroDivisionError
+
+    monkeypatch.setattr(emu, "_list", boom)
+    monkeypatch.setattr(emu, "_create_party", boom)
+    r = client.get("/v2/intents")
+    assert r.status_code == 500 and r.json()["code"] == "internal_error"
+    r = client.post("/v2/parties", json={})
+    assert r.status_code == 500 and set(r.json()) == {"error", "code"}

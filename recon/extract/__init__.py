@@ -15,7 +15,12 @@ import types
 from typing import Any
 
 from recon.extract.flatten import IntentParseError, flatten_intent
-from recon.extract.snapshot import InconsistentSnapshotError, SnapshotResult, extract
+from recon.extract.snapshot import (
+    InconsistentSnapshotError,
+    SnapshotResult,
+    extract,
+    extract_async,
+)
 from recon.extract.walk import Walker
 
 __all__ = [
@@ -24,6 +29,7 @@ __all__ = [
     "SnapshotResult",
     "Walker",
     "extract",
+    "extract_async",
     "flatten_intent",
 ]
 

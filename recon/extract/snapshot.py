@@ -35,7 +35,7 @@ from recon.extract.walk import MAX_LIMIT, Walker
 from recon.schemas import INTENT_STATUSES, INTENTS_SCHEMA
 from recon.storage import atomic_dir, clean_leftovers, write_json
 
-__all__ = ["InconsistentSnapshotError", "SnapshotResult", "extract"]
+__all__ = ["InconsistentSnapshotError", "SnapshotResult", "extract", "extract_async"]
 
 PART_NAME = "part-00000.parquet"
 MANIFEST_NAME = "_manifest.json"
@@ -252,8 +252,43 @@ def extract(
     `max_passes`) until the id set is proven complete (see `recon.extract.walk`). Returns the
     snapshot; raises `InconsistentSnapshotError` (exit 3) after publishing it with
     ``consistent: false`` when the list never stood still. `quiet=None` shows a progress bar
-    only on a terminal.
+    only on a terminal. Works inside a running event loop too (e.g. Jupyter); from async
+    code, `await extract_async(...)` instead.
     """
+    return _run(
+        lambda: extract_async(
+            data,
+            base_url=base_url,
+            api_key=api_key,
+            client=client,
+            transport=transport,
+            intent_type=intent_type,
+            status=status,
+            concurrency=concurrency,
+            max_rps=max_rps,
+            quiet=quiet,
+            max_passes=max_passes,
+            page_size=page_size,
+        )
+    )
+
+
+async def extract_async(
+    data: str | os.PathLike[str] | DataDir | None = None,
+    *,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    client: Any = None,
+    transport: Any = None,
+    intent_type: str = "all",
+    status: str = "all",
+    concurrency: int = 8,
+    max_rps: float | None = None,
+    quiet: bool | None = None,
+    max_passes: int = 5,
+    page_size: int = MAX_LIMIT,
+) -> SnapshotResult:
+    """`extract` as a coroutine, for async callers (same arguments and result)."""
     if intent_type not in INTENT_TYPES:
         raise UsageError(f"intent_type must be one of {', '.join(INTENT_TYPES)}: {intent_type!r}")
     if status != "all" and status not in INTENT_STATUSES:
@@ -284,45 +319,10 @@ def extract(
             from recon.api import AsyncClient
 
             client = AsyncClient(base_url, api_key, transport=transport, max_rps=max_rps)
-        return _extract_locked(
-            dd,
-            client,
-            owned,
-            api_key,
-            base_url,
-            intent_type=intent_type,
-            status=status,
-            concurrency=concurrency,
-            max_passes=max_passes,
-            page_size=page_size,
-            quiet=quiet,
-            max_rps=max_rps,
-        )
-    finally:
-        lock.release()
-
-
-def _extract_locked(
-    dd: DataDir,
-    client: Any,
-    owned: bool,
-    api_key: str | None,
-    base_url: str | None,
-    *,
-    intent_type: str,
-    status: str,
-    concurrency: int,
-    max_passes: int,
-    page_size: int,
-    quiet: bool,
-    max_rps: float | None,
-) -> SnapshotResult:
-    secret = api_key if api_key is not None else os.environ.get("RECON_API_KEY")
-    shown_url = redact(str(getattr(client, "base_url", base_url) or ""), secret)
-
-    async def go() -> SnapshotResult:
+        secret = api_key if api_key is not None else os.environ.get("RECON_API_KEY")
+        shown_url = redact(str(getattr(client, "base_url", base_url) or ""), secret)
         try:
-            return await _extract(
+            result = await _extract(
                 dd,
                 client,
                 shown_url,
@@ -337,8 +337,8 @@ def _extract_locked(
         finally:
             if owned:
                 await client.aclose()
-
-    result = _run(go)
+    finally:
+        lock.release()
     if not result.consistent:
         raise InconsistentSnapshotError(result)
     return result

@@ -108,7 +108,7 @@ class DemoResult:
     run_dir: Path
     report: Path
     scores: dict[str, CategoryScore]
-    abs_delta_cents: dict[str, int]
+    stake_cents: dict[str, int]
     intents: int
     statement_files: tuple[str, ...]
     timings: dict[str, float] = field(default_factory=dict)
@@ -178,6 +178,7 @@ def _build(
     from recon.extract import extract
     from recon.reconcile import reconcile
     from recon.report import render
+    from recon.report.render import stake_cents
     from recon.sandbox.app import create_app
     from recon.sandbox.emulator import Emulator
     from recon.sandbox.exports import STATEMENT_FILES, export_statements
@@ -230,13 +231,20 @@ def _build(
 
     rows = pq.read_table(
         Path(run.path) / "exceptions.parquet",
-        columns=["category", "intent_id", "end_to_end_id", "delta_cents"],
+        columns=[
+            "category",
+            "intent_id",
+            "end_to_end_id",
+            "expected_cents",
+            "actual_cents",
+            "delta_cents",
+        ],
     ).to_pylist()
     found = [break_key(r["category"], r["intent_id"], r["end_to_end_id"]) for r in rows]
     expected = [break_key(b.category, b.intent_id, b.end_to_end_id) for b in built.truth.breaks]
-    abs_delta: dict[str, int] = {}
+    at_stake: dict[str, int] = {}
     for r in rows:
-        abs_delta[r["category"]] = abs_delta.get(r["category"], 0) + abs(r["delta_cents"] or 0)
+        at_stake[r["category"]] = at_stake.get(r["category"], 0) + stake_cents(r)
     _write_marker(root, {**params, "run_id": run.run_id}, "done")
     if not keep_data:
         _tidy(root)
@@ -246,7 +254,7 @@ def _build(
         run_dir=Path(run.path),
         report=report,
         scores=score_breaks(found, expected),
-        abs_delta_cents=abs_delta,
+        stake_cents=at_stake,
         intents=int(second.manifest.get("unique_ids") or second.manifest.get("rows") or 0),
         statement_files=tuple(STATEMENT_FILES),
         timings=timings,
@@ -324,7 +332,7 @@ def print_demo(result: DemoResult, console: Any) -> None:
         ("category", "left"),
         ("expected", "right"),
         ("found", "right"),
-        ("sum of |delta|", "right"),
+        ("at stake", "right"),
         ("precision", "right"),
         ("recall", "right"),
     ):
@@ -336,7 +344,7 @@ def print_demo(result: DemoResult, console: Any) -> None:
             name,
             str(s.expected),
             str(s.found),
-            format_brl(result.abs_delta_cents.get(name, 0)),
+            format_brl(result.stake_cents.get(name, 0)),
             f"{s.precision:.3f}",
             f"{s.recall:.3f}",
         )
@@ -346,7 +354,7 @@ def print_demo(result: DemoResult, console: Any) -> None:
         "all",
         str(total.expected),
         str(total.found),
-        format_brl(sum(result.abs_delta_cents.values())),
+        format_brl(sum(result.stake_cents.values())),
         f"{total.precision:.3f}",
         f"{total.recall:.3f}",
     )

@@ -52,7 +52,9 @@ def _positive(text: str) -> int:
 def _console() -> Any:
     from rich.console import Console
 
-    return Console(highlight=False)
+    console = Console(highlight=False)
+    # In a job's log (not a terminal) rich assumes 80 columns and truncates category names.
+    return console if console.is_terminal else Console(highlight=False, width=120)
 
 
 def _data(args: argparse.Namespace) -> Any:

@@ -8,18 +8,20 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from recon.report.render import format_brl
+from recon.report.render import format_brl, stake_cents
 from recon.schemas import CATEGORIES
 
 __all__ = ["breaks_by_category", "run_table"]
 
 
 def breaks_by_category(run_dir: Path) -> list[dict[str, Any]]:
-    """Per category of the run's open breaks: priority, count, sum of |delta| in cents."""
+    """Per category of the run's open breaks: priority, count, money at stake in cents."""
     path = Path(run_dir) / "exceptions.parquet"
     if not path.is_file():
         return []
-    rows = pq.read_table(path, columns=["category", "priority", "delta_cents"]).to_pylist()
+    rows = pq.read_table(
+        path, columns=["category", "priority", "expected_cents", "actual_cents", "delta_cents"]
+    ).to_pylist()
     out: dict[str, dict[str, Any]] = {}
     for r in rows:
         entry = out.setdefault(
@@ -28,11 +30,11 @@ def breaks_by_category(run_dir: Path) -> list[dict[str, Any]]:
                 "category": r["category"],
                 "priority": r["priority"],
                 "count": 0,
-                "abs_delta_cents": 0,
+                "stake_cents": 0,
             },
         )
         entry["count"] += 1
-        entry["abs_delta_cents"] += abs(r["delta_cents"] or 0)
+        entry["stake_cents"] += stake_cents(r)
     order = {name: i for i, name in enumerate(CATEGORIES)}
     return sorted(out.values(), key=lambda e: (order.get(e["category"], len(order)), e["category"]))
 
@@ -52,7 +54,7 @@ def run_table(
     table.add_column("category")
     table.add_column("priority")
     table.add_column("breaks", justify="right")
-    table.add_column("sum of |delta|", justify="right")
+    table.add_column("at stake", justify="right")
     for col in extra_cols:
         table.add_column(col, justify="right")
     names = [r["category"] for r in rows] + sorted(set(extra) - {r["category"] for r in rows})
@@ -63,14 +65,14 @@ def run_table(
             {
                 "priority": CATEGORIES[name].priority if name in CATEGORIES else "",
                 "count": 0,
-                "abs_delta_cents": 0,
+                "stake_cents": 0,
             },
         )
         table.add_row(
             name,
             r["priority"] or "",
             str(r["count"]),
-            format_brl(r["abs_delta_cents"]),
+            format_brl(r["stake_cents"]),
             *[extra.get(name, {}).get(c, "") for c in extra_cols],
         )
     total = sum(r["count"] for r in rows)
@@ -79,7 +81,7 @@ def run_table(
         "total",
         "",
         str(total),
-        format_brl(sum(r["abs_delta_cents"] for r in rows)),
+        format_brl(sum(r["stake_cents"] for r in rows)),
         *["" for _ in extra_cols],
     )
     return table

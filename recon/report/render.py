@@ -137,13 +137,23 @@ def load_report_data(run_dir: str | os.PathLike[str]) -> ReportData:
 # --------------------------------------------------------------------------- view model
 
 
+def stake_cents(row: Mapping[str, Any]) -> int:
+    """Money at stake in a break: |delta| when amounts differ, else the amount concerned.
+
+    A duplicate credit or an unmatched line has no delta but a whole amount at stake.
+    """
+    for key in ("delta_cents", "actual_cents", "expected_cents"):
+        value = row.get(key)
+        if value:
+            return abs(int(value))
+    return 0
+
+
 def _sort_key(row: Mapping[str, Any]) -> tuple[Any, ...]:
     """Most urgent first: priority, then size of the money at stake, then age, then id."""
-    money = abs(row.get("delta_cents") or 0) or (row.get("expected_cents") or 0)
-    money = money or (row.get("actual_cents") or 0)
     return (
         PRIORITY_ORDER.get(row.get("priority") or "", 9),
-        -abs(money),
+        -stake_cents(row),
         -(row.get("age_days") or 0),
         row.get("break_id") or "",
     )
@@ -162,12 +172,36 @@ def _category_order(names: Sequence[str]) -> list[str]:
     return known + sorted(set(names) - set(CATEGORIES))
 
 
+# Identifying columns first, then the money in the order a reader checks it.
+COLUMN_ORDER = (
+    "business_day",
+    "day",
+    "date",
+    "direction",
+    "break_id",
+    "category",
+    "statement_cents",
+    "intents_cents",
+    "difference_cents",
+    "explained_cents",
+    "breaks_cents",
+    "fees_cents",
+    "unexplained_cents",
+)
+
+
+def _ordered(columns: list[str]) -> list[str]:
+    rank = {c: i for i, c in enumerate(COLUMN_ORDER)}
+    return sorted(columns, key=lambda c: (rank.get(c, len(rank)), columns.index(c)))
+
+
 def _table_rows(value: Any, money: bool = False) -> tuple[list[str], list[list[str]]]:
     """Turn a summary section (list of dicts, dict of dicts, or dict) into a table."""
     if isinstance(value, list) and all(isinstance(v, dict) for v in value):
         columns: list[str] = []
         for item in value:
             columns += [k for k in item if k not in columns]
+        columns = _ordered(columns)
         return columns, [[_cell(k, item.get(k)) for k in columns] for item in value]
     if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
         columns = ["name"]
@@ -228,7 +262,7 @@ def build_context(data: ReportData, *, top: int = TOP_BREAKS) -> dict[str, Any]:
                 "persisting": sum(r["state"] == "persisting" for r in mine),
                 "expected": format_brl(sum(r["expected_cents"] or 0 for r in mine)),
                 "actual": format_brl(sum(r["actual_cents"] or 0 for r in mine)),
-                "abs_delta": format_brl(sum(abs(r["delta_cents"] or 0) for r in mine)),
+                "at_stake": format_brl(sum(stake_cents(r) for r in mine)),
                 "oldest": max((r["age_days"] or 0) for r in mine),
             }
         )
@@ -273,7 +307,7 @@ def build_context(data: ReportData, *, top: int = TOP_BREAKS) -> dict[str, Any]:
             "new": sum(r["state"] == "new" for r in rows),
             "matches": data.matches.num_rows,
             "auto_match_rate": _rate(summary.get("auto_match_rate")),
-            "at_stake": format_brl(sum(abs(r["delta_cents"] or 0) for r in rows)),
+            "at_stake": format_brl(sum(stake_cents(r) for r in rows)),
             "resolved": len(resolved) if isinstance(resolved, list | dict) else 0,
             "decided": len(decided) if isinstance(decided, list | dict) else 0,
         },

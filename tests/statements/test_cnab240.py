@@ -1,0 +1,173 @@
+"""CNAB 240 extrato (segment E): positions, signs, dates, balance and count checks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from recon.config import DataDir
+from recon.errors import StatementError, StatementParseError
+from recon.statements import import_statements
+from recon.statements.cnab240 import parse_file, parse_text
+
+from . import cnab
+from .conftest import FIXTURES, view_rows
+
+E1 = "E18236120202611011000s0123456789"
+LINES = [
+    (11000, "01112026", "PIX RECEBIDO", E1, "213"),
+    (-350, "02112026", "TARIFA PIX", "000000123", "105"),
+]
+
+
+def _records(text: str) -> list[str]:
+    return text.split("\r\n")[:-1]
+
+
+def _join(records: list[str]) -> str:
+    return "\r\n".join(records) + "\r\n"
+
+
+def test_fixture() -> None:
+    result = parse_file(FIXTURES / "extrato.cnab240")
+    assert result.bad == []
+    assert [r[2] for r in result.rows] == [11000, -123456, -250000, -350, 500000]
+    assert [r[4] for r in result.rows] == ["pix_in", "pix_refund_out", "pix_out", "fee", "other"]
+    first = result.rows[0]
+    assert first[0] == 3  # physical line
+    assert first[1] == "2026-11-01T00:00:00-03:00"
+    assert first[5] == E1
+    assert first[11] == "PIX RECEBIDO"
+    assert first[12] is None  # the document was the e2e id itself
+    assert result.rows[3][12] == "000000123"
+    assert result.rows[4][12] == "DOC 998877"
+    assert any("opening 100000 + 511000 - 373806 = closing 237194" in c for c in result.checks)
+
+
+def test_positions_are_the_standard_ones() -> None:
+    record = cnab.detail(1, -123, "31122026", "HIST", "DOC")
+    assert record[7] == "3" and record[13] == "E"
+    assert record[142:150] == "31122026"  # 143-150 data do lançamento
+    assert record[150:168] == "000000000000000123"  # 151-168 valor
+    assert record[168] == "D"  # 169
+    assert record[201:204] == "DOC"  # 202-240 documento
+
+
+def test_trailing_blanks_stripped_by_an_editor() -> None:
+    text = cnab.extrato(0, LINES)
+    stripped = "\n".join(r.rstrip() for r in text.split("\r\n"))
+    assert [r[2] for r in parse_text(stripped, "x").rows] == [11000, -350]
+
+
+@pytest.mark.parametrize(
+    ("position", "value", "field"),
+    [
+        (150, "X", "data_lancamento"),  # bad date
+        (143, "3", "data_lancamento"),  # 32/11: not a date
+        (168, "A", "valor_lancamento"),
+        (169, "X", "valor_lancamento"),  # sign must be D or C
+        (14, "A", "segmento"),
+    ],
+)
+def test_malformed_detail(
+    tmp_path: Path, data_dir: DataDir, position: int, value: str, field: str
+) -> None:
+    records = _records(cnab.extrato(0, LINES))
+    rec = list(records[2])
+    rec[position - 1] = value
+    records[2] = "".join(rec)
+    path = tmp_path / "x.cnab240"
+    path.write_text(_join(records), encoding="ascii")
+    with pytest.raises(StatementParseError) as err:
+        import_statements([path], data_dir)
+    assert (err.value.line, err.value.field) == (3, field)
+    assert str(path) in str(err.value)
+    # with quarantine the batch cannot balance any more: a warning, not an error
+    report = import_statements([path], data_dir, quarantine=True)
+    assert (report.read, report.imported, report.quarantined) == (2, 1, 1)
+    assert report.per_file[0].warnings
+
+
+def _tamper_trailer(records: list[str], start: int, end: int, value: int) -> list[str]:
+    rec = list(records[-2])
+    rec[start - 1 : end] = list(str(value).rjust(end - start + 1, "0"))
+    records[-2] = "".join(rec)
+    return records
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "value", "field"),
+    [
+        (151, 168, 999, "saldo_final"),
+        (177, 194, 1, "somatoria_debitos"),
+        (195, 212, 1, "somatoria_creditos"),
+        (171, 176, 9, "qtd_registros"),
+    ],
+)
+def test_batch_checks(tmp_path: Path, start: int, end: int, value: int, field: str) -> None:
+    records = _tamper_trailer(_records(cnab.extrato(1000, LINES)), start, end, value)
+    with pytest.raises(StatementParseError) as err:
+        parse_text(_join(records), "f.cnab240")
+    assert err.value.field == field
+    assert err.value.line == 5  # the batch trailer
+    assert err.value.file == "f.cnab240"
+
+
+def test_opening_balance_mismatch(tmp_path: Path) -> None:
+    records = _records(cnab.extrato(1000, LINES))
+    records[1] = cnab.batch_header(2000)
+    with pytest.raises(StatementParseError, match="opening 2000"):
+        parse_text(_join(records), "f")
+
+
+def test_file_trailer_counts() -> None:
+    records = _records(cnab.extrato(0, LINES))
+    records[-1] = cnab.file_trailer(1, 99)
+    with pytest.raises(StatementParseError) as err:
+        parse_text(_join(records), "f")
+    assert (err.value.line, err.value.field) == (6, "qtd_registros")
+    records[-1] = cnab.file_trailer(2, 6)
+    with pytest.raises(StatementParseError, match="batches"):
+        parse_text(_join(records), "f")
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda rs: rs[:-1],  # no file trailer
+        lambda rs: rs[:3],  # cut inside a batch
+        lambda rs: [rs[0], rs[2], *rs[1:]],  # a detail before the batch header
+    ],
+)
+def test_structure_errors(mutate: object) -> None:
+    records = _records(cnab.extrato(0, LINES))
+    with pytest.raises(StatementError):
+        result = parse_text(_join(mutate(records)), "f")  # type: ignore[operator]
+        if result.bad:
+            raise StatementError(result.bad[0].reason)
+
+
+def test_wrong_service_and_long_record() -> None:
+    records = _records(cnab.extrato(0, LINES))
+    records[1] = cnab.batch_header(0, service="03")
+    with pytest.raises(StatementError, match="not 04"):
+        parse_text(_join(records), "f")
+    records = _records(cnab.extrato(0, LINES))
+    records[2] += "X"
+    result = parse_text(_join(records), "f")
+    assert [(b.source_line, b.field) for b in result.bad] == [(3, "record")]
+    assert result.warnings  # the batch cannot balance without it
+
+
+def test_empty_file(tmp_path: Path) -> None:
+    with pytest.raises(StatementError):
+        parse_text("\r\n", "f")
+
+
+def test_imported_twice(data_dir: DataDir) -> None:
+    import_statements([FIXTURES / "extrato.cnab240"], data_dir)
+    before = view_rows(data_dir)
+    report = import_statements([FIXTURES / "extrato.cnab240"], data_dir)
+    assert (report.imported, report.duplicate) == (0, 5)
+    assert view_rows(data_dir) == before

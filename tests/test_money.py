@@ -1,0 +1,156 @@
+"""recon.money: exact cents from every way banks write amounts."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from recon.money import AmountError, format_brl, format_cents, parse_cents, parse_plain_cents
+
+
+@pytest.mark.parametrize(
+    ("text", "cents"),
+    [
+        ("1.234,56", 123456),
+        ("-200,00", -20000),
+        ("10.00", 1000),
+        ("1,234.56", 123456),
+        ("  00012,30 ", 1230),
+        ("200,00-", -20000),
+        ("(200.00)", -20000),
+        ("R$ 1.234,56", 123456),
+        ("-R$ 5,00", -500),
+        ("R$-5,00", -500),
+        ("(R$ 5,00)", -500),
+        ("+7", 700),
+        ("0,01", 1),
+        (",50", 50),
+        ("10,5", 1050),
+        ("1.234", 123400),  # rule 4: one separator + three digits = thousands
+        ("12,345", 1234500),
+        ("1.234.567", 123456700),
+        ("0.120", 12),  # trailing zeros beyond cents are exact
+        ("1\u00a0234,56", 123456),  # NBSP as a thousands blank
+        ("-0,00", 0),
+        ("99999999999999999,99", 9999999999999999999),
+    ],
+)
+def test_examples(text: str, cents: int) -> None:
+    assert parse_cents(text) == cents
+
+
+@pytest.mark.parametrize(
+    ("text", "mark", "cents"),
+    [
+        ("1.234", ",", 123400),
+        ("1.234", None, 123400),
+        ("1,234", ".", 123400),
+        ("1,5", ",", 150),
+        ("1.5", ".", 150),
+        ("1.234,5", ",", 123450),
+        ("1234", ",", 123400),
+    ],
+)
+def test_explicit_mark(text: str, mark: str | None, cents: int) -> None:
+    assert parse_cents(text, decimal_mark=mark) == cents
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "-",
+        "R$",
+        "abc",
+        "1.2.3,00",  # bad grouping
+        "1,2,3",
+        "12.34.567",
+        "0.123",  # three real decimals: never rounded
+        "1,0001",  # four decimals, not zeros
+        "5,",  # a mark with no decimals
+        "-5-",  # two signs
+        "-(5)",
+        "1,234.56.7",
+        "1.234,56,7",
+        "1e5",
+        "0x10",
+        "1 2 3 x",
+        "∞",
+    ],
+)
+def test_rejects(text: str) -> None:
+    with pytest.raises(AmountError):
+        parse_cents(text)
+
+
+def test_explicit_mark_rejects_wrong_separator_use() -> None:
+    with pytest.raises(AmountError):
+        parse_cents("1,5", decimal_mark=".")  # ',' would be thousands, badly grouped
+    with pytest.raises(AmountError):
+        parse_cents("1.234,56", decimal_mark=".")
+    with pytest.raises(AmountError):
+        parse_cents("1", decimal_mark=";")
+
+
+def test_not_text() -> None:
+    with pytest.raises(AmountError):
+        parse_cents(12.5)  # type: ignore[arg-type]
+
+
+@st.composite
+def rendered(draw: st.DrawFn) -> tuple[int, str, str]:
+    """(cents, text, decimal mark) in one of the styles banks use."""
+    cents = draw(st.integers(min_value=-(10**15), max_value=10**15))
+    mark = draw(st.sampled_from([",", "."]))
+    grouped = draw(st.booleans())
+    thousands = ("." if mark == "," else ",") if grouped else ""
+    body = format_cents(abs(cents), decimal_mark=mark, thousands=thousands)
+    pad = draw(st.integers(min_value=0, max_value=4))
+    if not grouped:
+        body = "0" * pad + body  # zero padding (CNAB-like)
+    if draw(st.booleans()):
+        body = "R$ " + body
+    sign_style = draw(st.sampled_from(["lead", "trail", "paren"]))
+    if cents < 0:
+        body = {"lead": "-" + body, "trail": body + "-", "paren": "(" + body + ")"}[sign_style]
+    elif draw(st.booleans()):
+        body = "+" + body
+    blanks = draw(st.sampled_from(["", " ", "  ", "\t", "\u00a0"]))
+    return cents, blanks + body + blanks, mark
+
+
+@given(rendered())
+def test_roundtrip_explicit_mark(case: tuple[int, str, str]) -> None:
+    cents, text, mark = case
+    assert parse_cents(text, decimal_mark=mark) == cents
+
+
+@given(rendered())
+def test_roundtrip_inferred_mark(case: tuple[int, str, str]) -> None:
+    # Two decimals are always written, so inference is never ambiguous here.
+    cents, text, _ = case
+    assert parse_cents(text) == cents
+
+
+@given(st.integers(min_value=-(10**12), max_value=10**12))
+def test_plain_fast_path_agrees(cents: int) -> None:
+    text = format_cents(cents)
+    assert parse_plain_cents(text) == cents == parse_cents(text)
+
+
+@given(st.integers(min_value=0, max_value=10**6), st.integers(min_value=1, max_value=9))
+def test_never_rounds(units: int, third: int) -> None:
+    with pytest.raises(AmountError):
+        parse_cents(f"{units}.12{third}", decimal_mark=".")
+
+
+def test_format() -> None:
+    assert format_cents(123456) == "1234.56"
+    assert format_cents(-5) == "-0.05"
+    assert format_brl(123456) == "R$ 1.234,56"
+    with pytest.raises(TypeError):
+        format_cents(1.5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        format_cents(True)

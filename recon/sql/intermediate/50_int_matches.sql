@@ -57,7 +57,9 @@ ranked as (
         *,
         row_number() over (
             partition by intent_id, rule = 'refund'
-            order by booked_at, line_id
+            -- the end-to-end id embeds the initiation time (yyyyMMddHHmm): it orders lines
+            -- booked on the same date by statements that carry no time of day (CNAB 240)
+            order by booked_at, end_to_end_id, line_id
         ) as line_rank
     from joined
 )

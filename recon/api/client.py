@@ -286,10 +286,11 @@ class _Core:
         details: dict[str, Any] = {}
         if isinstance(body, dict):
             # intents shape: code/message/validationErrors/details; parties: error/code.
-            if isinstance(body.get("message"), str):
-                message = body["message"]
-            elif isinstance(body.get("error"), str):
-                message = body["error"]
+            # An empty message is no message: fall back to the other shape, then the reason.
+            for key in ("message", "error"):
+                if isinstance(body.get(key), str) and body[key].strip():
+                    message = body[key]
+                    break
             if isinstance(body.get("code"), str):
                 code = body["code"]
             raw_errors = body.get("validationErrors")

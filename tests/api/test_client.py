@@ -12,6 +12,8 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from recon.api import AsyncClient, Client, IntentStatus, RetryPolicy
 from recon.errors import (
@@ -783,3 +785,51 @@ def test_async_max_rps_paces_concurrent_requests() -> None:
 def test_async_repr_hides_the_key() -> None:
     client, _ = amake(Server())
     assert API_KEY not in repr(client)
+
+
+# --------------------------------------------------------------------------- property: any error body
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+error_bodies = st.one_of(
+    json_values,
+    st.fixed_dictionaries(
+        {"code": st.text(max_size=10), "message": st.text(max_size=30)},
+        optional={"validationErrors": json_values, "details": json_values},
+    ),
+    st.fixed_dictionaries({"error": st.text(max_size=30)}, optional={"code": json_values}),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    status=st.integers(400, 599),
+    body=error_bodies,
+    echo_key=st.booleans(),
+)
+def test_any_error_response_maps_into_the_tree_without_leaking_the_key(
+    status: int, body: Any, echo_key: bool
+) -> None:
+    if echo_key:
+        body = {"code": "x", "message": f"key={API_KEY}", "details": {"k": [API_KEY]}}
+    server = Server(httpx.Response(status, json=body))
+    client, _ = make(server, retry=RetryPolicy(max_attempts=1))
+    with pytest.raises(ApiStatusError) as info:
+        client.get_intent(INTENT_ID)
+    exc = info.value
+    assert exc.status_code == status and isinstance(exc.message, str) and exc.message
+    expected = {
+        400: ValidationError,
+        401: Unauthorized,
+        404: NotFound,
+        409: Conflict,
+        429: RateLimited,
+    }
+    assert isinstance(exc, expected.get(status, ServerError if status >= 500 else ApiStatusError))
+    assert all(isinstance(e, dict) for e in getattr(exc, "validation_errors", []))
+    assert API_KEY not in str(exc) + json.dumps(exc.body) + json.dumps(exc.details)

@@ -327,13 +327,17 @@ def test_onramp_idempotency_same_body_same_response_other_body_409(api: Api) -> 
 # --------------------------------------------------------------------------- offramp
 
 
-def test_offramp_resolves_the_party_by_pix_key(api: Api) -> None:
-    party_id, cpf, _ = api.party()
-    intent = api.client.create_offramp(amount_cents=20_000, destination_address=cpf)
+@pytest.mark.parametrize("pix_key", ["document", "email", "phone"])
+def test_offramp_resolves_the_party_by_pix_key(api: Api, pix_key: str) -> None:
+    n = next(_serial)
+    email, phone = f"payee{n}@example.com", f"+55 11 9{n:04d}-{n % 10000:04d}"
+    party_id, cpf, _ = api.party(email=email, phone=phone)
+    address = {"document": cpf, "email": email, "phone": phone}[pix_key]
+    intent = api.client.create_offramp(amount_cents=20_000, destination_address=address)
     assert intent.party_id == party_id and intent.intent_type is IntentType.OFFRAMP
     assert intent.pix_info is None and intent.deposit_instructions is None
     assert intent.status is IntentStatus.AWAITING_BURN_APPROVAL
-    assert (intent.amount_cents, intent.destination_address) == (20_000, cpf)
+    assert (intent.amount_cents, intent.destination_address) == (20_000, address)
 
 
 @pytest.mark.parametrize(
@@ -499,6 +503,16 @@ def test_approve_burn_body_limits(api: Api, signature: str, holder: str, field: 
     with pytest.raises(ValidationError) as info:
         api.client.approve_burn(intent_id, tx_signature=signature, token_holder=holder)
     assert _names_field(info.value, field)
+
+
+@pytest.mark.parametrize("length", [32, 44])
+def test_approve_burn_token_holder_length_limits_are_inclusive(api: Api, length: int) -> None:
+    intent_id, _, _ = _offramp(api)
+    signature = base58.b58encode(b"\x02" * 64).decode()
+    with pytest.raises(ValidationError) as info:  # refused, but for the signature, not the length
+        api.client.approve_burn(intent_id, tx_signature=signature, token_holder="H" * length)
+    assert "tokenHolder" not in {e["field"] for e in info.value.validation_errors}
+    assert info.value.code != "validation_error"
 
 
 def test_approve_burn_404(api: Api) -> None:

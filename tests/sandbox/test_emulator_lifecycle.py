@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from recon.sandbox.clock import Clock, format_ts, from_ms, to_ms
@@ -214,6 +214,7 @@ def test_config_rejects_an_invalid_service_cnpj() -> None:
         EmulatorConfig(service_cnpj="11222333000182")
 
 
+@settings(deadline=None)
 @given(st.integers(0, 4_102_444_800_000))
 def test_format_ts_matches_datetime(ms: int) -> None:
     dt = from_ms(ms)

@@ -46,16 +46,19 @@ def test_known_documents() -> None:
     assert not v.is_valid_cnpj("00000000000000")
 
 
+@settings(deadline=None)
 @given(st.text(alphabet="0123456789", min_size=11, max_size=11))
 def test_cpf_matches_reference(doc: str) -> None:
     assert v.is_valid_cpf(doc) == ref_cpf(doc)
 
 
+@settings(deadline=None)
 @given(st.text(alphabet="0123456789", min_size=14, max_size=14))
 def test_cnpj_matches_reference(doc: str) -> None:
     assert v.is_valid_cnpj(doc) == ref_cnpj(doc)
 
 
+@settings(deadline=None)
 @given(st.text(alphabet="0123456789", min_size=9, max_size=9), st.integers(0, 9))
 def test_cpf_check_digit_is_determined(base: str, other: int) -> None:
     doc = base + v.cpf_check_digits(base)
@@ -65,6 +68,7 @@ def test_cpf_check_digit_is_determined(base: str, other: int) -> None:
             assert not v.is_valid_cpf(doc[:-1] + str(other))
 
 
+@settings(deadline=None)
 @given(st.text(alphabet="0123456789", min_size=12, max_size=12), st.integers(0, 9))
 def test_cnpj_check_digit_is_determined(base: str, other: int) -> None:
     doc = base + v.cnpj_check_digits(base)
@@ -82,6 +86,7 @@ def test_masking_keeps_only_last_four_digits() -> None:
 # --- base58 / Solana addresses --------------------------------------------------------------
 
 
+@settings(deadline=None)
 @given(st.binary(min_size=32, max_size=32))
 def test_any_32_bytes_is_a_wallet(raw: bytes) -> None:
     addr = base58.b58encode(raw).decode()
@@ -90,11 +95,13 @@ def test_any_32_bytes_is_a_wallet(raw: bytes) -> None:
         assert v.is_valid_solana_address(addr)
 
 
+@settings(deadline=None)
 @given(st.binary(min_size=1, max_size=64).filter(lambda b: len(b) != 32))
 def test_other_lengths_are_not_wallets(raw: bytes) -> None:
     assert not v.is_valid_solana_address(base58.b58encode(raw).decode())
 
 
+@settings(deadline=None)
 @given(st.text(min_size=32, max_size=44))
 def test_non_base58_text_is_rejected(text: str) -> None:
     if any(c not in base58.alphabet.decode() for c in text):
@@ -359,7 +366,7 @@ def test_list_limit_bounds(client: httpx.Client, limit: str | None, applied: int
 # --- approve-burn body --------------------------------------------------------------------
 
 
-@settings(max_examples=30)
+@settings(deadline=None, max_examples=30)
 @given(st.text(min_size=1, max_size=100))
 def test_non_base58_signature_is_a_validation_error(text: str) -> None:
     assume_bad = any(c not in base58.alphabet.decode() for c in text)

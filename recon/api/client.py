@@ -122,13 +122,11 @@ def _is_retryable_status(status: int) -> bool:
     return status == 429 or (status >= 500 and status != 501)
 
 
+# 400/422 (validation errors) and 429 (retry hint) need extra arguments: built in `_error`.
 _STATUS_ERRORS: dict[int, type[ApiStatusError]] = {
-    400: ValidationError,
     401: Unauthorized,
     404: NotFound,
     409: Conflict,
-    422: ValidationError,
-    429: RateLimited,
 }
 
 

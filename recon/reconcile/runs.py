@@ -153,24 +153,15 @@ def reconcile(
         _load_previous(con, previous)
         decisions = load_decisions(dd)
         _final_exceptions(con, run_id, list(decisions))
-        matches = _arrow(con, _MATCHES_SQL, [run_id], MATCHES_SCHEMA)
-        open_breaks = _arrow(
-            con,
-            "SELECT * EXCLUDE (decided) FROM final_exceptions WHERE NOT decided",
-            [],
-            EXCEPTIONS_SCHEMA,
-        )
-        summary = _summary(
-            con, run_id, previous, as_of_ts, settings, checks, decisions, matches, open_breaks
-        )
+        summary = _summary(con, run_id, previous, as_of_ts, settings, checks, decisions)
+        dd.runs.mkdir(parents=True, exist_ok=True)
+        # DuckDB writes the Parquet itself: a 10M-row run never passes through Python.
+        with atomic_dir(dd.runs / run_id) as tmp:
+            _copy(con, _MATCHES_SQL, {"run_id": run_id}, tmp / "matches.parquet", MATCHES_SCHEMA)
+            _copy(con, _EXCEPTIONS_SQL, {}, tmp / "exceptions.parquet", EXCEPTIONS_SCHEMA)
+            write_json(tmp / "summary.json", summary.to_json())
     finally:
         con.close()
-
-    dd.runs.mkdir(parents=True, exist_ok=True)
-    with atomic_dir(dd.runs / run_id) as tmp:
-        _write_parquet(matches, tmp / "matches.parquet")
-        _write_parquet(open_breaks, tmp / "exceptions.parquet")
-        write_json(tmp / "summary.json", summary.to_json())
     result = RunResult(run_id, dd.runs / run_id, summary)
     if strict and not summary.checks_passed:
         failed = ", ".join(f"{k} ({v} rows)" for k, v in summary.checks.items() if v)
@@ -180,7 +171,8 @@ def reconcile(
 
 def _resolve_as_of(con: duckdb.DuckDBPyConnection, as_of: datetime | str | None) -> datetime:
     if as_of is None:
-        row = con.execute("SELECT max(snapshot_at) FROM intents").fetchone()
+        rows = con.execute("SELECT max(snapshot_at) FROM intents").fetchall()
+        row = rows[0] if rows else None
         if row is None or row[0] is None:
             raise SnapshotError("no snapshot to reconcile: run `recon extract` first")
         value: datetime = row[0]
@@ -232,46 +224,52 @@ def _final_exceptions(con: duckdb.DuckDBPyConnection, run_id: str, decided: list
             coalesce(p.first_seen_run, $run_id) AS first_seen_run,
             e.age_days,
             CASE WHEN p.break_id IS NULL THEN 'new' ELSE 'persisting' END AS state,
-            d.break_id IS NOT NULL AS decided
+            d.break_id IS NOT NULL AS decided,
+            row_number() OVER (
+                ORDER BY e.category, e.intent_id NULLS LAST, e.end_to_end_id NULLS LAST,
+                         e.line_id NULLS LAST, e.break_id
+            ) AS sort_key
         FROM recon_exceptions AS e
         LEFT JOIN previous_exceptions AS p USING (break_id)
         LEFT JOIN decided_ids AS d USING (break_id)
-        ORDER BY e.category, e.intent_id NULLS LAST, e.end_to_end_id NULLS LAST,
-                 e.line_id NULLS LAST
         """,
         {"run_id": run_id},
     )
 
 
 _MATCHES_SQL = """
-SELECT CAST(? AS VARCHAR) AS run_id, intent_id, line_id, end_to_end_id, rule, intent_type,
+SELECT CAST($run_id AS VARCHAR) AS run_id, intent_id, line_id, end_to_end_id, rule, intent_type,
        intent_status, line_kind, expected_cents, actual_cents, booked_at
 FROM recon_matches
 ORDER BY intent_id, booked_at, line_id
 """
 
-
-def _arrow(
-    con: duckdb.DuckDBPyConnection, sql: str, params: list[Any], schema: pa.Schema
-) -> pa.Table:
-    table = con.sql(sql, params=params or None).to_arrow_table()
-    if table is None:  # pragma: no cover - a SELECT always has a result
-        raise RuntimeError("query returned no result")
-    if table.column_names != schema.names:
-        raise RuntimeError(f"columns {table.column_names} != contract {schema.names}")
-    return table.cast(schema)
+_EXCEPTIONS_SQL = """
+SELECT * EXCLUDE (decided, sort_key) FROM final_exceptions WHERE NOT decided ORDER BY sort_key
+"""
 
 
-def _write_parquet(table: pa.Table, path: Path) -> None:
-    # Fixed writer options so the same rows give the same bytes.
-    pq.write_table(
-        table,
-        path,
-        compression="zstd",
-        write_statistics=True,
-        use_dictionary=True,
-        row_group_size=1_000_000,
-    )
+def _copy(
+    con: duckdb.DuckDBPyConnection,
+    sql: str,
+    params: dict[str, Any],
+    path: Path,
+    schema: pa.Schema,
+) -> None:
+    """Stream a query's rows, in order, into a Parquet file with exactly the contract schema.
+
+    Batches flow from DuckDB to the writer, so memory stays bounded however many rows a run
+    has; fixed writer options make the same rows give the same file.
+    """
+    reader = con.sql(sql, params=params or None).to_arrow_reader(_BATCH_ROWS)
+    if reader.schema.names != schema.names:
+        raise RuntimeError(f"{path.name}: columns {reader.schema.names} != {schema.names}")
+    with pq.ParquetWriter(path, schema, compression="zstd", write_statistics=True) as writer:
+        for batch in reader:
+            writer.write_batch(batch.cast(schema), row_group_size=_BATCH_ROWS)
+
+
+_BATCH_ROWS = 1_000_000
 
 
 def _summary(
@@ -282,12 +280,10 @@ def _summary(
     settings: ReconcileSettings,
     checks: list[runner.CheckResult],
     decisions: dict[str, Any],
-    matches: pa.Table,
-    open_breaks: pa.Table,
 ) -> RunSummary:
     def scalar(sql: str) -> int:
-        row = con.execute(sql).fetchone()
-        return int(row[0] or 0) if row else 0
+        rows = con.execute(sql).fetchall()  # drain: the next query may stream from `con`
+        return int(rows[0][0] or 0) if rows else 0
 
     counts = dict.fromkeys(CATEGORIES, 0)
     for category, n in con.execute(
@@ -305,6 +301,8 @@ def _summary(
         ).fetchall()
     )
     lines = scalar("SELECT count(*) FROM stg_statement_lines WHERE kind <> 'fee'")
+    matched = scalar("SELECT count(*) FROM recon_matches")
+    open_breaks = scalar("SELECT count(*) FROM final_exceptions WHERE NOT decided")
     rules = dict.fromkeys(("txid", "reference", "attributes", "refund"), 0)
     for rule, n in con.execute("SELECT rule, count(*) FROM recon_matches GROUP BY 1").fetchall():
         rules[rule] = int(n)
@@ -340,13 +338,12 @@ def _summary(
             "GROUP BY 1 ORDER BY 1"
         ).fetchall()
     }
-    current = set(r[0] for r in con.execute("SELECT break_id FROM final_exceptions").fetchall())
     resolved = tuple(
-        sorted(
-            r[0]
-            for r in con.execute("SELECT break_id FROM previous_exceptions").fetchall()
-            if r[0] not in current
-        )
+        r[0]
+        for r in con.execute(
+            "SELECT break_id FROM previous_exceptions AS p WHERE NOT EXISTS "
+            "(SELECT 1 FROM final_exceptions AS f WHERE f.break_id = p.break_id) ORDER BY 1"
+        ).fetchall()
     )
     decided = tuple(
         {
@@ -367,10 +364,10 @@ def _summary(
         settings=settings.as_dict(),
         intents=scalar("SELECT count(*) FROM stg_intents"),
         statement_lines=lines,
-        matched_lines=matches.num_rows,
-        auto_match_rate=round(matches.num_rows / lines, 6) if lines else 1.0,
+        matched_lines=matched,
+        auto_match_rate=round(matched / lines, 6) if lines else 1.0,
         matches_by_rule=rules,
-        breaks=open_breaks.num_rows,
+        breaks=open_breaks,
         counts=counts,
         counts_by_priority=by_priority,
         new_breaks=int(states.get("new", 0)),

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from recon.reconcile import ReconcileSettings
 
-from .helpers import breaks, matches, run
+from .helpers import breaks, exception_rows, matches, run
 from .world import T0, e2e, intent, line, uid
 
 AS_OF = T0 + timedelta(hours=6)
@@ -227,3 +227,27 @@ def test_expired_onramp_paid_and_returned_is_clean(world):
     assert breaks(result) == set()
     assert result.summary.checks_passed
     assert result.summary.explained_by["returned"] == 10_000
+
+
+def test_history_checks_use_the_latest_full_snapshot(world):
+    a = intent(1, amount=5_000, status="awaiting_fiat_payment", created=AS_OF - 20 * M)
+    b = intent(2, amount=6_000, type="offramp", status="created", created=AS_OF - 20 * M)
+    world.snapshot([a, b], AS_OF - 10 * M)
+    world.snapshot([a, b], AS_OF - 5 * M)
+    # a later onramp-only extract is not "the latest": the offramp has not vanished
+    world.snapshot([a], AS_OF, manifest={"filters": {"intent_type": "onramp"}, "consistent": True})
+    assert breaks(run(world)) == set()
+    # a full snapshot without the offramp: now it has vanished
+    world.snapshot([a], AS_OF + M)
+    assert breaks(run(world)) == {("intent_vanished", uid(2), None)}
+
+
+def test_status_moving_backwards_between_snapshots(world):
+    a = intent(1, amount=5_000, type="offramp", status="paying_out", destination="x@y.z")
+    world.snapshot([dict(a, status="burning")], AS_OF - 20 * M)
+    world.snapshot([a], AS_OF - 10 * M)
+    world.snapshot([dict(a, status="burn_approved")], AS_OF)
+    result = run(world)
+    assert breaks(result) == {("status_regression", uid(1), None)}
+    (row,) = [r for r in exception_rows(result)]
+    assert "from paying_out" in row["reason"] and "to burn_approved" in row["reason"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -128,7 +129,9 @@ class World:
     data: DataDir
     snapshots: list[datetime] = field(default_factory=list)
 
-    def snapshot(self, intents: list[dict[str, Any]], at: datetime) -> str:
+    def snapshot(
+        self, intents: list[dict[str, Any]], at: datetime, manifest: dict[str, Any] | None = None
+    ) -> str:
         run_id = at.strftime("%Y%m%dT%H%M%S%fZ") + "-0000"
         rows = [dict(r, snapshot_at=at, run_id=run_id) for r in intents]
         folder = self.data.snapshots / f"snapshot_date={at:%Y-%m-%d}" / f"run_id={run_id}"
@@ -136,6 +139,8 @@ class World:
         pq.write_table(
             pa.Table.from_pylist(rows, schema=INTENTS_SCHEMA), folder / "part-00000.parquet"
         )
+        if manifest is not None:
+            (folder / "_manifest.json").write_text(json.dumps(manifest))
         self.snapshots.append(at)
         return run_id
 

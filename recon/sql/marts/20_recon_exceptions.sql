@@ -438,9 +438,11 @@ status_regression as (
 ),
 
 latest_snapshot as (
-    select max(snapshot_run_id) as snapshot_run_id from stg_intent_history
+    select max(snapshot_at) as snapshot_at from stg_intent_history where is_latest
 ),
 
+-- an id seen in an earlier snapshot and missing from the latest full one (snapshots taken
+-- after it, e.g. filtered ones, are not compared)
 intent_vanished as (
     select
         'intent_vanished' as category,
@@ -449,18 +451,18 @@ intent_vanished as (
         null as end_to_end_id,
         null as expected_cents,
         null as actual_cents,
-        (case h.intent_type when 'onramp' then 'Onramp ' else 'Offramp ' end) || h.intent_id || ' (last seen ' || h.status
+        (case h.intent_type when 'onramp' then 'Onramp ' else 'Offramp ' end)
+            || h.intent_id || ' (last seen ' || h.status
             || coalesce(' for ' || brl(h.amount_cents), '') || ' in the snapshot of '
             || local_ts(h.snapshot_at) || ') is missing from the latest snapshot. Ask the '
             || 'API provider whether it was deleted, and check any money it moved.' as reason,
         h.snapshot_at as evidence_at
     from stg_intent_history as h
-    where h.snapshot_run_id <> (select snapshot_run_id from latest_snapshot)
+    where h.snapshot_at < (select snapshot_at from latest_snapshot)
       and not exists (
           select 1
           from stg_intent_history as latest
-          where latest.intent_id = h.intent_id
-            and latest.snapshot_run_id = (select snapshot_run_id from latest_snapshot)
+          where latest.intent_id = h.intent_id and latest.is_latest
       )
     qualify row_number() over (partition by h.intent_id order by h.snapshot_at desc) = 1
 ),

@@ -1,5 +1,6 @@
 -- stg_intent_history: one row per intent x committed snapshot, for the history checks
--- (status_regression, intent_vanished).
+-- (status_regression, intent_vanished). is_latest flags the snapshot the `intents` view
+-- shows (the latest full and consistent one).
 with
 
 source as (
@@ -22,7 +23,10 @@ renamed as (
         ---------- timestamps (UTC)
         snapshot_at,
         created_at,
-        updated_at
+        updated_at,
+
+        ---------- lineage
+        run_id = (select max(run_id) from intents) as is_latest
 
     from source
     where id is not null

@@ -6,7 +6,7 @@
 -- never auto-confirmed.
 --
 -- Speed: instead of testing every reference against every line (N x M substring tests),
--- both sides are cut into tokens and joined on the reference's longest token; the full
+-- both sides are cut into tokens and joined on the reference's rarest token; the full
 -- reference is then checked with a substring test on the few pairs that share that token.
 with
 
@@ -58,27 +58,37 @@ unique_references as (
     having count(distinct intent_id) = 1
 ),
 
-reference_keys as (
+reference_tokens as (
     select
         intent_id,
         case intent_type when 'onramp' then 'credit' when 'offramp' then 'debit' end as direction,
         reference,
-        list_filter(
-            regexp_split_to_array(reference, '[^A-Z0-9_-]+'), lambda t: length(t) >= 3
-        ) as tokens
+        unnest(regexp_split_to_array(reference, '[^A-Z0-9_-]+')) as token
     from unique_references
 ),
 
+token_counts as (
+    select token, count(*) as references_with_token
+    from reference_tokens
+    group by token
+),
+
+-- the join key of a reference is its rarest token (then the longest): "PEDIDO 7KX2Q9A"
+-- joins on 7KX2Q9A, not on the word every description shares
 keyed as (
     select
-        intent_id,
-        direction,
-        reference,
-        -- the longest token of the reference is the join key
-        list_reduce(tokens, lambda a, b: case when length(b) > length(a) then b else a end)
-            as join_token
-    from reference_keys
-    where len(tokens) > 0
+        reference_tokens.intent_id,
+        reference_tokens.direction,
+        reference_tokens.reference,
+        arg_min(
+            reference_tokens.token,
+            (token_counts.references_with_token, -length(reference_tokens.token),
+             reference_tokens.token)
+        ) as join_token
+    from reference_tokens
+    join token_counts using (token)
+    where length(reference_tokens.token) >= 3
+    group by all
 ),
 
 pairs as (

@@ -217,7 +217,7 @@ def test_offramp_object_and_resolution(client, new_party) -> None:
     party = new_party(email="Pay.Me@Example.com", phone="+55 (11) 91234-5678")
     doc_party = new_party()
     cases = {
-        "pay.me@example.com": party["id"],  # e-mail keys are case-insensitive
+        "PAY.me@EXAMPLE.com": party["id"],  # e-mail keys are case-insensitive
         "+5511912345678": party["id"],  # phone keys compare by digits
         make_cpf(int(doc_party["profile"]["displayName"].split()[-1])): doc_party["id"],
     }

@@ -361,3 +361,24 @@ def test_cnab_and_ofx_invariants_hold_for_any_ledger(bank: Bank):
 def test_movement_direction():
     m = Movement(id="1", kind=FEE, booked_at=START, amount_cents=-1)
     assert m.direction == "debit" and m.document_masked is None
+
+
+# -- cross-check with the statement importer (engineer D's parsers), when present ---------------
+def test_importer_reads_every_format_without_errors(tmp_path):
+    importer = pytest.importorskip("recon.statements.importer")
+    from recon.sandbox.serve import build_world
+
+    sandbox = build_world(seed=9, days=2, intents_per_day=40)
+    written = export_statements(sandbox.bank, tmp_path)
+    moves = sandbox.bank.movements
+    credits = [m for m in moves if m.kind == PIX_IN]
+    refunds = [m for m in moves if m.kind == PIX_REFUND_OUT]
+    for name in STATEMENT_FILES:
+        fmt, result = importer.parse_path(written[name], "auto")
+        assert not result.bad, (name, result.bad[:3])
+        # API Pix holds the received PIX and, inside them, their devoluções
+        expected = len(credits) + len(refunds) if name == "pix.json" else len(moves)
+        assert len(result.rows) == expected, name
+        text = repr(result.rows)
+        for m in credits + refunds:
+            assert m.end_to_end_id in text, (name, fmt)

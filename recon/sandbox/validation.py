@@ -126,9 +126,13 @@ def is_valid_phone(value: str) -> bool:
     return 8 <= sum(c.isdigit() for c in value) <= 15
 
 
+_B58_ALPHABET = frozenset("123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz")
+
+
 def is_valid_solana_address(value: str) -> bool:
     """Base58 (Bitcoin alphabet) that decodes to exactly 32 bytes (an ed25519 public key)."""
-    if not 32 <= len(value) <= 44 or not value.isascii():
+    # explicit alphabet check: base58.b58decode silently strips surrounding whitespace
+    if not 32 <= len(value) <= 44 or not _B58_ALPHABET.issuperset(value):
         return False
     try:
         return len(base58.b58decode(value)) == 32
@@ -138,7 +142,7 @@ def is_valid_solana_address(value: str) -> bool:
 
 def is_base58(value: str) -> bool:
     """Non-empty string of the Bitcoin base58 alphabet."""
-    if not value or not value.isascii():
+    if not value or not _B58_ALPHABET.issuperset(value):
         return False
     try:
         base58.b58decode(value)

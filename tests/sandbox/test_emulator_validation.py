@@ -108,7 +108,10 @@ def test_non_base58_text_is_rejected(text: str) -> None:
         assert not v.is_valid_solana_address(text)
 
 
-@pytest.mark.parametrize("bad", ["0" * 44, "O" * 44, "I" * 44, "l" * 44, "", "abc"])
+@pytest.mark.parametrize(
+    "bad",
+    ["0" * 44, "O" * 44, "I" * 44, "l" * 44, "", "abc", make_wallet(1) + " ", " " + make_wallet(1)],
+)
 def test_bad_alphabet_wallets(bad: str) -> None:
     assert not v.is_valid_solana_address(bad)
 

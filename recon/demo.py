@@ -174,6 +174,7 @@ def _build(
     intents_per_day: int,
     keep_data: bool,
     quiet: bool,
+    charts: bool = True,
 ) -> DemoResult:
     from recon.extract import extract
     from recon.reconcile import reconcile
@@ -226,7 +227,7 @@ def _build(
 
     run = reconcile(dd)
     lap("reconcile")
-    report = render(run.path)
+    report = render(run.path, charts=charts)
     lap("report")
 
     rows = pq.read_table(
@@ -317,7 +318,8 @@ def ensure_demo_data(
         and (root / "runs" / str(marker.get("run_id")) / "summary.json").is_file()
     ):
         return DataDir(root)
-    _build(root, **wanted, keep_data=True, quiet=True)
+    # notebooks draw their own charts: the demo's report goes without them, to save time
+    _build(root, **wanted, keep_data=True, quiet=True, charts=False)
     return DataDir(root)
 
 

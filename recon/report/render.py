@@ -325,58 +325,111 @@ def build_context(data: ReportData, *, top: int = TOP_BREAKS) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- charts
 
-ChartFn = Callable[..., Any]
+Draw = Callable[[Any], Any]
 
 
-def _chart_specs() -> list[tuple[str, str, str]]:
-    """(title, function name in recon.charts, which table it takes)."""
-    return [
-        ("Break aging", "break_aging", "breaks"),
-        ("Breaks by category", "breaks_by_category", "breaks"),
+def _bind(chart: Callable[..., Any], frame: Any, **kw: Any) -> Draw:
+    """draw(ax) for `chart(frame, ax=ax, **kw)`."""
+    return lambda ax: chart(frame, ax=ax, **kw)
+
+
+def _bind_lazy(
+    chart: Callable[..., Any], compute: Callable[..., Any], data_dir: Path, **kw: Any
+) -> Draw:
+    """draw(ax) that computes its frame when drawn (so a failure is caught per chart)."""
+    return lambda ax: chart(compute(data_dir, **kw), ax=ax)
+
+
+def _run_charts(charts: Any, data: ReportData) -> list[tuple[str, float, Draw]]:
+    """(title, figure height in inches, draw(ax)) of the charts drawn from the run's own files."""
+    import pandas as pd
+
+    breaks = data.breaks.to_pandas()
+    control = pd.DataFrame(list(data.summary.get("control_totals") or []))
+    if "business_day" in control:
+        control["business_day"] = pd.to_datetime(control["business_day"])
+    rows = max(int(breaks["category"].nunique()) if len(breaks) else 1, 1)
+    tall = 1.6 + 0.32 * rows
+    out: list[tuple[str, float, Draw]] = []
+    if len(breaks):
+        out += [
+            ("Breaks by category", tall, lambda ax: charts.breaks_by_category(breaks, ax=ax)),
+            ("Break aging", tall, lambda ax: charts.break_aging(breaks, ax=ax)),
+        ]
+    if len(control):
+        for direction in ("credit", "debit"):
+            out.append(
+                (
+                    f"Control totals ({direction}s)",
+                    3.6,
+                    _bind(charts.control_totals_bars, control, direction=direction),
+                )
+            )
+    return out
+
+
+def _flow_charts(charts: Any, data_dir: Path) -> list[tuple[str, float, Draw]]:
+    """Charts of how intents flow, from recon.analytics over the run's data directory."""
+    if not any(data_dir.glob("snapshots/snapshot_date=*/run_id=*/part-*.parquet")):
+        return []
+    analytics = importlib.import_module("recon.analytics")
+    out: list[tuple[str, float, Draw]] = []
+    for itype in ("onramp", "offramp"):
+        out.append(
+            (
+                f"{itype.capitalize()} funnel",
+                3.6,
+                _bind_lazy(charts.funnel_bars, analytics.funnel, data_dir, intent_type=itype),
+            )
+        )
+    out += [
+        (
+            "Onramp expiry rate by cohort",
+            3.6,
+            lambda ax: charts.expiry_rate_lines(analytics.expiry_rates(data_dir), ax=ax),
+        ),
+        (
+            "Onramp time to pay",
+            3.6,
+            lambda ax: charts.time_to_pay_hist(analytics.time_to_pay(data_dir), ax=ax),
+        ),
     ]
+    return out
 
 
-def _figure_png(draw: Callable[[Any], Any]) -> str:
+def _figure_png(draw: Draw, height: float = 3.6) -> str:
     """Draw on a fresh Agg figure (no pyplot, no global state) and return base64 PNG."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(8, 3.6), dpi=100)
+    fig = Figure(figsize=(9, height), dpi=90, layout="constrained")
     FigureCanvasAgg(fig)
-    ax = fig.subplots()
-    draw(ax)
-    fig.tight_layout()
+    draw(fig.subplots())
     buf = io.BytesIO()
     fig.savefig(buf, format="png", metadata={"Software": None})
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def render_charts(data: ReportData) -> list[dict[str, str]]:
-    """Every chart of ``recon.charts`` the report embeds, as base64 PNG (or a note why not)."""
-    charts: Any = None
+def render_charts(data: ReportData, *, flows: bool = True) -> list[dict[str, str]]:
+    """The charts of ``recon.charts`` the report embeds, as base64 PNG (or a note why not).
+
+    Run charts read only the run's files. With `flows`, the intent-flow charts (funnel,
+    expiry, time to pay) are added from ``recon.analytics`` over the run's data directory
+    (``<data>/runs/<run_id>`` → ``<data>``), when it holds snapshots.
+    """
     try:
         charts = importlib.import_module("recon.charts")
-    except ImportError:
-        log.info("recon.charts is not importable; the report goes without charts")
-    tables = {"breaks": data.breaks.to_pandas(), "matches": data.matches.to_pandas()}
+    except ImportError as exc:
+        return [{"title": "Charts", "note": f"recon.charts is not available ({exc})"}]
+    specs = _run_charts(charts, data)
+    if flows:
+        specs += _flow_charts(charts, data.run_dir.parent.parent)
     out: list[dict[str, str]] = []
-    for title, name, source in _chart_specs():
-        fn: ChartFn | None = getattr(charts, name, None) if charts is not None else None
-        if fn is None:
-            out.append({"title": title, "note": f"recon.charts.{name} is not available"})
-            continue
-        frame = tables[source]
-        if frame.empty:
-            out.append({"title": title, "note": "no rows to chart"})
-            continue
-
-        def draw(ax: Any, fn: ChartFn = fn, frame: Any = frame) -> Any:
-            return fn(frame, ax=ax)
-
+    for title, height, draw in specs:
         try:
-            png = _figure_png(draw)
+            png = _figure_png(draw, height)
         except Exception as exc:  # a chart must never sink the report; say so in it
-            log.warning("chart %s failed: %s", name, exc)
+            log.warning("chart %r failed: %s", title, exc)
             out.append({"title": title, "note": f"chart failed: {exc}"})
             continue
         out.append({"title": title, "png": png})
@@ -399,10 +452,12 @@ def _environment() -> Any:
     )
 
 
-def render_html(data: ReportData, *, charts: bool = True, now: datetime | None = None) -> str:
+def render_html(
+    data: ReportData, *, charts: bool = True, flows: bool = True, now: datetime | None = None
+) -> str:
     """The report as one HTML string (CSS inline, charts as data: URIs)."""
     context = build_context(data)
-    context["charts"] = render_charts(data) if charts else []
+    context["charts"] = render_charts(data, flows=flows) if charts else []
     context["generated_at"] = (
         (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
     )
@@ -443,6 +498,7 @@ def render(
     out: str | os.PathLike[str] | None = None,
     *,
     charts: bool = True,
+    flows: bool = True,
     now: datetime | None = None,
 ) -> Path:
     """Render the run in `run_dir` to a self-contained HTML file and return its path.
@@ -450,7 +506,8 @@ def render(
     `out` is the HTML file (if it ends in ``.html``) or a folder to put ``report.html`` in;
     by default ``<data>/reports/<run_id>/report.html``. ``breaks.csv`` and ``breaks.parquet``
     are written beside it. Re-rendering a run overwrites its report (same inputs → same
-    output, apart from the generation time and the images' bytes).
+    output, apart from the generation time and the images' bytes). `charts=False` leaves the
+    charts out; `flows=False` only the intent-flow charts computed from the snapshots.
     """
     data = load_report_data(run_dir)
     if out is None:
@@ -458,7 +515,7 @@ def render(
     else:
         target = Path(out)
         html_path = target if target.suffix.lower() in (".html", ".htm") else target / REPORT_NAME
-    html = render_html(data, charts=charts, now=now)
+    html = render_html(data, charts=charts, flows=flows, now=now)
     _write_atomic(html_path, lambda tmp: tmp.write_text(html, encoding="utf-8"))
     write_breaks(data.breaks, html_path.parent)
     return html_path

@@ -23,9 +23,13 @@ def main(argv: list[str]) -> int:
 
 
 def use_fake_steps(monkeypatch: pytest.MonkeyPatch, fake: FakeSteps) -> None:
+    from functools import partial
+
     from recon.report import render
 
-    steps = Steps(fake.extract, fake.import_statements, fake.reconcile, render)
+    steps = Steps(
+        fake.extract, fake.import_statements, fake.reconcile, partial(render, charts=False)
+    )
     monkeypatch.setattr(Steps, "default", classmethod(lambda cls: steps))
 
 

@@ -17,9 +17,13 @@ NOW = datetime(2026, 11, 20, 20, 0, tzinfo=UTC)  # 17:00 in São Paulo
 
 
 def steps_of(fake: FakeSteps) -> Steps:
+    from functools import partial
+
     from recon.report import render
 
-    return Steps(fake.extract, fake.import_statements, fake.reconcile, render)
+    return Steps(
+        fake.extract, fake.import_statements, fake.reconcile, partial(render, charts=False)
+    )
 
 
 def test_daily_imports_inbox_reconciles_and_reports(data_dir: DataDir) -> None:

@@ -40,13 +40,19 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
 def test_daily_end_to_end_then_reused_then_forced(
     sandbox: dict[str, Any], data_dir: DataDir, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from recon.daily import run_daily
+    from dataclasses import replace
+    from functools import partial
 
+    from recon.daily import Steps, run_daily
+    from recon.report import render
+
+    # the real parts; the report without charts (they are tested in test_report/test_demo)
+    steps = replace(Steps.default(), render=partial(render, charts=False))
     monkeypatch.setenv("RECON_API_KEY", sandbox["key"])
     for path in sandbox["files"]:
         shutil.copy2(path, data_dir.inbox / Path(path).name)
     day: date = sandbox["end"].date()
-    first = run_daily(data_dir, date=day, base_url=sandbox["url"], quiet=True)
+    first = run_daily(data_dir, date=day, base_url=sandbox["url"], quiet=True, steps=steps)
     assert not first.reused
     assert sorted(first.imported) == sorted(Path(p).name for p in sandbox["files"])
     assert not [p for p in data_dir.inbox.iterdir() if p.is_file()]
@@ -57,10 +63,12 @@ def test_daily_end_to_end_then_reused_then_forced(
     assert first.breaks == breaks.num_rows
     assert first.exit_code == (1 if "P1" in breaks.column("priority").to_pylist() else 0)
 
-    again = run_daily(data_dir, date=day, base_url=sandbox["url"], quiet=True)
+    again = run_daily(data_dir, date=day, base_url=sandbox["url"], quiet=True, steps=steps)
     assert again.reused and again.run_id == first.run_id
 
-    forced = run_daily(data_dir, date=day, base_url=sandbox["url"], quiet=True, force=True)
+    forced = run_daily(
+        data_dir, date=day, base_url=sandbox["url"], quiet=True, force=True, steps=steps
+    )
     assert not forced.reused and forced.run_id != first.run_id and forced.imported == ()
     states = set(pq.read_table(forced.run_dir / "exceptions.parquet").column("state").to_pylist())
     assert states <= {"persisting"}  # same world, same breaks: all seen before

@@ -591,3 +591,30 @@ def test_async_client_against_the_emulator() -> None:
             return len(ids), len(set(ids))
 
     assert asyncio.run(scenario()) == (10, 10)
+
+
+def test_async_client_over_loopback_with_faults_creates_each_intent_once() -> None:
+    import asyncio
+
+    emulator = Emulator(seed=9)
+    faults = WireFaults(rate_429=0.25, rate_5xx=0.15, retry_after=0, seed=5)
+    policy = RetryPolicy(max_attempts=15, base_delay=0.001, max_delay=0.01, budget=30)
+    with run_in_thread(create_app(emulator, faults=faults)) as url:
+
+        async def scenario() -> tuple[set[str], set[str], Any]:
+            async with AsyncClient(url, emulator.instances[0].api_key, retry=policy) as client:
+                party = await client.create_party(cpf=new_cpf(), display_name="Async Net")
+                wallet = new_wallet()
+                await client.bind_wallet(party.id, wallet)
+                made = await asyncio.gather(
+                    *(
+                        client.create_onramp(amount_cents=100 + i, destination_wallet=wallet)
+                        for i in range(12)
+                    )
+                )
+                listed = {i.id async for i in client.iter_intents(page_size=5)}
+                return {i.id for i in made}, listed, client.stats
+
+        made, listed, stats = asyncio.run(scenario())
+    assert made == listed and len(made) == 12 == emulator.intent_count()
+    assert stats.retries > 0 and stats.rate_limited > 0

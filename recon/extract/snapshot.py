@@ -68,7 +68,7 @@ class SnapshotResult:
             f"snapshot {self.run_id}: {m['rows']} intents ({m['unique_ids']} unique, "
             f"{m['duplicates_dropped']} duplicates dropped) in {m['pages']} pages, "
             f"{m['passes']} pass(es), {m['retries']} retries, {secs:.1f}s "
-            f"({m['rows'] / secs:,.0f}/s), {state} → {self.path}"
+            f"({m['rows'] / secs:,.0f}/s), {state} -> {self.path}"
         )
 
 
@@ -138,6 +138,7 @@ class _Progress:
         self.bar: Any = None
         self.task: Any = None
         if enabled:
+            from rich.console import Console
             from rich.progress import (
                 BarColumn,
                 MofNCompleteColumn,
@@ -152,6 +153,7 @@ class _Progress:
                 MofNCompleteColumn(),
                 TextColumn("intents"),
                 TimeElapsedColumn(),
+                console=Console(stderr=True),
                 transient=True,
             )
 

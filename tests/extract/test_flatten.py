@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from recon.extract.flatten import IntentParseError, RowBuffer, flatten_intent, parse_timestamp
@@ -100,6 +100,7 @@ def test_not_an_object() -> None:
         flatten_intent(["not", "an", "intent"])
 
 
+@settings(deadline=None)
 @given(
     st.datetimes(
         min_value=datetime(1971, 1, 1),
@@ -162,6 +163,7 @@ def _variants() -> st.SearchStrategy[dict[str, Any]]:
     return build()
 
 
+@settings(max_examples=40, deadline=None)
 @given(st.lists(_variants(), min_size=1, max_size=8))
 def test_vectorized_page_equals_item_by_item(items: list[dict[str, Any]]) -> None:
     from recon.extract.flatten import _fast_page, _slow_page

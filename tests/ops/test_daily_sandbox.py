@@ -72,3 +72,48 @@ def test_daily_end_to_end_then_reused_then_forced(
     assert not forced.reused and forced.run_id != first.run_id and forced.imported == ()
     states = set(pq.read_table(forced.run_dir / "exceptions.parquet").column("state").to_pylist())
     assert states <= {"persisting"}  # same world, same breaks: all seen before
+
+
+def test_cli_reconcile_resolve_report_on_the_real_engine(
+    sandbox: dict[str, Any],
+    data_dir: DataDir,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import json
+
+    from recon.cli import main
+    from recon.extract import extract
+    from recon.statements import import_statements
+
+    extract(data_dir, base_url=sandbox["url"], api_key=sandbox["key"], quiet=True)
+    import_statements(sandbox["files"], data_dir)
+    root = str(data_dir.root)
+
+    code = main(["reconcile", "--data", root])
+    out = capsys.readouterr()
+    run = sorted(p for p in data_dir.runs.iterdir() if (p / "summary.json").is_file())[-1]
+    rows = pq.read_table(run / "exceptions.parquet").to_pylist()
+    p1 = [r for r in rows if r["priority"] == "P1"]
+    assert code == (1 if p1 else 0)
+    assert "category" in out.out and f"run written to {run}" in out.out
+    if not p1:
+        pytest.skip("this tiny world has no P1 break to resolve")
+    assert "open P1 break(s)" in out.err
+
+    target = p1[0]["break_id"]
+    assert main(["resolve", target, "--note", "checked with the bank", "--data", root]) == 0
+    main(["reconcile", "--data", root])
+    rerun = sorted(p for p in data_dir.runs.iterdir() if (p / "summary.json").is_file())[-1]
+    assert rerun != run
+    ids = pq.read_table(rerun / "exceptions.parquet").column("break_id").to_pylist()
+    assert target not in ids
+    summary = json.loads((rerun / "summary.json").read_text())
+    assert target in [d["break_id"] for d in summary["decided_breaks"]]
+
+    capsys.readouterr()
+    assert main(["report", "--data", root]) == 0
+    report = data_dir.root / "reports" / rerun.name / "report.html"
+    html = report.read_text(encoding="utf-8")
+    assert "checked with the bank" in html  # the decision is shown, not lost
+    assert html.count("data:image/png;base64,") >= 4

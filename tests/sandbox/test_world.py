@@ -7,6 +7,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from recon.sandbox.bank import FEE, PIX_IN, PIX_OUT, PIX_REFUND_OUT
 from recon.sandbox.exports import export_statements
@@ -93,6 +95,19 @@ def test_identifiers_follow_bacen_rules(sandbox: Sandbox):
 
 
 def test_everything_not_planted_is_clean(sandbox: Sandbox):
+    check_clean(sandbox)
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), days=st.integers(2, 4), per_day=st.integers(20, 70))
+def test_any_small_world_is_clean_but_for_its_faults(seed: int, days: int, per_day: int):
+    sandbox = build_world(seed=seed, days=days, intents_per_day=per_day)
+    check_clean(sandbox)
+    rows = [(b.category, b.intent_id, b.end_to_end_id) for b in sandbox.truth.breaks]
+    assert len(rows) == len(set(rows))
+
+
+def check_clean(sandbox: Sandbox) -> None:
     """An independent oracle: the world's invariants, checked from the emulator and the bank."""
     truth, bank = sandbox.truth, sandbox.bank
     end = sandbox.world.config.end.astimezone(UTC)

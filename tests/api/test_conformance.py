@@ -8,6 +8,7 @@ the spec's rules (tables 7.3 and 8), the emulator, and the client's mapping of t
 from __future__ import annotations
 
 import itertools
+import logging
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -239,6 +240,9 @@ def test_bind_wallet_400_and_404(api: Api) -> None:
         api.client.bind_wallet(party_id, base58.b58encode(b"x" * 16).decode())
     missing = api.raw("PATCH", f"/v2/parties/{party_id}/wallet", json={})
     assert missing.status_code == 400 and "solanaWallet" in missing.json()["error"]
+    body = {"solanaWallet": new_wallet(), "chainId": "solana"}  # exactly one field, no chainId
+    extra = api.raw("PATCH", f"/v2/parties/{party_id}/wallet", json=body)
+    assert extra.status_code == 400 and "chainId" in extra.json()["error"]
     with pytest.raises(NotFound):
         api.client.bind_wallet(str(uuid.uuid4()), new_wallet())
     with pytest.raises(NotFound):
@@ -618,3 +622,16 @@ def test_async_client_over_loopback_with_faults_creates_each_intent_once() -> No
         made, listed, stats = asyncio.run(scenario())
     assert made == listed and len(made) == 12 == emulator.intent_count()
     assert stats.retries > 0 and stats.rate_limited > 0
+
+
+def test_key_stays_out_of_every_log_record_on_a_real_connection(
+    api: Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)  # httpx/httpcore debug traces included
+    party_id, _, wallet = api.party()
+    api.client.create_onramp(amount_cents=100, destination_wallet=wallet)
+    with pytest.raises(NotFound):
+        api.client.get_party(str(uuid.uuid4()))
+    key = api.emulator.instances[0].api_key
+    assert caplog.records and all(key not in r.getMessage() for r in caplog.records)
+    assert party_id

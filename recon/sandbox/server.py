@@ -36,7 +36,9 @@ def run_in_thread(app: Any, host: str = "127.0.0.1", port: int = 0) -> Iterator[
 
     The server stops and the thread is joined when the block exits.
     """
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # proto=IPPROTO_TCP: asyncio only sets TCP_NODELAY on accepted sockets whose proto says TCP;
+    # without it every response waits ~40 ms on Nagle + delayed ACK.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     actual_port = sock.getsockname()[1]

@@ -549,9 +549,7 @@ class World:
         end = cfg.end.astimezone(UTC)
         lo, hi = cfg.start + timedelta(hours=2), end - timedelta(hours=36)
 
-        def eligible(
-            itype: str, fate: str, amount_ok: Callable[[int], bool] | None = None
-        ) -> list[_Plan]:
+        def eligible(itype: str, fate: str) -> list[_Plan]:
             return [
                 p
                 for p in self.plans
@@ -559,7 +557,6 @@ class World:
                 and p.fault is None
                 and p.fate == fate
                 and lo <= p.created_at < hi
-                and (amount_ok is None or amount_ok(p.amount))
                 and p.amount < cfg.compliance_threshold_cents  # no compliance hold
             ]
 

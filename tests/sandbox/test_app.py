@@ -261,12 +261,11 @@ def test_faults_are_seeded_per_instance() -> None:
     assert isinstance(a.rng, random.Random)
 
 
-def test_loopback_requests_do_not_wait_on_nagle(emu: Emulator) -> None:
+def test_loopback_requests_do_not_wait_on_nagle(emu: Emulator, serve: Open) -> None:
     # without TCP_NODELAY on accepted sockets every response stalls ~40 ms (delayed ACK)
-    with run_in_thread(create_app(emu)) as base_url:
-        with httpx.Client(base_url=base_url, headers={"x-api-key": KEY_A}) as c:
-            c.get("/v2/intents")
-            t0 = time.perf_counter()
-            for _ in range(20):
-                c.get("/v2/intents")
-            assert time.perf_counter() - t0 < 0.6
+    c = serve(create_app(emu))
+    c.get("/v2/intents")
+    t0 = time.perf_counter()
+    for _ in range(20):
+        c.get("/v2/intents")
+    assert time.perf_counter() - t0 < 0.6

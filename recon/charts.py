@@ -118,9 +118,10 @@ def funnel_bars(funnel: pd.DataFrame, ax: Axes | None = None, *, title: str | No
     ax.invert_yaxis()  # first stage on top
     previous = pooled["reached"].shift(1).fillna(pooled["cohort_size"])
     for i, (n, s, prev) in enumerate(zip(pooled["reached"], share, previous, strict=True)):
-        drop = f"  (−{1 - n / prev:.0%} from previous)" if prev and n < prev else ""
+        drop = f"  (−{1 - n / prev:.0%} vs previous step)" if prev and n < prev else ""
         ax.text(min(s, 1.0) + 0.01, i, f"{int(n):,} · {s:.0%}{drop}", va="center", fontsize=8)
-    ax.set_xlim(0, 1.35)
+    ax.set_xlim(0, 1.55)
+    ax.set_xticks([0, 0.25, 0.5, 0.75, 1.0])
     ax.xaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_xlabel(f"share of intents created (n = {int(pooled['cohort_size'].iloc[0]):,})")
     ax.set_ylabel("stage")
@@ -237,9 +238,10 @@ def expiry_rate_lines(
             labels=ticks,
             rotation=30 if col == "amount_bucket" else 0,
             ha="right" if col == "amount_bucket" else "center",
+            parse_math=False,  # "R$ 50,00 – R$ 200,00" is text, not mathtext
         )
     else:
-        ax.figure.autofmt_xdate()
+        ax.tick_params(axis="x", labelrotation=30)
     ax.set_ylim(0, 1)
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_xlabel(_X_LABELS[col])
@@ -308,12 +310,13 @@ def volume_bars(
         label, colour = names[part]
         ax.bar(x, values, bottom=bottom, color=colour, label=label)
         bottom += values
+    ax.margins(y=0.05)
     ax.set_xticks(x, labels=[_cohort_label(c) for c in table.index], rotation=30, ha="right")
     brl_axis(ax, "y")
     ax.set_xlabel("cohort (creation day, business time zone)")
     ax.set_ylabel("amount (BRL)")
-    ax.set_title(f"{title} (total {format_brl(int(bottom.sum()))})")
-    ax.legend(fontsize=8)
+    ax.set_title(f"{title} (total {format_brl(int(bottom.sum()))})", parse_math=False)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
     return ax
 
 
@@ -349,8 +352,9 @@ def break_aging(
         ax.set_xlabel("breaks")
     ax.set_ylabel("category")
     total = int(left.sum())
-    ax.set_title(f"{title} ({format_brl(total) if value == 'cents' else f'{total:,} breaks'})")
-    ax.legend(fontsize=7, title="age", title_fontsize=7, loc="lower right")
+    suffix = format_brl(total) if value == "cents" else f"{total:,} breaks"
+    ax.set_title(f"{title} ({suffix})", parse_math=False)
+    ax.legend(fontsize=7, title="age", title_fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     return ax
 
 
@@ -375,7 +379,9 @@ def breaks_by_category(
     for i, (n, cents, prio) in enumerate(
         zip(table["breaks"], table["amount_cents"], table["priority"], strict=True)
     ):
-        ax.text(n, i, f"  {prio} · {format_brl(int(cents))}", va="center", fontsize=8)
+        ax.text(
+            n, i, f"  {prio} · {format_brl(int(cents))}", va="center", fontsize=8, parse_math=False
+        )
     ax.set_yticks(y, labels=list(table["category"]))
     ax.invert_yaxis()
     ax.set_xlim(0, max(float(table["breaks"].max()), 1.0) * 1.45)
@@ -428,6 +434,6 @@ def control_totals_bars(
     ax.set_xlabel("business day")
     ax.set_ylabel("amount (BRL)")
     unexplained = int(df["unexplained_cents"].abs().sum())
-    ax.set_title(f"{title} (unexplained {format_brl(unexplained)})")
+    ax.set_title(f"{title} (unexplained {format_brl(unexplained)})", parse_math=False)
     ax.legend(fontsize=8)
     return ax

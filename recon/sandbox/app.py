@@ -124,6 +124,7 @@ def create_app(
         Route("/_sandbox/tick", control, methods=["POST"]),
         Route("/_sandbox/faults", control, methods=["GET", "POST"]),
         Route("/_sandbox/intents/{intent_id}/transition", control, methods=["POST"]),
+        Route("/_sandbox/intents/{intent_id}/approval", control, methods=["GET"]),
         *extra_routes,
         Route("/v2/{rest:path}", v2, methods=_V2_METHODS),
     ]
@@ -200,11 +201,15 @@ def _control(
             # a POST replaces the whole set: unspecified knobs go back to their defaults
             request.app.state.faults = WireFaults.from_dict(body)
         return JSONResponse(request.app.state.faults.to_dict(), headers=hdrs)
-    # /_sandbox/intents/{id}/transition
+    # /_sandbox/intents/{id}/...
     intent_id = request.path_params["intent_id"]
     emulator_intent = emulator.get_intent(intent_id)
     if emulator_intent["instanceId"] != inst.instance_id:
         raise KeyError(intent_id)  # another instance's intent: 404, never leaked
+    if path.endswith("/approval"):
+        # what a wallet would sign, for people trying approve-burn by hand
+        sig, holder = emulator.approval_for(intent_id)
+        return JSONResponse({"txSignature": sig, "tokenHolder": holder}, headers=hdrs)
     status = body.get("status")
     if not isinstance(status, str):
         raise ValueError("status (string) is required")

@@ -160,6 +160,21 @@ def test_transition_control(emu: Emulator, tc: httpx.Client, serve: Open) -> Non
     )
 
 
+def test_approval_helper(emu: Emulator, tc: httpx.Client, serve: Open) -> None:
+    p = tc.post(
+        "/v2/parties", json={"cpf": make_cpf(8), "displayName": "Hand", "email": "h@example.com"}
+    ).json()
+    tc.patch(f"/v2/parties/{p['id']}/wallet", json={"solanaWallet": make_wallet(8)})
+    body = {"amountCents": 900, "destinationAddress": "h@example.com", "chainId": "solana"}
+    off = tc.post("/v2/intents/offramp", json=body).json()
+    approval = tc.get(f"/_sandbox/intents/{off['id']}/approval").json()
+    assert set(approval) == {"txSignature", "tokenHolder"}
+    r = tc.post(f"/v2/intents/{off['id']}/approve-burn", json=approval)
+    assert r.status_code == 200 and r.json() == {"status": "burn_approved"}
+    other = serve(create_app(emu), KEY_B)
+    assert other.get(f"/_sandbox/intents/{off['id']}/approval").status_code == 404
+
+
 def test_faults_endpoint(tc: httpx.Client) -> None:
     assert tc.get("/_sandbox/faults").json() == WireFaults().to_dict()
     r = tc.post("/_sandbox/faults", json={"latencyMs": 5, "limit_cap": 7})

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from recon.config import DataDir, new_run_id
-from recon.schemas import EXCEPTIONS_SCHEMA, INTENTS_SCHEMA
+from recon.schemas import EXCEPTIONS_SCHEMA, INTENTS_SCHEMA, MATCHES_SCHEMA
 
 
 def utc(*args: int) -> datetime:
@@ -129,8 +129,16 @@ class History:
         return run_ids
 
 
-def write_exceptions(data: DataDir, rows: list[dict[str, Any]], run_id: str | None = None) -> str:
-    """A committed run holding only `exceptions.parquet` (+ summary.json) with `rows`."""
+def write_exceptions(
+    data: DataDir,
+    rows: list[dict[str, Any]],
+    run_id: str | None = None,
+    *,
+    summary: dict[str, Any] | None = None,
+    matches: list[dict[str, Any]] | None = None,
+) -> str:
+    """A committed run holding `exceptions.parquet` with `rows`, summary.json (`summary`)
+    and, if given, `matches.parquet`."""
     run_id = run_id or new_run_id(utc(2026, 11, 20, 12))
     folder = data.runs / run_id
     folder.mkdir(parents=True)
@@ -140,7 +148,15 @@ def write_exceptions(data: DataDir, rows: list[dict[str, Any]], run_id: str | No
     pq.write_table(
         pa.Table.from_pylist(full, schema=EXCEPTIONS_SCHEMA), folder / "exceptions.parquet"
     )
-    (folder / "summary.json").write_text(json.dumps({"run_id": run_id}))
+    if matches is not None:
+        full_matches = [
+            {name: m.get(name) for name in MATCHES_SCHEMA.names} | {"run_id": run_id}
+            for m in matches
+        ]
+        pq.write_table(
+            pa.Table.from_pylist(full_matches, schema=MATCHES_SCHEMA), folder / "matches.parquet"
+        )
+    (folder / "summary.json").write_text(json.dumps({"run_id": run_id} | (summary or {})))
     return run_id
 
 

@@ -181,3 +181,86 @@ def test_empty_frames_draw_a_no_data_note(data_dir: DataDir) -> None:
 def test_missing_columns_are_a_clear_error() -> None:
     with pytest.raises(UsageError, match="needs columns"):
         charts.funnel_bars(pd.DataFrame({"stage": ["x"]}), ax=_ax())
+
+
+def _run_with_totals(data: DataDir) -> None:
+    day = {"fees_cents": 0, "explained_cents": 0, "breaks_cents": 0}
+    write_exceptions(
+        data,
+        [],
+        run_id="20261121T120000000000Z-0001",
+        summary={
+            "as_of": "2026-11-21T12:00:00+00:00",
+            "control_totals": [
+                day
+                | {
+                    "business_day": "2026-11-19",
+                    "direction": "credit",
+                    "intents_cents": 100_000,
+                    "statement_cents": 112_345,
+                    "difference_cents": 12_345,
+                    "unexplained_cents": 12_345,
+                },
+                day
+                | {
+                    "business_day": "2026-11-18",
+                    "direction": "credit",
+                    "intents_cents": 50_000,
+                    "statement_cents": 50_000,
+                    "difference_cents": 0,
+                    "unexplained_cents": 0,
+                },
+                day
+                | {
+                    "business_day": "2026-11-18",
+                    "direction": "debit",
+                    "intents_cents": 7_000,
+                    "statement_cents": 7_000,
+                    "difference_cents": 0,
+                    "unexplained_cents": 0,
+                },
+            ],
+        },
+        matches=[
+            {"intent_id": "a", "rule": "txid", "intent_type": "onramp", "actual_cents": 1_000},
+            {"intent_id": "b", "rule": "txid", "intent_type": "onramp", "actual_cents": 2_000},
+            {"intent_id": "c", "rule": "reference", "intent_type": "offramp", "actual_cents": -500},
+        ],
+    )
+
+
+def test_run_summary_control_totals_and_matches(data_dir: DataDir) -> None:
+    assert analytics.run_summary(data_dir) == {}
+    assert analytics.control_totals(data_dir).empty
+    assert analytics.matches_by_rule(data_dir).empty
+    _run_with_totals(data_dir)
+    assert analytics.run_summary(data_dir)["as_of"] == "2026-11-21T12:00:00+00:00"
+    totals = analytics.control_totals(data_dir)
+    assert list(totals.business_day.dt.strftime("%Y-%m-%d")) == [
+        "2026-11-18",
+        "2026-11-18",
+        "2026-11-19",
+    ]
+    assert list(totals.direction) == ["credit", "debit", "credit"]
+    assert totals.unexplained_cents.sum() == 12_345
+    rules = analytics.matches_by_rule(data_dir)
+    assert rules.to_dict("records") == [
+        {"rule": "txid", "intent_type": "onramp", "matches": 2, "actual_cents": 3_000},
+        {"rule": "reference", "intent_type": "offramp", "matches": 1, "actual_cents": 500},
+    ]
+
+
+def test_control_totals_bars(data_dir: DataDir) -> None:
+    _run_with_totals(data_dir)
+    totals = analytics.control_totals(data_dir)
+    ax = charts.control_totals_bars(totals, ax=_ax())
+    assert ax.get_title() == (
+        "Control totals (credits): intents vs statement (unexplained R$ 123,45)"
+    )
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["2026-11-18", "2026-11-19"]
+    assert "unexplained R$ 123,45" in _texts(ax)
+    assert ax.get_ylabel() == "amount (BRL)" and ax.get_xlabel() == "business day"
+    assert [p.get_height() for p in ax.patches] == [50_000, 100_000, 50_000, 112_345]
+    debit = charts.control_totals_bars(totals, ax=_ax(), direction="debit")
+    assert debit.get_title().endswith("(unexplained R$ 0,00)")
+    assert "no data" in _texts(charts.control_totals_bars(totals.iloc[0:0], ax=_ax()))

@@ -1,7 +1,9 @@
 """FEBRABAN CNAB 240 "extrato para conciliação bancária" (service 04, segment E).
 
 Layout after the FEBRABAN CNAB 240 manual (v10.x), extrato chapter; positions are 1-based
-and inclusive as the manual prints them. Every record is exactly 240 ASCII characters;
+and inclusive as the manual prints them (segment E and the extrato batch header were
+cross-checked against a bank's published extrato layout, Caixa "Extrato eletrônico para
+conciliação bancária", which uses the same positions). Every record is exactly 240 ASCII characters;
 numeric fields are right-aligned zero-filled, alphanumeric ones left-aligned space-filled,
 upper case without accents; records end with CRLF.
 

@@ -327,6 +327,7 @@ class Emulator:
         self.clock = Clock(self.config.start, follow_wall=self.config.follow_wall_clock)
         self._lock = threading.RLock()
         self._rng = random.Random(f"recon-sandbox|{seed}")
+        self._ref_xor = random.Random(f"recon-sandbox-ref|{seed}").getrandbits(_REF_BITS)
         if keys is None:
             env = os.environ.get("RECON_SANDBOX_KEYS", "")
             keys = [k.strip() for k in env.split(",") if k.strip()] or None
@@ -713,7 +714,8 @@ class Emulator:
     def _reference(self, store: _Store, seq: int) -> str:
         # a bijection of (seq, instance) into 35 bits → unique per intent in the emulator
         n = ((seq << 3) | (store.index & 7)) & _REF_MASK
-        n = ((n * _REF_MULT) & _REF_MASK) ^ (store.mask62 & _REF_MASK)
+        # one XOR for the whole emulator: per-instance masks would break cross-instance uniqueness
+        n = ((n * _REF_MULT) & _REF_MASK) ^ self._ref_xor
         chars = []
         for _ in range(7):
             chars.append(_CROCKFORD[n & 31])

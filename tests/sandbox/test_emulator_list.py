@@ -174,3 +174,15 @@ def format_now(emu: Emulator) -> str:
     from recon.sandbox.clock import format_ts
 
     return format_ts(emu.clock.now_ms())
+
+
+def test_pix_descriptions_unique_across_instances() -> None:
+    emu = Emulator(seed=8, keys=["a", "b"])
+    for inst in emu.instances:
+        emu.bulk_load(3_000, instance_id=inst.instance_id, days=1)
+    refs = [
+        i["pixInfo"]["description"]
+        for inst in emu.instances
+        for i in emu.all_intents(inst.instance_id, intent_type="onramp")
+    ]
+    assert len(refs) > 3_000 and len(set(refs)) == len(refs)

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from filelock import FileLock, Timeout
 
@@ -41,7 +42,7 @@ PART_NAME = "part-00000.parquet"
 MANIFEST_NAME = "_manifest.json"
 VERSIONS_NAME = ".versions.parquet.tmp"  # every version read; never matched by readers
 LOCK_NAME = ".extract.lock"
-ROW_GROUP_ROWS = 16_384
+ROW_GROUP_ROWS = 8_192
 INTENT_TYPES = ("all", "onramp", "offramp")
 
 T = TypeVar("T")
@@ -205,15 +206,37 @@ class _VersionWriter:
             self.writer.close()
 
 
-def _compact(source: Path, target: Path, keep: list[int], rows: int) -> int:
-    """Copy only the rows at `keep` positions, batch by batch; return rows written."""
+def _winners(source: Path, rows: int, final_ids: list[str] | None) -> np.ndarray[Any, Any]:
+    """Mask over the rows read: per id, its latest version (greatest updated_at, then the
+    later read), restricted to `final_ids` when given. Columnar, so it costs bytes per row."""
+    table = pq.read_table(source, columns=["id", "updated_at"])
+    encoded = pc.dictionary_encode(table.column("id").combine_chunks())
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    updated = table.column("updated_at").combine_chunks().cast(pa.int64())
+    updated_np = updated.to_numpy(zero_copy_only=False)
+    del table
+    # sort by id, then updated_at, then read order: the last row of each id wins
+    order = np.lexsort((np.arange(rows), updated_np, codes))
+    ordered = codes[order]
+    last = np.ones(rows, dtype=bool)
+    last[:-1] = ordered[1:] != ordered[:-1]
+    winners = order[last]
+    if final_ids is not None:
+        wanted = pc.is_in(encoded.dictionary, value_set=pa.array(final_ids, type=pa.string()))
+        wanted_np = wanted.to_numpy(zero_copy_only=False)
+        winners = winners[wanted_np[codes[winners]]]
     mask = np.zeros(rows, dtype=bool)
-    mask[np.asarray(keep, dtype=np.int64)] = True
+    mask[winners] = True
+    return mask
+
+
+def _compact(source: Path, target: Path, mask: np.ndarray[Any, Any]) -> int:
+    """Copy only the rows where `mask` is set, batch by batch; return rows written."""
     written = 0
     start = 0
     with pq.ParquetWriter(target, INTENTS_SCHEMA, compression="zstd") as writer:
         for batch in pq.ParquetFile(source).iter_batches(batch_size=ROW_GROUP_ROWS):
-            chosen = batch.filter(mask[start : start + batch.num_rows])
+            chosen = batch.filter(pa.array(mask[start : start + batch.num_rows]))
             start += batch.num_rows
             if chosen.num_rows:
                 writer.write_batch(chosen)
@@ -402,11 +425,13 @@ async def _extract(
                 rows = 0
                 empty = RowBuffer().take(snapshot_at_us=snapshot_at_us(), run_id=run_id)
                 pq.write_table(empty, tmp / PART_NAME, compression="zstd")
-            elif len(walk.keep_positions) == walk.rows_written:
-                os.replace(versions, tmp / PART_NAME)  # nothing to drop: the file is final
+            elif walk.final_ids is None and walk.unique_ids == walk.rows_written:
+                os.replace(versions, tmp / PART_NAME)  # no id read twice: the file is final
                 rows = walk.rows_written
             else:
-                rows = _compact(versions, tmp / PART_NAME, walk.keep_positions, walk.rows_written)
+                walker.seen.clear()  # not needed any more: give its memory to the last pass
+                mask = _winners(versions, walk.rows_written, walk.final_ids)
+                rows = _compact(versions, tmp / PART_NAME, mask)
             from recon import __version__
 
             finished = datetime.now(UTC)

@@ -29,14 +29,14 @@ Two kinds of list, two proofs:
 
 Within a run, an id seen more than once keeps its latest version: the greatest
 `updated_at`, ties going to the later read. Rows are not held in memory: the walker hands
-every version to a sink (the Parquet writer) and keeps only id → position of the winner.
+every version to a sink (the Parquet writer) and keeps only the set of ids seen (16 bytes
+each for canonical UUIDs); the snapshot writer picks the winning versions afterwards.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from array import array
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -44,11 +44,34 @@ from typing import Any, Protocol
 from recon.errors import PaginationError
 from recon.extract.flatten import FlatPage
 
-__all__ = ["Page", "PageFetcher", "WalkResult", "Walker", "parse_page"]
+__all__ = ["Page", "PageFetcher", "WalkResult", "Walker", "id_key", "id_text", "parse_page"]
 
 log = logging.getLogger(__name__)
 
 MAX_LIMIT = 100  # the spec's bound for `limit`
+
+
+def id_key(intent_id: str) -> bytes | str:
+    """A compact set key: the 16 bytes of a canonical (lowercase, hyphenated) UUID, else the
+    text itself. `id_text(id_key(s)) == s` always, so distinct ids never share a key."""
+    if len(intent_id) == 36 and intent_id[8] == intent_id[13] == intent_id[18] == "-":
+        hexa = intent_id.replace("-", "")
+        if len(hexa) == 32 and intent_id[23] == "-":
+            try:
+                raw = bytes.fromhex(hexa)
+            except ValueError:
+                return intent_id
+            if raw.hex() == hexa:
+                return raw
+    return intent_id
+
+
+def id_text(key: bytes | str) -> str:
+    """The id text of an `id_key`."""
+    if isinstance(key, bytes):
+        h = key.hex()
+        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    return key
 
 
 @dataclass(frozen=True)
@@ -111,7 +134,7 @@ class WalkResult:
     rows_written: int  # every version handed to the sink
     unique_ids: int  # ids in the final set
     duplicates_dropped: int  # rows written that are not kept
-    keep_positions: list[int]  # positions (in sink order) of the rows to keep, sorted
+    final_ids: list[str] | None  # the ids to keep; None = every id read (monotone walks)
     drift: list[str] = field(default_factory=list)  # what was observed, for the manifest
     page_limit: int = 0  # the limit the server applied
     first_date: str | None = None  # Date header of the first page: the server's clock
@@ -125,7 +148,7 @@ Flatten = Callable[[list[Any]], FlatPage]
 class _Pass:
     number: int
     kind: str  # full | catch-up
-    ids: set[str] | None  # only kept for non-monotone walks
+    ids: set[bytes | str] | None  # only kept for non-monotone walks
     totals: set[int] = field(default_factory=set)
     duplicates: int = 0
     short_pages: int = 0
@@ -167,9 +190,8 @@ class Walker:
         self.concurrency = concurrency
         self.max_passes = max_passes
         self.on_progress = on_progress
-        # id → position of its best version; updated_at (µs) of every written position.
-        self.best: dict[str, int] = {}
-        self.updated: array[int] = array("q")
+        # every id read, as compact keys (see `id_key`)
+        self.seen: set[bytes | str] = set()
         self.rows_written = 0
         self.pages = 0
         self.limit = page_size  # asked first; then the limit the server applies (echoed)
@@ -201,27 +223,23 @@ class Walker:
             p.short_pages += 1
         flat = self.flatten(page.items)
         new = 0
-        best = self.best
-        for intent_id, upd in zip(flat.ids, flat.updated, strict=True):
+        seen = self.seen
+        for intent_id in flat.ids:
+            k = id_key(intent_id)
             if p.ids is not None:
-                p.ids.add(intent_id)
-            pos = self.rows_written
-            prev = best.get(intent_id)
-            if prev is None:
-                new += 1
-                best[intent_id] = pos
-            else:
+                p.ids.add(k)
+            if k in seen:
                 if p.number == 1:
-                    p.duplicates += 1  # seen twice in the first pass: pages shifted
-                if upd >= self.updated[prev]:
-                    best[intent_id] = pos  # the later read wins a tie
-            self.updated.append(upd)
-            self.rows_written += 1
+                    p.duplicates += 1  # read twice in the first pass: pages shifted
+            else:
+                seen.add(k)
+                new += 1
+        self.rows_written += len(flat.ids)
         if flat.ids:
             self.sink(flat.table)
         p.new_ids += new
         if self.on_progress is not None:
-            self.on_progress(len(self.best), max(page.total, len(self.best)))
+            self.on_progress(len(self.seen), max(page.total, len(self.seen)))
         return new
 
     # -- passes --------------------------------------------------------------------------
@@ -288,13 +306,13 @@ class Walker:
     def _complete(self) -> bool:
         # Counting proof (monotone lists): every id seen exists at the time of the response
         # with the largest total (totals never decrease), so equal counts mean equal sets.
-        return len(self.best) == self.max_total
+        return len(self.seen) == self.max_total
 
     async def run(self) -> WalkResult:
         """Walk until complete (monotone: count proof; otherwise: two equal clean passes)."""
         passes: list[_Pass] = []
         consistent = False
-        final_ids: set[str] | None = None
+        final_ids: set[bytes | str] | None = None
         overlap = 0
         while len(passes) < self.max_passes:
             number = len(passes) + 1
@@ -333,10 +351,7 @@ class Walker:
             overlap = max(1, self.limit // 4)
         if not self.monotone and final_ids is None and passes:
             final_ids = passes[-1].ids
-        if final_ids is None:
-            keep = sorted(self.best.values())
-        else:
-            keep = sorted(self.best[i] for i in final_ids)
+        unique = len(self.seen) if final_ids is None else len(final_ids)
         return WalkResult(
             consistent=consistent,
             total_first=self.total_first or 0,
@@ -344,9 +359,9 @@ class Walker:
             passes=len(passes),
             pages=self.pages,
             rows_written=self.rows_written,
-            unique_ids=len(keep),
-            duplicates_dropped=self.rows_written - len(keep),
-            keep_positions=keep,
+            unique_ids=unique,
+            duplicates_dropped=self.rows_written - unique,
+            final_ids=None if final_ids is None else [id_text(k) for k in final_ids],
             drift=self.drift,
             page_limit=self.limit,
             first_date=self.first_date,
@@ -360,8 +375,8 @@ class Walker:
             notes.append(f"{p.duplicates} ids seen twice")
         if p.short_pages:
             notes.append(f"{p.short_pages} short pages before the end")
-        if self.monotone and len(self.best) != self.max_total:
-            notes.append(f"{len(self.best)} distinct ids for total {self.max_total}")
+        if self.monotone and len(self.seen) != self.max_total:
+            notes.append(f"{len(self.seen)} distinct ids for total {self.max_total}")
         if notes:
             self.drift.append(f"pass {p.number} ({p.kind}): " + ", ".join(notes))
             log.info("drift in pass %d: %s", p.number, ", ".join(notes))

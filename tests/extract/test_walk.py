@@ -12,6 +12,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from recon.config import DataDir
 from recon.errors import PaginationError
@@ -211,3 +213,61 @@ def test_malformed_pages(body: Any, message: str) -> None:
 def test_no_leftovers_after_success(data_dir: DataDir, tmp_path: Path) -> None:
     run(data_dir, FakeList.of(10))
     assert not [p for p in data_dir.snapshots.rglob(".tmp-*")]
+
+
+def test_winners_latest_updated_at_then_later_read(tmp_path: Path) -> None:
+    from recon.extract.flatten import RowBuffer, flatten_intent
+    from recon.extract.snapshot import _compact, _winners
+    from tests.extract.fakes import make_intent
+
+    def version(n: int, updated: str, status: str) -> dict[str, Any]:
+        return flatten_intent(make_intent(n, updatedAt=updated, status=status))
+
+    buf = RowBuffer()
+    for row in [
+        version(1, "2026-11-01T12:00:00Z", "created"),  # 0
+        version(2, "2026-11-01T12:00:00Z", "created"),  # 1
+        version(1, "2026-11-01T12:05:00Z", "minting"),  # 2
+        version(1, "2026-11-01T12:05:00Z", "completed"),  # 3: same time, later read: wins
+        version(2, "2026-11-01T11:00:00-03:00", "failed"),  # 4: 14:00 UTC: newest for 2
+        version(3, "2026-11-01T12:00:00Z", "created"),  # 5
+        version(1, "2026-11-01T09:05:00-03:00", "minting"),  # 6: = 12:05 UTC, later: wins
+    ]:
+        buf.add(row)
+    source = tmp_path / "v.parquet"
+    pq.write_table(buf.take(snapshot_at_us=0, run_id="r"), source)
+    mask = _winners(source, 7, None)
+    assert mask.tolist() == [False, False, False, False, True, True, True]
+    only = _winners(source, 7, [make_intent(2)["id"], make_intent(3)["id"]])
+    assert only.tolist() == [False, False, False, False, True, True, False]
+    assert _compact(source, tmp_path / "out.parquet", mask) == 3
+    out = pq.read_table(tmp_path / "out.parquet").to_pylist()
+    assert [r["status"] for r in out] == ["failed", "created", "minting"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "6b86b273-ff34-4ce1-8d6b-804eff5a3f57",
+        "6B86B273-FF34-4CE1-8D6B-804EFF5A3F57",  # upper case: a different id, kept as text
+        "00000000-0000-0000-0000-000000000001",
+        "not-a-uuid",
+        "6b86b273-ff34-4ce1-8d6b-804eff5a3fzz",
+        "6b86b273ff344ce18d6b804eff5a3f57----",
+        "",
+    ],
+)
+def test_id_keys_round_trip(text: str) -> None:
+    from recon.extract.walk import id_key, id_text
+
+    assert id_text(id_key(text)) == text
+
+
+@given(st.uuids(), st.booleans())
+def test_id_keys_are_compact_and_distinct(value: Any, upper: bool) -> None:
+    from recon.extract.walk import id_key, id_text
+
+    text = str(value).upper() if upper else str(value)
+    key = id_key(text)
+    assert id_text(key) == text
+    assert isinstance(key, bytes) != (upper and text != text.lower())

@@ -22,9 +22,8 @@ def _call(emulator: Emulator, request: httpx.Request, body: bytes) -> httpx.Resp
             {"content-type": "application/json", "date": emulator.http_date()},
         )
     else:
-        query: dict[str, str] = {}
-        for key, value in request.url.params.multi_items():
-            query.setdefault(key, value)  # first value wins, as in Starlette's QueryParams.get
+        # a repeated parameter: the last value wins, as in the Starlette app
+        query = dict(request.url.params.multi_items())
         resp = emulator.handle(
             request.method, path, query=query, headers=dict(request.headers), body=body
         )

@@ -284,3 +284,8 @@ def test_loopback_requests_do_not_wait_on_nagle(emu: Emulator, serve: Open) -> N
     for _ in range(20):
         c.get("/v2/intents")
     assert time.perf_counter() - t0 < 0.6
+
+
+def test_repeated_query_parameter_last_wins_over_http(tc: httpx.Client) -> None:
+    r = tc.get("/v2/intents?limit=500&limit=5")
+    assert r.status_code == 200 and r.json()["limit"] == 5

@@ -69,3 +69,8 @@ def test_internal_errors_answer_in_the_family_shape(emu: Emulator, client, monke
     assert r.status_code == 500 and r.json()["code"] == "internal_error"
     r = client.post("/v2/parties", json={})
     assert r.status_code == 500 and set(r.json()) == {"error", "code"}
+
+
+def test_repeated_query_parameter_last_wins(client) -> None:
+    r = client.get("/v2/intents?limit=500&limit=5")
+    assert r.status_code == 200 and r.json()["limit"] == 5

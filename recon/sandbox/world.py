@@ -418,6 +418,9 @@ class World:
         self.strangers: list[tuple[datetime, int, str, str, str, str | None]] = []
         self.late_events: list[tuple[str, str]] = []
         self._late_applied = False
+        self._by_idx: dict[int, _Plan] = {}
+        self._docs: set[str] = set()
+        self._amounts: set[int] = set()
         self._events: list[tuple[datetime, int, Callable[[], None]]] = []
         self._seq = 0
 
@@ -489,8 +492,6 @@ class World:
     def plan(self) -> None:
         """Decide every party, intent and fate (no emulator involved)."""
         cfg, rng = self.config, self.rng
-        self._docs: set[str] = set()
-        self._amounts: set[int] = set()
         times = self._creation_times()
         n_parties = max(4, round(len(times) * cfg.parties_per_100_intents / 100))
         # the population: most with wallets (only they transact), weighted by activity
@@ -629,6 +630,7 @@ class World:
                 )
             )
         self.plans.sort(key=lambda p: (p.created_at, p.idx))
+        self._by_idx = {p.idx: p for p in self.plans}  # twins refer to each other by idx
 
     # ---------------------------------------------------------------- run
     def _at(self, at: datetime, fn: Callable[[], None]) -> None:
@@ -895,7 +897,7 @@ class World:
 
             self._at(self.emulator.clock.now() + timedelta(seconds=gap), again)
         elif fault == "ambiguous_twins" and plan.twin_of is None:
-            twin = next(p for p in self.plans if p.twin_of == plan.idx)
+            twin = next(p for p in self._by_idx.values() if p.twin_of == plan.idx)
             assert e2e is not None
             self.truth.plant(fault, "ambiguous_match", intent_id=None, end_to_end_id=e2e,
                              actual_cents=amount,
@@ -906,19 +908,13 @@ class World:
 
             self._at(self.emulator.clock.now() + timedelta(seconds=rng.uniform(20, 240)), twin_pays)
         elif plan.twin_of is not None:
-            first = self.plans_by_idx()[plan.twin_of]
+            first = self._by_idx[plan.twin_of]
             assert e2e is not None
             self.truth.plant("ambiguous_twins", "ambiguous_match", intent_id=None,
                              end_to_end_id=e2e, actual_cents=amount,
                              note=f"candidates {first.intent_id} {plan.intent_id}")  # fmt: skip
         # the service sees the money within seconds and moves the intent along
         self._later(plan, rng.uniform(5, 30), "fiat_received", lambda: self._after_fiat(plan))
-
-    def plans_by_idx(self) -> dict[int, _Plan]:
-        """Plans by their index (twins refer to each other by it)."""
-        if not hasattr(self, "_by_idx"):
-            self._by_idx = {p.idx: p for p in self.plans}
-        return self._by_idx
 
     def _after_fiat(self, plan: _Plan) -> None:
         rng = self.rng

@@ -26,7 +26,7 @@ import logging
 import os
 import shutil
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -175,6 +175,7 @@ def _build(
     keep_data: bool,
     quiet: bool,
     charts: bool = True,
+    on_step: Callable[[str, float], None] | None = None,
 ) -> DemoResult:
     from recon.extract import extract
     from recon.reconcile import reconcile
@@ -199,6 +200,8 @@ def _build(
         now = time.perf_counter()
         timings[name] = now - clock
         clock = now
+        if on_step is not None:
+            on_step(name, timings[name])
 
     emulator = Emulator(seed=seed)
     world = World(WorldConfig(seed=seed, days=days, intents_per_day=intents_per_day))
@@ -280,8 +283,12 @@ def run_demo(
     intents_per_day: int = 200,
     keep_data: bool = False,
     quiet: bool = True,
+    on_step: Callable[[str, float], None] | None = None,
 ) -> DemoResult:
-    """Run the whole job against a fresh sandbox world in ``<data>/demo-<seed>/``."""
+    """Run the whole job against a fresh sandbox world in ``<data>/demo-<seed>/``.
+
+    `on_step(name, seconds)` is called as each step finishes (the CLI prints it).
+    """
     if days < 1 or intents_per_day < 1:
         raise UsageError("days and intents_per_day must be at least 1")
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
@@ -292,6 +299,7 @@ def run_demo(
         intents_per_day=intents_per_day,
         keep_data=keep_data,
         quiet=quiet,
+        on_step=on_step,
     )
 
 
@@ -319,7 +327,15 @@ def ensure_demo_data(
     ):
         return DataDir(root)
     # notebooks draw their own charts: the demo's report goes without them, to save time
-    _build(root, **wanted, keep_data=True, quiet=True, charts=False)
+    _build(
+        root,
+        seed=seed,
+        days=days,
+        intents_per_day=intents_per_day,
+        keep_data=True,
+        quiet=True,
+        charts=False,
+    )
     return DataDir(root)
 
 

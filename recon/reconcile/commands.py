@@ -207,14 +207,19 @@ def run_daily_command(args: argparse.Namespace) -> int:
 def run_demo_command(args: argparse.Namespace) -> int:
     from recon.demo import print_demo, run_demo
 
+    console = _console()
+    console.print(
+        f"recon demo: seed {args.seed}, {args.days} days × {args.intents_per_day} intents/day"
+    )
     result = run_demo(
         args.data,
         seed=args.seed,
         days=args.days,
         intents_per_day=args.intents_per_day,
         keep_data=args.keep_data,
+        on_step=lambda name, seconds: console.print(f"  ✓ {name} ({seconds:.1f}s)"),
     )
-    print_demo(result, _console())
+    print_demo(result, console)
     return 0
 
 

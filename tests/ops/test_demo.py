@@ -65,22 +65,42 @@ def _parts_ready() -> None:
             pytest.skip(f"{module}.{name} not there yet")
 
 
-def test_demo_end_to_end_on_a_tiny_world(tmp_path: Path) -> None:
+def test_demo_end_to_end_on_a_tiny_world(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`recon demo` as a user runs it: every step, the table, the report, under a minute."""
     _parts_ready()
+    from recon.cli import main
+
     started = time.perf_counter()
-    result = run_demo(tmp_path, seed=3, days=2, intents_per_day=30)
+    argv = [
+        "demo",
+        "--data",
+        str(tmp_path),
+        "--seed",
+        "3",
+        "--days",
+        "2",
+        "--intents-per-day",
+        "30",
+    ]
+    assert main(argv) == 0
     elapsed = time.perf_counter() - started
     assert elapsed < 60
+    out = capsys.readouterr().out
+    for step in ("build world", "extract", "late events + extract", "reconcile", "report"):
+        assert f"✓ {step}" in out
+    assert "precision" in out and "recall" in out
     root = tmp_path / "demo-3"
-    assert result.data_dir == root
-    assert result.report.is_file() and result.report.is_relative_to(root / "reports")
-    assert (result.report.parent / "breaks.csv").is_file()
-    assert result.intents > 0
+    reports = list((root / "reports").glob("*/report.html"))
+    assert len(reports) == 1 and f"report: {reports[0]}" in out.replace("\n", "")
+    html = reports[0].read_text(encoding="utf-8")
+    assert html.count("data:image/png;base64,") >= 4
+    assert (reports[0].parent / "breaks.csv").is_file()
     assert (root / "sandbox" / "expected_breaks.csv").is_file()
-    # without keep_data only the report, the sandbox files and the marker stay
+    # without --keep-data only the report, the sandbox files and the marker stay
     assert sorted(p.name for p in root.iterdir()) == sorted([MARKER, "reports", "sandbox"])
-    assert set(result.timings) >= {"build world", "extract", "reconcile", "report"}
-    print(f"demo tiny world: {elapsed:.1f}s precision={result.precision} recall={result.recall}")
+    print(f"demo tiny world: {elapsed:.1f}s")
 
 
 def test_ensure_demo_data_builds_once_then_reuses(tmp_path: Path) -> None:

@@ -109,16 +109,17 @@ def status_history(
     """
     with connection(data) as (con, cfg):
         params = {"intent_type": _intent_type(cfg, intent_type, optional=True)}
-        params |= _window(start, end)
+        params |= _window(start, end) | {"tz": cfg.business_tz}
         return query(
             con,
             """
-            SELECT h.* FROM status_history AS h
-            JOIN analytics_intents AS a USING (intent_id)
-            WHERE ($intent_type IS NULL OR h.intent_type = $intent_type)
-                AND ($start IS NULL OR a.created_date >= CAST($start AS DATE))
-                AND ($end IS NULL OR a.created_date <= CAST($end AS DATE))
-            ORDER BY h.intent_id, h.first_seen_at, h.stage_rank
+            SELECT * FROM status_history
+            WHERE ($intent_type IS NULL OR intent_type = $intent_type)
+                AND ($start IS NULL
+                    OR CAST(timezone($tz, intent_created_at) AS DATE) >= CAST($start AS DATE))
+                AND ($end IS NULL
+                    OR CAST(timezone($tz, intent_created_at) AS DATE) <= CAST($end AS DATE))
+            ORDER BY intent_id, first_seen_at, stage_rank
             """,
             params,
         )

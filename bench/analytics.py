@@ -1,0 +1,107 @@
+"""How long the analytics take on a big history: synthetic snapshots written straight to
+Parquet (INTENTS_SCHEMA), then each recon.analytics function timed.
+
+    .venv/bin/python bench/analytics.py [--intents 100000] [--snapshots 4]
+
+Each intent is created in a 14-day window and moves forward along the onramp/offramp
+lifecycle (or exits) from one snapshot to the next, so status_history has several rows per
+intent and a share of entries is bracketed (updated_at not moved).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from recon import analytics
+from recon.config import DataDir, new_run_id
+from recon.schemas import INTENTS_SCHEMA, OFFRAMP_LIFECYCLE, ONRAMP_LIFECYCLE
+
+
+def write_history(data: DataDir, n: int, snapshots: int, seed: int = 1) -> None:
+    rng = np.random.default_rng(seed)
+    start = datetime(2026, 11, 1, tzinfo=UTC)
+    created = [start + timedelta(seconds=int(s)) for s in rng.integers(0, 14 * 86400, n)]
+    onramp = rng.random(n) < 0.6
+    amount = rng.integers(1_000, 1_000_000, n)
+    # furthest stage each intent gets to, and whether it exits there
+    final = rng.integers(1, 8, n)
+    exits = rng.random(n) < 0.2
+    ids = [f"intent-{i:08d}" for i in range(n)]
+    last = start + timedelta(days=15)
+    for k in range(snapshots):
+        at = last - timedelta(hours=6 * (snapshots - 1 - k))
+        progress = (k + 1) / snapshots
+        statuses, updated = [], []
+        for i in range(n):
+            life = ONRAMP_LIFECYCLE if onramp[i] else OFFRAMP_LIFECYCLE
+            stage = max(1, min(len(life), round(final[i] * progress)))
+            if exits[i] and k == snapshots - 1:
+                statuses.append("expired" if onramp[i] else "failed")
+            else:
+                statuses.append(life[stage - 1])
+            updated.append(at - timedelta(minutes=int(i % 300)))
+        run_id = new_run_id(at)
+        folder = data.snapshots / f"snapshot_date={at:%Y-%m-%d}" / f"run_id={run_id}"
+        folder.mkdir(parents=True)
+        cols = {f.name: pa.nulls(n, f.type) for f in INTENTS_SCHEMA}
+        cols |= {
+            "id": pa.array(ids),
+            "intent_type": pa.array(np.where(onramp, "onramp", "offramp")),
+            "status": pa.array(statuses),
+            "created_at": pa.array(created, type=INTENTS_SCHEMA.field("created_at").type),
+            "updated_at": pa.array(updated, type=INTENTS_SCHEMA.field("updated_at").type),
+            "amount_cents": pa.array(amount, type=pa.int64()),
+            "snapshot_at": pa.array([at] * n, type=INTENTS_SCHEMA.field("snapshot_at").type),
+            "run_id": pa.array([run_id] * n),
+        }
+        table = pa.table([cols[f.name] for f in INTENTS_SCHEMA], schema=INTENTS_SCHEMA)
+        pq.write_table(table, folder / "part-00000.parquet")
+        (folder / "_manifest.json").write_text(json.dumps({"run_id": run_id, "rows": n}))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--intents", type=int, default=100_000)
+    parser.add_argument("--snapshots", type=int, default=4)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        data = DataDir(Path(tmp) / "data").ensure()
+        began = time.perf_counter()
+        write_history(data, args.intents, args.snapshots)
+        print(
+            f"wrote {args.intents:,} intents × {args.snapshots} snapshots "
+            f"in {time.perf_counter() - began:.1f} s"
+        )
+        con = analytics.connect(data)
+        calls = {
+            "status_history (rows)": lambda: analytics.status_history(con),
+            "funnel onramp by day": lambda: analytics.funnel(con),
+            "funnel offramp by week": lambda: analytics.funnel(
+                con, intent_type="offramp", cohort="week"
+            ),
+            "expiry_rates by cohort": lambda: analytics.expiry_rates(con),
+            "expiry_rates by amount": lambda: analytics.expiry_rates(con, by="amount"),
+            "expiry_rates by hour": lambda: analytics.expiry_rates(con, by="hour"),
+            "time_to_pay + summary": lambda: analytics.duration_summary(analytics.time_to_pay(con)),
+            "volumes": lambda: analytics.volumes(con),
+            "status_reasons": lambda: analytics.status_reasons(con),
+            "failures": lambda: analytics.failures(con),
+        }
+        for name, call in calls.items():
+            t = time.perf_counter()
+            rows = len(call())
+            print(f"{name:28s} {time.perf_counter() - t:7.2f} s  ({rows:,} rows)")
+        con.close()
+
+
+if __name__ == "__main__":
+    main()

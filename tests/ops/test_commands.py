@@ -188,3 +188,39 @@ def test_resolve_one_and_from_csv(
     assert "header must have columns break_id,note" in error_line(capsys.readouterr().err)
     assert main(["resolve", "--decisions", str(tmp_path / "none.csv"), "--data", root]) == 2
     assert "not found" in error_line(capsys.readouterr().err)
+
+
+def test_lock_held_by_another_process_then_released_when_it_dies(
+    data_dir: DataDir, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second `recon daily` fails fast while another process runs; a killed run frees it."""
+    import subprocess
+    import sys
+
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time, filelock\n"
+            "lock = filelock.FileLock(sys.argv[1], timeout=0)\n"
+            "lock.acquire()\n"
+            "print('locked', flush=True)\n"
+            "time.sleep(60)\n",
+            str(data_dir.root / ".daily.lock"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        fake = FakeSteps()
+        use_fake_steps(monkeypatch, fake)
+        assert main(["daily", "--data", str(data_dir.root), "--date", "2026-11-19"]) == 2
+        assert "another `recon daily` is running" in error_line(capsys.readouterr().err)
+        assert fake.calls == []
+    finally:
+        holder.kill()  # like a crash: no clean release
+        holder.wait(10)
+        if holder.stdout is not None:
+            holder.stdout.close()
+    assert main(["daily", "--data", str(data_dir.root), "--date", "2026-11-19"]) == 0

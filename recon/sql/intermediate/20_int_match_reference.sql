@@ -6,8 +6,9 @@
 -- never auto-confirmed.
 --
 -- Speed: instead of testing every reference against every line (N x M substring tests),
--- both sides are cut into tokens and joined on the reference's rarest token; the full
--- reference is then checked with a substring test on the few pairs that share that token.
+-- the line text is cut into tokens; an intent id joins a token directly, a free-text
+-- reference joins on its rarest token and is then checked with a substring test on the
+-- few pairs that share that token.
 with
 
 claimed as (
@@ -22,43 +23,49 @@ lines as (
       and not exists (select 1 from claimed as c where c.line_id = l.line_id)
 ),
 
-line_tokens as (
-    select distinct line_id, direction, description_upper, token
+line_tokens as materialized (
+    select distinct line_id, direction, token
     from (
         select
             line_id,
             direction,
-            description_upper,
             unnest(regexp_split_to_array(description_upper, '[^A-Z0-9_-]+')) as token
         from lines
     )
     where length(token) >= 3
 ),
 
+-- the intent id itself, as written (uuid) or compacted (txid style): unique by nature,
+-- so it joins the line's tokens directly
+id_keys as (
+    select
+        intent_id,
+        case intent_type when 'onramp' then 'credit' when 'offramp' then 'debit' end as direction,
+        unnest([upper(intent_id), txid_key]) as token
+    from stg_intents
+),
+
+-- free-text references (client_reference, pix_description): keys only when unique
 reference_values as (
-    select intent_id, intent_type, upper(intent_id) as reference from stg_intents
-    union all
-    select intent_id, intent_type, txid_key from stg_intents
-    union all
-    select intent_id, intent_type, upper(client_reference) from stg_intents
+    select intent_id, intent_type, upper(client_reference) as reference from stg_intents
     where client_reference is not null
     union all
     select intent_id, intent_type, upper(pix_description) from stg_intents
     where pix_description is not null
 ),
 
-unique_references as (
+unique_references as materialized (
     select
         reference,
-        any_value(intent_id) as intent_id,
+        min(intent_id) as intent_id,
         any_value(intent_type) as intent_type
     from reference_values
     where length(reference) >= 6
     group by reference
-    having count(distinct intent_id) = 1
+    having min(intent_id) = max(intent_id)
 ),
 
-reference_tokens as (
+reference_tokens as materialized (
     select
         intent_id,
         case intent_type when 'onramp' then 'credit' when 'offramp' then 'debit' end as direction,
@@ -92,12 +99,19 @@ keyed as (
 ),
 
 pairs as (
-    select distinct line_tokens.line_id, keyed.intent_id
+    select line_tokens.line_id, id_keys.intent_id
+    from line_tokens
+    join id_keys
+      on line_tokens.token = id_keys.token
+     and line_tokens.direction = id_keys.direction
+    union
+    select line_tokens.line_id, keyed.intent_id
     from line_tokens
     join keyed
       on line_tokens.token = keyed.join_token
      and line_tokens.direction = keyed.direction
-    where contains(line_tokens.description_upper, keyed.reference)
+    join lines on lines.line_id = line_tokens.line_id
+    where contains(lines.description_upper, keyed.reference)
 ),
 
 line_counts as (

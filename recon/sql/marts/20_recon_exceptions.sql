@@ -41,7 +41,7 @@ claimed_lines as (
 ),
 
 -- the matched pairs with the intent and line detail a reason needs
-paired as (
+paired as materialized (
     select
         m.*,
         i.status,

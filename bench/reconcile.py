@@ -1,0 +1,483 @@
+"""Benchmark: the DuckDB reconciliation engine vs a straightforward pandas version.
+
+    .venv/bin/python bench/reconcile.py                 # 1M intents x ~1M lines, both engines
+    .venv/bin/python bench/reconcile.py --rows 10000000 --skip-pandas --memory-limit 2GB
+    .venv/bin/python bench/reconcile.py --big           # same as the line above
+
+The data is generated straight to Parquet with DuckDB (deterministic: hashes of the row
+number, no RNG state) into a data directory laid out like the real one: one snapshot of N
+intents (70% onramps) and about N statement lines. Every matching pass has work to do:
+
+    45%  paid with a txid (onramp) / payout naming the reference (offramp)
+    20%  reference in the payer's text / our remittance text
+    20%  no reference at all: attributes (amount, window, name, masked document, PIX key)
+     3%  no money moved                    -> onramp_missing_credit / offramp_missing_payout
+     3%  wrong amount                      -> onramp_under/overpaid / payout_amount_mismatch
+     2%  paid twice                        -> onramp_duplicate_credit / offramp_duplicate_payout
+     2%  status behind the money           -> onramp_status_lag / offramp_stuck_paying_out
+     5%  intent expired unpaid + a stranger's PIX -> unmatched_credit / unmatched_debit
+    plus a fee every ~1000 lines.
+
+Each engine runs in its own child process, so its wall time and peak RSS
+(`resource.getrusage(RUSAGE_SELF).ru_maxrss`) are its own. The DuckDB side is the full
+`recon.reconcile.reconcile()` (catalog views, every model with reasons and control totals,
+checks, run files written). The pandas side runs the same passes and break rules over the
+same Parquet and counts breaks per category (no reason text, control totals or history
+checks), so it does strictly less work; its counts must agree with DuckDB's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+BASE = datetime(2026, 10, 1, tzinfo=UTC)
+SPAN_DAYS = 30
+AS_OF = BASE + timedelta(days=SPAN_DAYS, hours=6)
+RUN_ID = "20261031T000000000000Z-bench"
+
+# -- data -------------------------------------------------------------------------------------
+
+GENERATE_SQL = """
+CREATE OR REPLACE TABLE g AS
+SELECT
+    i,
+    (hash(i * 13 + 5) % 100)::INTEGER AS scen,
+    CASE WHEN hash(i * 3 + 1) % 10 < 7 THEN 'onramp' ELSE 'offramp' END AS intent_type,
+    (1000 + hash(i * 7 + 3) % 5000000)::BIGINT AS amount,
+    md5(i::VARCHAR) AS m,
+    TIMESTAMPTZ '2026-10-01 00:00:00+00'
+        + to_microseconds((i * ($span_us // $n))::BIGINT) AS created_at,
+    (hash(i * 11 + 7) % 300000)::BIGINT AS payer,
+    (5 + hash(i * 17 + 1) % 30)::BIGINT AS pay_delay_min
+FROM range($n) AS t(i);
+
+CREATE OR REPLACE TABLE gen_intents AS
+SELECT
+    substr(m, 1, 8) || '-' || substr(m, 9, 4) || '-4' || substr(m, 14, 3) || '-8'
+        || substr(m, 18, 3) || '-' || substr(m, 21, 12) AS id,
+    'inst-1' AS instance_id,
+    'party-' || payer AS party_id,
+    intent_type,
+    2::BIGINT AS flow_version,
+    NULL::VARCHAR AS adapter,
+    CASE
+        WHEN scen >= 95 THEN 'expired'
+        WHEN scen >= 93 AND intent_type = 'onramp' THEN 'awaiting_fiat_payment'
+        WHEN scen >= 93 THEN 'paying_out'
+        ELSE 'completed'
+    END AS status,
+    NULL::VARCHAR AS status_reason,
+    'REF-' || lpad(i::VARCHAR, 10, '0') AS client_reference,
+    NULL::VARCHAR AS metadata,
+    CASE WHEN intent_type = 'onramp' THEN created_at + INTERVAL 1 HOUR END AS expires_at,
+    created_at,
+    created_at + INTERVAL 40 MINUTE AS updated_at,
+    'solana' AS chain_id,
+    amount AS amount_cents,
+    'pixInfo.amountCents' AS amount_source,
+    'cnpj' AS pix_key_type,
+    '12345678000195' AS pix_key_value,
+    'RECON SANDBOX' AS pix_recipient_name,
+    'BANCO' AS pix_bank,
+    CASE WHEN intent_type = 'onramp' THEN 'RCN ' || upper(substr(m, 1, 7)) END
+        AS pix_description,
+    CASE WHEN intent_type = 'onramp' THEN amount END AS pix_amount_cents,
+    'PAYER ' || payer AS party_display_name,
+    '***.' || lpad((payer % 1000)::VARCHAR, 3, '0') || '.' || lpad((payer // 1000)::VARCHAR, 3, '0')
+        || '-**' AS party_document_masked,
+    NULL::VARCHAR AS party_solana_wallet,
+    CASE WHEN intent_type = 'offramp'
+        THEN '900' || lpad((payer % 1000)::VARCHAR, 3, '0') || lpad((payer // 1000)::VARCHAR, 3, '0') || '00'
+    END AS destination_address,
+    CAST($as_of AS TIMESTAMPTZ) AS snapshot_at,
+    $run_id AS run_id,
+    '{}' AS raw
+FROM g;
+
+CREATE OR REPLACE TABLE gen_lines AS
+WITH base AS (
+    SELECT g.*, gi.id, gi.client_reference, gi.party_display_name, gi.party_document_masked,
+           gi.destination_address
+    FROM g JOIN gen_intents AS gi ON gi.id = substr(g.m, 1, 8) || '-' || substr(g.m, 9, 4)
+        || '-4' || substr(g.m, 14, 3) || '-8' || substr(g.m, 18, 3) || '-' || substr(g.m, 21, 12)
+),
+payments AS (
+    -- the payment (or its stand-in) of every intent that has one
+    SELECT
+        i, 0 AS k, intent_type, id, client_reference, party_display_name,
+        party_document_masked, destination_address, created_at, pay_delay_min, scen,
+        CASE WHEN scen >= 88 AND scen < 91
+             THEN amount + CASE WHEN i % 2 = 0 THEN 100 ELSE -100 END
+             ELSE amount END AS amount,
+        CASE
+            WHEN scen < 45 AND intent_type = 'onramp' THEN upper(replace(id, '-', ''))
+            WHEN scen >= 93 AND scen < 95 AND intent_type = 'onramp' THEN upper(replace(id, '-', ''))
+        END AS txid,
+        CASE
+            WHEN scen < 45 AND intent_type = 'offramp' THEN 'PIX ENVIADO ' || client_reference
+            WHEN scen >= 45 AND scen < 65 THEN 'pagamento ' || client_reference
+            WHEN scen >= 88 AND scen < 93 THEN client_reference
+        END AS description
+    FROM base
+    WHERE scen < 85 OR (scen >= 88 AND scen < 93)
+       OR (scen >= 93 AND scen < 95 AND intent_type = 'onramp')
+),
+duplicates AS (
+    SELECT i, 1 AS k, intent_type, id, client_reference, party_display_name,
+           party_document_masked, destination_address, created_at, pay_delay_min + 10, scen,
+           amount, txid, description
+    FROM payments WHERE scen >= 91 AND scen < 93
+),
+strangers AS (
+    SELECT i, 2 AS k, intent_type, id, client_reference, 'STRANGER ' || i,
+           '***.' || lpad((i % 997)::VARCHAR, 3, '0') || '.999-**', '55' || i,
+           created_at, pay_delay_min, scen, 7 + hash(i) % 900000, NULL, NULL
+    FROM base WHERE scen >= 95
+),
+fees AS (
+    SELECT i, 3 AS k, 'fee', id, NULL, NULL, NULL, NULL, created_at, 1, scen, 290, NULL,
+           'TARIFA PIX'
+    FROM base WHERE i % 1000 = 999
+),
+everything AS (
+    SELECT * FROM payments UNION ALL SELECT * FROM duplicates
+    UNION ALL SELECT * FROM strangers UNION ALL SELECT * FROM fees
+)
+SELECT
+    md5('L' || i || '-' || k) AS line_id,
+    'csv' AS source_format,
+    'bench.csv' AS source_file,
+    (i * 4 + k)::BIGINT AS source_line,
+    '0001/1234567-8' AS account,
+    created_at + to_minutes(pay_delay_min) AS booked_at,
+    CASE WHEN intent_type = 'onramp' THEN amount ELSE -amount END AS amount_cents,
+    CASE WHEN intent_type = 'onramp' THEN 'credit' ELSE 'debit' END AS direction,
+    CASE WHEN intent_type = 'onramp' THEN 'pix_in'
+         WHEN intent_type = 'offramp' THEN 'pix_out' ELSE 'fee' END AS kind,
+    CASE WHEN intent_type <> 'fee' THEN 'E18236120' || lpad((i * 4 + k)::VARCHAR, 23, '0') END
+        AS end_to_end_id,
+    txid,
+    NULL::VARCHAR AS refund_of,
+    party_display_name AS counterparty_name,
+    party_document_masked AS counterparty_document,
+    CASE WHEN intent_type = 'offramp' THEN destination_address
+         WHEN intent_type = 'onramp' THEN '12345678000195' END AS counterparty_key,
+    description,
+    'B' || (i * 4 + k) AS bank_reference,
+    TIMESTAMPTZ '2026-11-01 00:00:00+00' AS imported_at
+FROM everything;
+"""
+
+
+def generate(root: Path, n: int) -> dict[str, Any]:
+    """Write N intents and their statement lines as Parquet under `root` (a data dir)."""
+    import duckdb
+
+    from recon.catalog import empty_relation  # noqa: F401 - same layout as the catalog reads
+
+    snap = root / "snapshots" / "snapshot_date=2026-10-31" / f"run_id={RUN_ID}"
+    stmt = root / "statements" / "source=csv"
+    snap.mkdir(parents=True, exist_ok=True)
+    stmt.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    con.execute("SET threads = 2")
+    con.execute("SET memory_limit = '2GB'")
+    con.execute(f"SET temp_directory = '{root / '.tmp-gen'}'")
+    params = {"n": n, "span_us": SPAN_DAYS * 86400 * 1_000_000, "as_of": AS_OF, "run_id": RUN_ID}
+    for statement in GENERATE_SQL.split(";\n\n"):
+        used = {k: v for k, v in params.items() if f"${k}" in statement}
+        con.execute(statement, used or None)
+    con.execute(f"COPY gen_intents TO '{snap / 'part-00000.parquet'}' (FORMAT parquet)")
+    con.execute(f"COPY gen_lines TO '{stmt / 'bench.parquet'}' (FORMAT parquet)")
+    lines = con.execute("SELECT count(*) FROM gen_lines").fetchall()[0][0]
+    con.close()
+    return {"intents": n, "lines": int(lines), "seconds": time.perf_counter() - started}
+
+
+# -- the two engines (each in a child process) ------------------------------------------------
+
+
+def run_duckdb(root: Path, memory_limit: str, threads: int) -> dict[str, Any]:
+    from recon.config import DataDir
+    from recon.reconcile import ReconcileSettings, reconcile
+
+    settings = ReconcileSettings(memory_limit=memory_limit, threads=threads)
+    started = time.perf_counter()
+    result = reconcile(DataDir(root), as_of=AS_OF, settings=settings, strict=False)
+    seconds = time.perf_counter() - started
+    s = result.summary
+    return {
+        "seconds": seconds,
+        "counts": {k: v for k, v in s.counts.items() if v},
+        "matches": s.matches_by_rule,
+        "checks_passed": s.checks_passed,
+    }
+
+
+def run_pandas(root: Path) -> dict[str, Any]:  # noqa: PLR0915 - the whole job, top to bottom
+    import glob
+
+    import numpy as np
+    import pandas as pd
+
+    started = time.perf_counter()
+    as_of = pd.Timestamp(AS_OF)
+    tol = 0
+    intents = pd.read_parquet(glob.glob(str(root / "snapshots/*/*/part-*.parquet"))[0])
+    lines = pd.concat(pd.read_parquet(p) for p in glob.glob(str(root / "statements/*/*.parquet")))
+    lines = lines[lines.booked_at <= as_of].copy()
+    lines["amount_abs"] = lines.amount_cents.abs()
+    intents["direction"] = np.where(intents.intent_type == "onramp", "credit", "debit")
+    intents["txid_key"] = intents.id.str.replace("-", "").str.upper()
+    pay = lines[lines.kind.isin(["pix_in", "pix_out"])]
+
+    # pass 1: txid
+    t = pay[pay.txid.notna()].merge(
+        intents[["id", "txid_key", "direction"]],
+        left_on=["txid", "direction"],
+        right_on=["txid_key", "direction"],
+    )[["line_id", "id"]]
+    t["rule"] = "txid"
+
+    # pass 2: reference (token join on the rarest token of each unique reference)
+    refs = pd.concat(
+        [
+            intents[["id", "direction"]].assign(reference=intents.id.str.upper()),
+            intents[["id", "direction"]].assign(reference=intents.txid_key),
+            intents[["id", "direction"]].assign(reference=intents.client_reference.str.upper()),
+            intents[["id", "direction"]].assign(reference=intents.pix_description.str.upper()),
+        ]
+    ).dropna(subset=["reference"])
+    refs = refs[refs.reference.str.len() >= 6]
+    n_ids = refs.groupby("reference").id.nunique()
+    refs = refs[refs.reference.isin(n_ids[n_ids == 1].index)].drop_duplicates("reference")
+    rtok = refs.assign(token=refs.reference.str.split(r"[^A-Z0-9_-]+", regex=True)).explode("token")
+    rtok = rtok[rtok.token.str.len() >= 3]
+    rtok["freq"] = rtok.groupby("token").token.transform("size")
+    rtok["neg_len"] = -rtok.token.str.len()
+    rtok = rtok.sort_values(["freq", "neg_len", "token"]).drop_duplicates("reference")
+    rest = pay[~pay.line_id.isin(t.line_id) & pay.description.notna()].copy()
+    rest["desc"] = rest.description.str.upper()
+    ltok = rest.assign(token=rest.desc.str.split(r"[^A-Z0-9_-]+", regex=True)).explode("token")
+    ltok = ltok[ltok.token.str.len() >= 3].drop_duplicates(["line_id", "token"])
+    cand = ltok[["line_id", "direction", "desc", "token"]].merge(
+        rtok[["id", "direction", "reference", "token"]], on=["token", "direction"]
+    )
+    cand = cand[[r in d for r, d in zip(cand.reference, cand.desc, strict=True)]]
+    cand = cand.drop_duplicates(["line_id", "id"])
+    per_line = cand.groupby("line_id").id.transform("nunique")
+    r_matched = cand[per_line == 1][["line_id", "id"]].assign(rule="reference")
+    r_ambiguous = cand[per_line > 1][["line_id", "id"]]
+
+    # pass 3: attributes
+    def norm_name(s: pd.Series) -> pd.Series:
+        return s.str.upper().str.replace(r"[^A-Z0-9]+", " ", regex=True).str.strip()
+
+    def norm_doc(s: pd.Series) -> pd.Series:
+        return s.str.replace(r"[^0-9*]", "", regex=True)
+
+    def docs_ok(a: Any, b: Any) -> bool:
+        if not isinstance(a, str) or not isinstance(b, str):
+            return True
+        return len(a) == len(b) and all(x == "*" or y == "*" or x == y for x, y in zip(a, b))
+
+    def names_ok(a: Any, b: Any) -> bool:
+        if not isinstance(a, str) or not isinstance(b, str):
+            return True
+        return a.startswith(b) or b.startswith(a)
+
+    def key_norm(s: pd.Series) -> pd.Series:
+        return s.str.replace(r"[^0-9A-Za-z@._]", "", regex=True).str.lower()
+
+    claimed = set(t.line_id) | set(cand.line_id)
+    taken = set(t.id) | set(r_matched.id)
+    al = pay[~pay.line_id.isin(claimed)].copy()
+    ai = intents[~intents.id.isin(taken)].copy()
+    ai["window_end"] = np.where(
+        ai.intent_type == "onramp",
+        (ai.expires_at + pd.Timedelta(minutes=30)).fillna(as_of),
+        as_of,
+    )
+    ai["window_end"] = pd.to_datetime(ai.window_end, utc=True)
+    pairs = al[
+        ["line_id", "direction", "amount_abs", "booked_at", "counterparty_name",
+         "counterparty_document", "counterparty_key"]
+    ].merge(  # fmt: skip
+        ai[["id", "intent_type", "direction", "amount_cents", "created_at", "window_end",
+            "party_display_name", "party_document_masked", "destination_address"]],
+        left_on=["direction", "amount_abs"],
+        right_on=["direction", "amount_cents"],
+    )  # fmt: skip
+    pairs = pairs[(pairs.booked_at >= pairs.created_at) & (pairs.booked_at <= pairs.window_end)]
+    n1, n2 = norm_name(pairs.counterparty_name), norm_name(pairs.party_display_name)
+    d1, d2 = norm_doc(pairs.counterparty_document), norm_doc(pairs.party_document_masked)
+    k1, k2 = key_norm(pairs.counterparty_key), key_norm(pairs.destination_address)
+    ok = [
+        names_ok(a, b)
+        and docs_ok(c, d)
+        and (
+            it == "onramp"
+            or not isinstance(e, str)
+            or not isinstance(f, str)
+            or e.endswith(f)
+            or f.endswith(e)
+        )  # fmt: skip
+        for a, b, c, d, e, f, it in zip(n1, n2, d1, d2, k1, k2, pairs.intent_type, strict=True)
+    ]
+    pairs = pairs[ok]
+    lc = pairs.groupby("line_id").id.transform("size")
+    ic = pairs.groupby("id").line_id.transform("size")
+    a_matched = pairs[(lc == 1) & (ic == 1)][["line_id", "id"]].assign(rule="attributes")
+    a_ambiguous = pairs[~((lc == 1) & (ic == 1))][["line_id", "id"]]
+
+    # matches, duplicates (earliest booked is the match)
+    m = pd.concat([t, r_matched, a_matched]).merge(
+        lines[["line_id", "booked_at", "end_to_end_id", "amount_abs"]], on="line_id"
+    )
+    m = m.merge(intents[["id", "intent_type", "status", "amount_cents", "updated_at"]], on="id")
+    m = m.sort_values(["id", "booked_at", "end_to_end_id", "line_id"])
+    m["rank"] = m.groupby("id").cumcount()
+    first, dups = m[m["rank"] == 0], m[m["rank"] > 0]
+    ambiguous_lines = set(r_ambiguous.line_id) | set(a_ambiguous.line_id)
+    ambiguous_ids = set(r_ambiguous.id) | set(a_ambiguous.id)
+    counts: dict[str, int] = {}
+
+    def add(name: str, n: int) -> None:
+        if n:
+            counts[name] = counts.get(name, 0) + int(n)
+
+    on, off = first[first.intent_type == "onramp"], first[first.intent_type == "offramp"]
+    delta = on.amount_abs - on.amount_cents
+    add("onramp_underpaid", (delta < -tol).sum())
+    add("onramp_overpaid", (delta > tol).sum())
+    add("onramp_duplicate_credit", (dups.intent_type == "onramp").sum())
+    add("offramp_duplicate_payout", (dups.intent_type == "offramp").sum())
+    add("onramp_credit_after_expiry", on.status.isin(["expired", "canceled"]).sum())
+    lag = on.status.isin(["created", "requires_compliance", "awaiting_fiat_payment"])
+    lag &= delta.abs() <= tol
+    lag &= on.booked_at < as_of - pd.Timedelta(minutes=30)
+    add("onramp_status_lag", lag.sum())
+    add("offramp_payout_amount_mismatch", ((off.amount_abs - off.amount_cents).abs() > tol).sum())
+    add(
+        "offramp_payout_for_failed_intent",
+        off.status.isin(["failed", "canceled", "expired", "refunded"]).sum(),
+    )
+    paid = set(first.id)
+    unpaid = intents[~intents.id.isin(paid) & ~intents.id.isin(ambiguous_ids)]
+    add(
+        "onramp_missing_credit",
+        (
+            (unpaid.intent_type == "onramp")
+            & unpaid.status.isin(
+                ["fiat_received", "minting", "awaiting_onchain_transfer", "completed"]
+            )  # fmt: skip
+        ).sum(),
+    )
+    add(
+        "offramp_missing_payout",
+        ((unpaid.intent_type == "offramp") & (unpaid.status == "completed")).sum(),
+    )
+    add(
+        "offramp_stuck_paying_out",
+        (
+            (unpaid.intent_type == "offramp")
+            & (unpaid.status == "paying_out")
+            & (unpaid.updated_at < as_of - pd.Timedelta(hours=2))
+        ).sum(),
+    )
+    add("ambiguous_match", len(ambiguous_lines))
+    left = lines[
+        (lines.kind != "fee")
+        & ~lines.line_id.isin(m.line_id)
+        & ~lines.line_id.isin(ambiguous_lines)
+    ]
+    add("unmatched_credit", (left.direction == "credit").sum())
+    add("unmatched_debit", (left.direction == "debit").sum())
+    matches = {"txid": 0, "reference": 0, "attributes": 0, "refund": 0}
+    matches.update(first.rule.value_counts().to_dict())
+    return {
+        "seconds": time.perf_counter() - started,
+        "counts": dict(sorted(counts.items())),
+        "matches": {k: int(v) for k, v in matches.items()},
+    }
+
+
+def child(args: argparse.Namespace) -> None:
+    root = Path(args.data)
+    if args.child == "duckdb":
+        out = run_duckdb(root, args.memory_limit, args.threads)
+    else:
+        out = run_pandas(root)
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(out, sort_keys=True, default=str))
+
+
+def spawn(kind: str, root: Path, args: argparse.Namespace) -> dict[str, Any]:
+    cmd = [
+        sys.executable, __file__, "--child", kind, "--data", str(root),
+        "--memory-limit", args.memory_limit, "--threads", str(args.threads),
+    ]  # fmt: skip
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    proc = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000, help="intents (lines ~ the same)")
+    parser.add_argument("--big", action="store_true", help="10M x 10M, DuckDB only")
+    parser.add_argument("--skip-pandas", action="store_true")
+    parser.add_argument("--memory-limit", default=None, help="DuckDB memory_limit")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--workdir", default=None, help="where to generate (default: a temp dir)")
+    parser.add_argument("--child", choices=("duckdb", "pandas"), help=argparse.SUPPRESS)
+    parser.add_argument("--data", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.big:
+        args.rows, args.skip_pandas = 10_000_000, True
+    if args.memory_limit is None:
+        args.memory_limit = "2GB" if args.rows > 2_000_000 else "1GB"
+    if args.child:
+        child(args)
+        return
+
+    with tempfile.TemporaryDirectory(dir=args.workdir, prefix="recon-bench-") as tmp:
+        root = Path(tmp) / "data"
+        gen = generate(root, args.rows)
+        print(f"generated {gen['intents']:,} intents and {gen['lines']:,} statement lines "
+              f"in {gen['seconds']:.1f} s")  # fmt: skip
+        results = {"duckdb": spawn("duckdb", root, args)}
+        if not args.skip_pandas:
+            results["pandas"] = spawn("pandas", root, args)
+        print(f"\n{'engine':<8} {'seconds':>9} {'peak RSS MB':>12}")
+        for name, r in results.items():
+            print(f"{name:<8} {r['seconds']:>9.2f} {r['peak_rss_mb']:>12.0f}")
+        duck = results["duckdb"]
+        print(f"\nDuckDB memory_limit {args.memory_limit}, threads {args.threads}; "
+              f"checks passed: {duck['checks_passed']}")  # fmt: skip
+        print("matches by rule:", duck["matches"])
+        print("breaks:", duck["counts"])
+        if "pandas" in results:
+            pandas = results["pandas"]
+            print(f"speed-up vs pandas: {pandas['seconds'] / duck['seconds']:.1f}x")
+            same = pandas["counts"] == duck["counts"] and pandas["matches"] == duck["matches"]
+            print("pandas agrees with DuckDB:", same)
+            if not same:
+                print("pandas breaks:", pandas["counts"])
+                print("pandas matches:", pandas["matches"])
+
+
+if __name__ == "__main__":
+    main()

@@ -226,7 +226,7 @@ def run_duckdb(root: Path, memory_limit: str, threads: int) -> dict[str, Any]:
     }
 
 
-def run_pandas(root: Path) -> dict[str, Any]:  # noqa: PLR0915 - the whole job, top to bottom
+def run_pandas(root: Path) -> dict[str, Any]:
     import glob
 
     import numpy as np
@@ -291,7 +291,9 @@ def run_pandas(root: Path) -> dict[str, Any]:  # noqa: PLR0915 - the whole job, 
     def docs_ok(a: Any, b: Any) -> bool:
         if not isinstance(a, str) or not isinstance(b, str):
             return True
-        return len(a) == len(b) and all(x == "*" or y == "*" or x == y for x, y in zip(a, b))
+        return len(a) == len(b) and all(
+            x == "*" or y == "*" or x == y for x, y in zip(a, b, strict=True)
+        )
 
     def names_ok(a: Any, b: Any) -> bool:
         if not isinstance(a, str) or not isinstance(b, str):
@@ -312,14 +314,32 @@ def run_pandas(root: Path) -> dict[str, Any]:  # noqa: PLR0915 - the whole job, 
     )
     ai["window_end"] = pd.to_datetime(ai.window_end, utc=True)
     pairs = al[
-        ["line_id", "direction", "amount_abs", "booked_at", "counterparty_name",
-         "counterparty_document", "counterparty_key"]
-    ].merge(  # fmt: skip
-        ai[["id", "intent_type", "direction", "amount_cents", "created_at", "window_end",
-            "party_display_name", "party_document_masked", "destination_address"]],
+        [
+            "line_id",
+            "direction",
+            "amount_abs",
+            "booked_at",
+            "counterparty_name",
+            "counterparty_document",
+            "counterparty_key",
+        ]
+    ].merge(
+        ai[
+            [
+                "id",
+                "intent_type",
+                "direction",
+                "amount_cents",
+                "created_at",
+                "window_end",
+                "party_display_name",
+                "party_document_masked",
+                "destination_address",
+            ]
+        ],
         left_on=["direction", "amount_abs"],
         right_on=["direction", "amount_cents"],
-    )  # fmt: skip
+    )
     pairs = pairs[(pairs.booked_at >= pairs.created_at) & (pairs.booked_at <= pairs.window_end)]
     n1, n2 = norm_name(pairs.counterparty_name), norm_name(pairs.party_display_name)
     d1, d2 = norm_doc(pairs.counterparty_document), norm_doc(pairs.party_document_masked)
@@ -333,7 +353,7 @@ def run_pandas(root: Path) -> dict[str, Any]:  # noqa: PLR0915 - the whole job, 
             or not isinstance(f, str)
             or e.endswith(f)
             or f.endswith(e)
-        )  # fmt: skip
+        )
         for a, b, c, d, e, f, it in zip(n1, n2, d1, d2, k1, k2, pairs.intent_type, strict=True)
     ]
     pairs = pairs[ok]
@@ -382,7 +402,7 @@ def run_pandas(root: Path) -> dict[str, Any]:  # noqa: PLR0915 - the whole job, 
             (unpaid.intent_type == "onramp")
             & unpaid.status.isin(
                 ["fiat_received", "minting", "awaiting_onchain_transfer", "completed"]
-            )  # fmt: skip
+            )
         ).sum(),
     )
     add(

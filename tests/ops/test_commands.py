@@ -224,3 +224,25 @@ def test_lock_held_by_another_process_then_released_when_it_dies(
         if holder.stdout is not None:
             holder.stdout.close()
     assert main(["daily", "--data", str(data_dir.root), "--date", "2026-11-19"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[reconcile]\nbogus = 1\n", "unknown setting(s): bogus"),
+        ("[alerts]\nmax_breaks = -3\n", "max_breaks must be a non-negative integer"),
+        ("[reconcile]\nbusiness_tz = 'Mars/Olympus'\n", "unknown time zone"),
+    ],
+)
+def test_reconcile_bad_config_exits_2(
+    data_dir: DataDir,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    text: str,
+    message: str,
+) -> None:
+    pytest.importorskip("recon.reconcile.settings")
+    cfg = tmp_path / "recon.toml"
+    cfg.write_text(text)
+    assert main(["reconcile", "--data", str(data_dir.root), "--config", str(cfg)]) == 2
+    assert message in error_line(capsys.readouterr().err)

@@ -114,11 +114,13 @@ def _require(df: pd.DataFrame, columns: list[str]) -> None:
 
 
 def break_amount_cents(df: pd.DataFrame) -> pd.Series:
-    """Money at stake per break, in cents: |delta| when both sides are known, else the one
-    amount there is (a missing credit has only expected, an unmatched line only actual)."""
+    """Money at stake per break, in cents: |delta| when the amounts differ; otherwise the
+    whole amount (a duplicate credit, a payout for a failed intent or a credit after expiry
+    match in amount but the money itself is at stake), actual before expected."""
     _require(df, ["delta_cents", "expected_cents", "actual_cents"])
-    amount = df["delta_cents"].abs()
-    amount = amount.fillna(df["expected_cents"].abs()).fillna(df["actual_cents"].abs())
+    delta = df["delta_cents"].abs()
+    whole = df["actual_cents"].abs().fillna(df["expected_cents"].abs())
+    amount = delta.where(delta.notna() & (delta != 0), whole)
     return amount.fillna(0).astype("int64")
 
 

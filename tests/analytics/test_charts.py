@@ -148,6 +148,19 @@ def test_break_aging_table_and_chart() -> None:
         breaks_mod.break_aging(pd.DataFrame({"x": [1]}))
 
 
+def test_money_at_stake() -> None:
+    df = pd.DataFrame(
+        {
+            "delta_cents": [-100, 0, None, None, None, -5_000],
+            "expected_cents": [10_000, 7_000, 3_000, None, None, 5_000],
+            "actual_cents": [9_900, 7_000, None, 4_000, None, 0],
+        }
+    )
+    # mismatch: the difference; duplicate (delta 0): the whole line; missing: expected;
+    # unmatched: actual; nothing known: 0; missing payout: |delta|
+    assert breaks_mod.break_amount_cents(df).tolist() == [100, 7_000, 3_000, 4_000, 0, 5_000]
+
+
 def test_breaks_by_category_labels_money() -> None:
     ax = charts.breaks_by_category(_exceptions(), ax=_ax())
     assert "  P1 · R$ 300,00" in _texts(ax)

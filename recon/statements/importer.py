@@ -37,30 +37,12 @@ from recon.config import DataDir, load_config, new_run_id
 from recon.errors import StatementError, StatementParseError, UsageError
 from recon.schemas import STATEMENT_LINES_SCHEMA, STATEMENT_QUARANTINE_SCHEMA, TS
 from recon.statements import store
-from recon.statements.lines import FORMATS, Bad, ParseResult
+from recon.statements.lines import FORMATS, PARSED_SCHEMA, Bad, ParseResult
 
 __all__ = ["FileReport", "ImportReport", "ParseResult", "import_parsed", "import_statements"]
 
 DEFAULT_ACCOUNT = "default"
 FORMAT_CHOICES = ("auto", *FORMATS)
-
-# Order of the tuples parsers produce (see recon.statements.lines.Line); booked_at is
-# ISO 8601 text with a UTC offset here, cast to TIMESTAMPTZ in one vectorized step.
-_ROW_FIELDS = (
-    "source_line",
-    "booked_at",
-    "amount_cents",
-    "direction",
-    "kind",
-    "end_to_end_id",
-    "txid",
-    "refund_of",
-    "counterparty_name",
-    "counterparty_document",
-    "counterparty_key",
-    "description",
-    "bank_reference",
-)
 
 
 @dataclass(frozen=True)
@@ -144,22 +126,21 @@ def parse_path(path: Path, fmt: str, *, csv_profile: Any = None) -> tuple[str, P
 # --------------------------------------------------------------------------- arrow
 
 
-def _cast_times(texts: list[str], rows_lines: list[int]) -> tuple[pa.Array, list[tuple[int, str]]]:
+def _cast_times(texts: pa.Array) -> tuple[pa.Array, list[tuple[int, str]]]:
     """Cast ISO texts to TIMESTAMPTZ; returns (array, [(index, reason)] of unreadable ones).
 
     The vectorized cast is the fast path; only when it fails are rows looked at one by one,
     so a bad time is reported with its line (and Python reads >6 fractional digits).
     """
-    arr = pa.array(texts, pa.string())
     try:
-        return pc.cast(arr, TS), []
+        return pc.cast(texts, TS), []
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         pass
     fixed: list[str | None] = []
     bad: list[tuple[int, str]] = []
-    for i, text in enumerate(texts):
+    for i, text in enumerate(texts.to_pylist()):
         try:
-            pc.cast(pa.array([text]), TS)
+            pc.cast(pa.array([text], pa.string()), TS)
             fixed.append(text)
             continue
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -184,33 +165,27 @@ def rows_to_table(
     account: str,
     imported_at: datetime,
 ) -> tuple[pa.Table, list[Bad]]:
-    """The parser's rows as an Arrow table (schema columns, line_id still empty)."""
-    n = len(parsed.rows)
-    cols: list[list[Any]] = (
-        [list(c) for c in zip(*parsed.rows, strict=True)] if n else [[] for _ in _ROW_FIELDS]
+    """The parser's lines as an Arrow table with the schema columns (line_id still empty)."""
+    lines = parsed.to_table()
+    n = lines.num_rows
+    texts = lines.column("booked_at").combine_chunks()
+    booked, more_bad = _cast_times(texts)
+    numbers = lines.column("source_line")
+    bad = [
+        Bad(numbers[i].as_py(), "booked_at", reason, str(texts[i].as_py()))
+        for i, reason in more_bad
+    ]
+    arrays: dict[str, Any] = {name: lines.column(name) for name in PARSED_SCHEMA.names}
+    arrays.update(
+        {
+            "line_id": pa.nulls(n, pa.string()),
+            "source_format": pa.repeat(pa.scalar(source_format), n),
+            "source_file": pa.repeat(pa.scalar(source_file), n),
+            "account": pa.repeat(pa.scalar(account), n),
+            "booked_at": booked,
+            "imported_at": pa.repeat(pa.scalar(imported_at, TS), n),
+        }
     )
-    booked, more_bad = _cast_times(cols[1], cols[0])
-    bad = [Bad(cols[0][i], "booked_at", reason, str(parsed.rows[i][1])) for i, reason in more_bad]
-    arrays: dict[str, pa.Array] = {
-        "line_id": pa.nulls(n, pa.string()),
-        "source_format": pa.repeat(pa.scalar(source_format), n),
-        "source_file": pa.repeat(pa.scalar(source_file), n),
-        "source_line": pa.array(cols[0], pa.int64()),
-        "account": pa.repeat(pa.scalar(account), n),
-        "booked_at": booked,
-        "amount_cents": pa.array(cols[2], pa.int64()),
-        "direction": pa.array(cols[3], pa.string()),
-        "kind": pa.array(cols[4], pa.string()),
-        "end_to_end_id": pa.array(cols[5], pa.string()),
-        "txid": pa.array(cols[6], pa.string()),
-        "refund_of": pa.array(cols[7], pa.string()),
-        "counterparty_name": pa.array(cols[8], pa.string()),
-        "counterparty_document": pa.array(cols[9], pa.string()),
-        "counterparty_key": pa.array(cols[10], pa.string()),
-        "description": pa.array(cols[11], pa.string()),
-        "bank_reference": pa.array(cols[12], pa.string()),
-        "imported_at": pa.repeat(pa.scalar(imported_at, TS), n),
-    }
     table = pa.table(
         [arrays[f.name].cast(f.type) for f in STATEMENT_LINES_SCHEMA],
         schema=STATEMENT_LINES_SCHEMA,
@@ -249,44 +224,39 @@ WITH d AS (
     FROM d
 ), flagged AS (
     SELECT b.*,
-        (sl.line_id IS NOT NULL
+        (EXISTS (SELECT 1 FROM seen_versions AS sl WHERE sl.line_id = b.line_id)
             OR row_number() OVER (PARTITION BY b.line_id ORDER BY source_line) > 1) AS is_dup,
-        (sv.line_id IS NULL
+        (NOT EXISTS (SELECT 1 FROM seen_versions AS sv
+                     WHERE sv.line_id = b.line_id AND sv.fingerprint = b.fingerprint)
             AND row_number() OVER (PARTITION BY b.line_id, b.fingerprint ORDER BY source_line) = 1)
             AS is_new_version
     FROM b
-    LEFT JOIN seen_lines AS sl ON sl.line_id = b.line_id
-    LEFT JOIN seen_versions AS sv ON sv.line_id = b.line_id AND sv.fingerprint = b.fingerprint
 )
 SELECT * FROM flagged
 """
 
 
-def _dedupe(con: duckdb.DuckDBPyConnection, table: pa.Table) -> tuple[pa.Table, int, int, int]:
-    """(rows to store, imported, duplicate, new_versions) for one file; updates `seen_*`."""
+def _dedupe(
+    con: duckdb.DuckDBPyConnection, seen: store.Seen, table: pa.Table
+) -> tuple[pa.Table, int, int, int]:
+    """(rows to store, imported, duplicate, new_versions) for one file; updates `seen`."""
     con.register("batch", table)
     try:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE flagged AS {_BATCH_SQL}")
+        flagged = con.sql(_BATCH_SQL).to_arrow_table()
     finally:
         con.unregister("batch")
-    imported, duplicate, new_versions = con.execute(
-        "SELECT count(*) FILTER (WHERE NOT is_dup), count(*) FILTER (WHERE is_dup), "
-        "count(*) FILTER (WHERE is_dup AND is_new_version) FROM flagged"
-    ).fetchall()[0]
-    cols = ", ".join(f.name for f in store.STORED_SCHEMA)
-    keep = con.sql(
-        f"SELECT {cols} FROM flagged WHERE is_new_version ORDER BY source_line"
-    ).to_arrow_table()
-    con.execute("INSERT INTO seen_lines SELECT DISTINCT line_id FROM flagged WHERE NOT is_dup")
-    con.execute(
-        "INSERT INTO seen_versions SELECT line_id, fingerprint FROM flagged WHERE is_new_version"
-    )
-    con.execute("DROP TABLE flagged")
-    return keep.cast(store.STORED_SCHEMA), int(imported), int(duplicate), int(new_versions)
+    is_dup = flagged.column("is_dup")
+    is_new = flagged.column("is_new_version")
+    duplicate = int(pc.sum(is_dup).as_py() or 0)
+    new_versions = int(pc.sum(pc.and_(is_dup, is_new)).as_py() or 0)
+    keep = flagged.filter(is_new).select(store.STORED_SCHEMA.names).cast(store.STORED_SCHEMA)
+    seen.add_versions(keep)
+    return keep, flagged.num_rows - duplicate, duplicate, new_versions
 
 
 def _quarantine_table(
     con: duckdb.DuckDBPyConnection,
+    seen: store.Seen,
     bad: list[Bad],
     *,
     source_format: str,
@@ -323,12 +293,9 @@ def _quarantine_table(
         ).to_arrow_table()
     finally:
         con.unregister("qbatch")
-    con.register("qnew", out)
-    try:
-        con.execute("INSERT INTO seen_quarantine SELECT row_key FROM qnew")
-    finally:
-        con.unregister("qnew")
-    return out.cast(store.QUARANTINE_STORED_SCHEMA)
+    out = out.cast(store.QUARANTINE_STORED_SCHEMA)
+    seen.add_quarantine(out)
+    return out
 
 
 def _raise_first(bad: list[Bad], source_file: str) -> None:
@@ -368,7 +335,7 @@ def import_parsed(
     con = duckdb.connect()
     try:
         con.execute("SET TimeZone = 'UTC'")
-        store.load_seen(con, dd)
+        seen = store.Seen(con, dd)
         reports: list[FileReport] = []
         pending: list[tuple[Path, pa.Table]] = []
         qpending: list[pa.Table] = []
@@ -383,7 +350,7 @@ def import_parsed(
             bad = parsed.bad + time_bad
             if bad and not quarantine:
                 _raise_first(bad, source_file)
-            keep, imported, duplicate, versions = _dedupe(con, table)
+            keep, imported, duplicate, versions = _dedupe(con, seen, table)
             written = None
             if keep.num_rows:
                 target = store.line_path(dd, fmt, f"{batch_id}-{index:04d}")
@@ -393,6 +360,7 @@ def import_parsed(
                 qpending.append(
                     _quarantine_table(
                         con,
+                        seen,
                         bad,
                         source_format=fmt,
                         source_file=source_file,

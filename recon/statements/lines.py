@@ -18,6 +18,9 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from recon.config import DEFAULT_BUSINESS_TZ
 
 KINDS = ("pix_in", "pix_out", "pix_refund_in", "pix_refund_out", "fee", "other")
@@ -60,14 +63,70 @@ class Bad(NamedTuple):
     raw: str
 
 
+# What a parser hands over, as columns: the Line fields with booked_at still ISO 8601 text
+# (cast to UTC timestamps in one vectorized step by the importer).
+PARSED_SCHEMA = pa.schema(
+    [
+        ("source_line", pa.int64()),
+        ("booked_at", pa.string()),
+        ("amount_cents", pa.int64()),
+        ("direction", pa.string()),
+        ("kind", pa.string()),
+        ("end_to_end_id", pa.string()),
+        ("txid", pa.string()),
+        ("refund_of", pa.string()),
+        ("counterparty_name", pa.string()),
+        ("counterparty_document", pa.string()),
+        ("counterparty_key", pa.string()),
+        ("description", pa.string()),
+        ("bank_reference", pa.string()),
+    ]
+)
+
+# Python's str.split() whitespace, as an RE2 class, so `vclean` equals `clean`.
+_BLANKS_RE2 = r"[\s\v\x{1c}-\x{1f}\x{85}\pZ]+"
+
+
+def vclean(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """`clean` over a whole string column: collapse blanks, trim, empty -> null."""
+    collapsed = pc.utf8_trim_whitespace(pc.replace_substring_regex(values, _BLANKS_RE2, " "))
+    return pc.if_else(pc.equal(collapsed, ""), pa.scalar(None, pa.string()), collapsed)
+
+
 @dataclass
 class ParseResult:
-    """What a parser read from one source: good rows, bad lines, and the checks it made."""
+    """What a parser read from one source: good rows, bad lines, and the checks it made.
+
+    Lines come as `rows` (Line-ordered tuples, from per-line parsers) and/or as `table`
+    (PARSED_SCHEMA columns, from vectorized fast paths); the importer takes both.
+    """
 
     rows: list[tuple[Any, ...]] = field(default_factory=list)
+    table: pa.Table | None = None
     bad: list[Bad] = field(default_factory=list)
     checks: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+    def to_table(self) -> pa.Table:
+        """All lines as one PARSED_SCHEMA table (vectorized part first, then rows)."""
+        parts = [self.table.cast(PARSED_SCHEMA)] if self.table is not None else []
+        if self.rows or not parts:
+            columns = list(zip(*self.rows, strict=True)) if self.rows else [()] * len(PARSED_SCHEMA)
+            parts.append(
+                pa.table(
+                    [
+                        pa.array(list(c), f.type)
+                        for c, f in zip(columns, PARSED_SCHEMA, strict=True)
+                    ],
+                    schema=PARSED_SCHEMA,
+                )
+            )
+        return pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+
+    def all_rows(self) -> list[tuple[Any, ...]]:
+        """All lines as Line-ordered tuples (for tests and small files)."""
+        table = self.to_table()
+        return list(zip(*(table.column(n).to_pylist() for n in PARSED_SCHEMA.names), strict=True))
 
 
 class LineError(ValueError):

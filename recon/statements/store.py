@@ -18,6 +18,7 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from recon.config import DataDir
@@ -41,30 +42,45 @@ def quarantine_files(data: DataDir) -> list[Path]:
     return sorted((data.statements / QUARANTINE_DIR).glob("*.parquet"))
 
 
-def _sql_list(paths: list[Path]) -> str:
-    return "[" + ", ".join("'" + str(p).replace("'", "''") + "'" for p in paths) + "]"
+def _read_columns(files: list[Path], columns: list[str], schema: pa.Schema) -> pa.Table:
+    if not files:
+        return schema.empty_table()
+    table = ds.dataset([str(f) for f in files], format="parquet").to_table(columns=columns)
+    return table.cast(schema)
 
 
-def load_seen(con: duckdb.DuckDBPyConnection, data: DataDir) -> None:
-    """Create tables `seen_lines(line_id)` and `seen_versions(line_id, fingerprint)`
-    and `seen_quarantine(row_key)` from what the data directory already holds."""
-    files = line_files(data)
-    if files:
-        con.execute(
-            "CREATE TEMP TABLE seen_versions AS SELECT DISTINCT line_id, fingerprint "
-            f"FROM read_parquet({_sql_list(files)}, union_by_name = true)"
+class Seen:
+    """What statement_lines and statement_quarantine already hold, as DuckDB-visible Arrow.
+
+    `seen_versions(line_id, fingerprint)` and `seen_quarantine(row_key)` are registered on
+    the connection (no copy into DuckDB tables) and grow as an import goes through its files.
+    """
+
+    VERSIONS = pa.schema([("line_id", pa.string()), ("fingerprint", pa.string())])
+    QUARANTINE = pa.schema([("row_key", pa.string())])
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, data: DataDir):
+        self.con = con
+        self.versions = _read_columns(line_files(data), self.VERSIONS.names, self.VERSIONS)
+        self.quarantine = _read_columns(
+            quarantine_files(data), self.QUARANTINE.names, self.QUARANTINE
         )
-    else:
-        con.execute("CREATE TEMP TABLE seen_versions (line_id VARCHAR, fingerprint VARCHAR)")
-    con.execute("CREATE TEMP TABLE seen_lines AS SELECT DISTINCT line_id FROM seen_versions")
-    qfiles = quarantine_files(data)
-    if qfiles:
-        con.execute(
-            "CREATE TEMP TABLE seen_quarantine AS SELECT DISTINCT row_key "
-            f"FROM read_parquet({_sql_list(qfiles)}, union_by_name = true)"
+        con.register("seen_versions", self.versions)
+        con.register("seen_quarantine", self.quarantine)
+
+    def add_versions(self, table: pa.Table) -> None:
+        """Remember newly stored (line_id, fingerprint) pairs."""
+        self.versions = pa.concat_tables(
+            [self.versions, table.select(self.VERSIONS.names).cast(self.VERSIONS)]
         )
-    else:
-        con.execute("CREATE TEMP TABLE seen_quarantine (row_key VARCHAR)")
+        self.con.register("seen_versions", self.versions)
+
+    def add_quarantine(self, table: pa.Table) -> None:
+        """Remember newly stored quarantine row keys."""
+        self.quarantine = pa.concat_tables(
+            [self.quarantine, table.select(self.QUARANTINE.names).cast(self.QUARANTINE)]
+        )
+        self.con.register("seen_quarantine", self.quarantine)
 
 
 def write_parquet_atomic(table: pa.Table, final: Path) -> Path:

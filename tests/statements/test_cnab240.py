@@ -32,16 +32,22 @@ def _join(records: list[str]) -> str:
 def test_fixture() -> None:
     result = parse_file(FIXTURES / "extrato.cnab240")
     assert result.bad == []
-    assert [r[2] for r in result.rows] == [11000, -123456, -250000, -350, 500000]
-    assert [r[4] for r in result.rows] == ["pix_in", "pix_refund_out", "pix_out", "fee", "other"]
-    first = result.rows[0]
+    assert [r[2] for r in result.all_rows()] == [11000, -123456, -250000, -350, 500000]
+    assert [r[4] for r in result.all_rows()] == [
+        "pix_in",
+        "pix_refund_out",
+        "pix_out",
+        "fee",
+        "other",
+    ]
+    first = result.all_rows()[0]
     assert first[0] == 3  # physical line
     assert first[1] == "2026-11-01T00:00:00-03:00"
     assert first[5] == E1
     assert first[11] == "PIX RECEBIDO"
     assert first[12] is None  # the document was the e2e id itself
-    assert result.rows[3][12] == "000000123"
-    assert result.rows[4][12] == "DOC 998877"
+    assert result.all_rows()[3][12] == "000000123"
+    assert result.all_rows()[4][12] == "DOC 998877"
     assert any("opening 100000 + 511000 - 373806 = closing 237194" in c for c in result.checks)
 
 
@@ -57,7 +63,7 @@ def test_positions_are_the_standard_ones() -> None:
 def test_trailing_blanks_stripped_by_an_editor() -> None:
     text = cnab.extrato(0, LINES)
     stripped = "\n".join(r.rstrip() for r in text.split("\r\n"))
-    assert [r[2] for r in parse_text(stripped, "x").rows] == [11000, -350]
+    assert [r[2] for r in parse_text(stripped, "x").all_rows()] == [11000, -350]
 
 
 @pytest.mark.parametrize(

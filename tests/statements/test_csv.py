@@ -30,7 +30,7 @@ def test_profiles_detected() -> None:
 def test_psp_fixture() -> None:
     result = parse_file(FIXTURES / "extrato_psp.csv", PSP)
     assert result.bad == []
-    kinds = [(r[0], r[2], r[4]) for r in result.rows]
+    kinds = [(r[0], r[2], r[4]) for r in result.all_rows()]
     assert kinds == [
         (2, 11000, "pix_in"),
         (3, -123456, "pix_refund_out"),
@@ -38,10 +38,10 @@ def test_psp_fixture() -> None:
         (5, -350, "fee"),
         (6, 4500, "pix_refund_in"),
     ]
-    first = result.rows[0]
+    first = result.all_rows()[0]
     assert first[11] == "pedido ABC-123, entrega"  # quoted comma
     assert first[8:11] == ("Maria da Silva", "***.456.789-**", "12.345.678/0001-90")
-    refund = result.rows[1]
+    refund = result.all_rows()[1]
     assert refund[5] == "D18236120202611021200r0000000001"
     assert refund[7] == "E00000000202611011230a1b2c3d4e5f"
 
@@ -49,16 +49,16 @@ def test_psp_fixture() -> None:
 def test_bank_fixture(data_dir: DataDir) -> None:
     result = parse_file(FIXTURES / "extrato_banco.csv", BANK)
     assert result.bad == []
-    assert [(r[0], r[2]) for r in result.rows] == [
+    assert [(r[0], r[2]) for r in result.all_rows()] == [
         (7, 11000),
         (8, -123456),
         (9, -250000),
         (10, -350),
         (11, 1000000),
     ]
-    assert result.rows[1][4] == "pix_refund_out"  # "DEVOLUÇÃO" in cp1252
-    assert result.rows[1][5] == "D18236120202611021200r0000000001"
-    assert result.rows[0][1] == "2026-11-01T00:00:00-03:00"
+    assert result.all_rows()[1][4] == "pix_refund_out"  # "DEVOLUÇÃO" in cp1252
+    assert result.all_rows()[1][5] == "D18236120202611021200r0000000001"
+    assert result.all_rows()[0][1] == "2026-11-01T00:00:00-03:00"
     assert result.checks == ["running balance verified on 4 lines"]
     import_statements([FIXTURES / "extrato_banco.csv"], data_dir)
     assert by_e2e(data_dir)[E1]["booked_at"] == datetime(2026, 11, 1, 3, tzinfo=UTC)
@@ -220,3 +220,39 @@ def test_unknown_shapes(tmp_path: Path, data_dir: DataDir) -> None:
         import_statements([path], data_dir, csv_profile="nope")
     with pytest.raises(StatementParseError, match="no header"):
         import_statements([path], data_dir, csv_profile="bank")
+
+
+def test_fast_path_equals_row_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The vectorized read gives exactly what the line-by-line read gives."""
+    import recon.statements.csvfile as csvfile
+
+    extra = (
+        "2026-11-04T10:00:00+00:00,PIX_RECEBIDO,+7,E60701190202611040500r0000000009,,,,"
+        '"  Nome   com\u00a0 espaços ",,,"x  y",T9\n'
+    )
+    path = tmp_path / "p.csv"
+    path.write_text((FIXTURES / "extrato_psp.csv").read_text(encoding="utf-8-sig") + extra)
+    fast = parse_file(path, PSP)
+    assert fast.table is not None and not fast.rows  # took the fast path
+    monkeypatch.setattr(csvfile, "_fast", lambda *a, **k: None)
+    slow = parse_file(path, PSP)
+    assert slow.table is None
+    assert fast.all_rows() == slow.all_rows()
+    assert fast.all_rows()[-1][8] == "Nome com espaços"
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        '2026-11-01T10:00:00-03:00,TARIFA,"-1,000.00",,,,,,,,t,T\n',  # grouped: row path
+        "2026-11-01T10:00:00,TARIFA,-1.00,,,,,,,,t,T\n",  # naive time: row path
+        "\n2026-11-01T10:00:00Z,TARIFA,-1.00,,,,,,,,t,T\n",  # blank line
+        '2026-11-01T10:00:00Z,TARIFA,-1.00,,,,,,,,"multi\nline",T\n',  # quoted newline
+    ],
+)
+def test_odd_files_take_the_row_path(tmp_path: Path, row: str) -> None:
+    path = tmp_path / "p.csv"
+    path.write_text(PSP_HEADER + "\n" + row, encoding="utf-8")
+    result = parse_file(path, PSP)
+    assert result.table is None
+    assert [r[2] for r in result.all_rows()] == [-100000 if "1,000" in row else -100]

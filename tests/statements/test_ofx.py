@@ -26,7 +26,7 @@ def _ofx(*transactions: str, header: str = "OFXHEADER:100\nDATA:OFXSGML\n\n") ->
 def test_sgml_fixture() -> None:
     result = parse_file(FIXTURES / "statement.ofx")
     assert result.bad == []
-    rows = result.rows
+    rows = result.all_rows()
     assert [r[2] for r in rows] == [11000, -123456, -250000, -350, 350]
     pix_in, refund, payout, fee, fee_back = rows
     assert pix_in[1] == "2026-11-01T10:00:00-03:00"  # [-3:GMT]: the offset counts
@@ -52,10 +52,10 @@ def test_sgml_fixture() -> None:
 
 def test_xml_fixture() -> None:
     result = parse_file(FIXTURES / "statement_v2.ofx")
-    assert [r[2] for r in result.rows] == [11000, -4510]
-    assert result.rows[0][11].endswith("& cia")  # entity unescaped
-    assert result.rows[0][1] == "2026-11-01T10:00:00.358-03:00"
-    assert result.rows[1][1] == "2026-11-02T09:30:00-03:00"  # no zone: Sao Paulo time
+    assert [r[2] for r in result.all_rows()] == [11000, -4510]
+    assert result.all_rows()[0][11].endswith("& cia")  # entity unescaped
+    assert result.all_rows()[0][1] == "2026-11-01T10:00:00.358-03:00"
+    assert result.all_rows()[1][1] == "2026-11-02T09:30:00-03:00"  # no zone: Sao Paulo time
     assert "LEDGERBAL 106490 cents" in result.checks
 
 
@@ -148,5 +148,5 @@ def test_not_ofx(tmp_path: Path) -> None:
 
 def test_lowercase_tags_and_unclosed() -> None:
     text = "<ofx><stmttrn><trntype>DEBIT<dtposted>20261101<trnamt>5.00<fitid>a<memo>TARIFA</ofx>"
-    rows = parse_text(text, "x").rows
+    rows = parse_text(text, "x").all_rows()
     assert rows[0][2:5] == (-500, "debit", "fee")

@@ -45,7 +45,7 @@ def _refund(status: str, **extra: Any) -> dict[str, Any]:
 
 
 def test_fixture_fields() -> None:
-    rows = parse_file(FIXTURES / "pix.json").rows
+    rows = sorted(parse_file(FIXTURES / "pix.json").all_rows(), key=lambda r: (r[0], r[4]))
     assert len(rows) == 4
     first = rows[0]
     assert first[:8] == (
@@ -95,7 +95,7 @@ def test_webhook_body_and_ndjson(tmp_path: Path, data_dir: DataDir) -> None:
 
 def test_list_of_pages(tmp_path: Path) -> None:
     path = _write(tmp_path / "p.json", [{"pix": [_pix(E1)]}, {"pix": [_pix(E2)]}])
-    assert [r[5] for r in parse_file(path).rows] == [E1, E2]
+    assert [r[5] for r in parse_file(path).all_rows()] == [E1, E2]
 
 
 def test_devolucao_status_upsert(tmp_path: Path, data_dir: DataDir) -> None:
@@ -209,3 +209,22 @@ def test_not_api_pix(tmp_path: Path, data_dir: DataDir, text: str) -> None:
     path.write_text(text, encoding="utf-8")
     with pytest.raises(StatementError):
         import_statements([path], data_dir, format="pix-json")
+
+
+def test_fast_path_equals_item_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The vectorized read gives exactly what the item-by-item read gives."""
+    import recon.statements.pixjson as pixjson
+
+    body = json.loads((FIXTURES / "pix.json").read_text())
+    body["pix"].append(
+        _pix("E60746948202611021205XYZ00000001", txid="", infoPagador="  a \u00a0 b ")
+    )
+    body["pix"].append(_pix("E60746948202611021205XYZ00000002", pagador={"nome": "X", "cnpj": "1"}))
+    path = _write(tmp_path / "p.json", body)
+    fast = parse_file(path)
+    assert fast.table is not None
+    monkeypatch.setattr(pixjson, "_fast", lambda items: None)
+    slow = parse_file(path)
+    assert slow.table is None
+    assert sorted(fast.all_rows(), key=repr) == sorted(slow.all_rows(), key=repr)
+    assert any(r[11] == "a b" and r[6] is None for r in fast.all_rows())

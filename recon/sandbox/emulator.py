@@ -66,6 +66,7 @@ _REF_BITS = 35  # 7 base32 characters
 _REF_MASK = (1 << _REF_BITS) - 1
 _REF_MULT = 0x5DEECE66D | 1
 _RENDER_CACHE_MAX = 50_000
+_CREATED = STATUS_CODE["created"]
 
 
 @dataclass(frozen=True)
@@ -82,19 +83,49 @@ class Instance:
         )
 
 
-@dataclass
 class EmulatorResponse:
-    """What `Emulator.handle` returns: status, JSON-able body (None = empty), headers."""
+    """What `Emulator.handle` returns: status, JSON-able body (None = empty), headers.
 
-    status: int
-    body: Any
-    headers: dict[str, str] = field(default_factory=dict)
+    List pages are built directly as JSON text (`raw`); `body` then parses it on first access,
+    so the HTTP shells never pay for a dict they only serialize again.
+    """
+
+    __slots__ = ("_body", "_raw", "headers", "status")
+
+    def __init__(
+        self,
+        status: int,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
+        *,
+        raw: bytes | None = None,
+    ):
+        self.status = status
+        self.headers = headers if headers is not None else {}
+        self._body = body
+        self._raw = raw
+
+    @property
+    def body(self) -> Any:
+        """The JSON body as Python objects (None for an empty body)."""
+        if self._body is None and self._raw is not None:
+            self._body = json.loads(self._raw)
+        return self._body
 
     def content(self) -> bytes:
         """The body as JSON bytes (empty for None)."""
-        if self.body is None:
+        if self._raw is not None:
+            return self._raw
+        if self._body is None:
             return b""
-        return json.dumps(self.body, separators=(",", ":")).encode()
+        return json.dumps(self._body, separators=(",", ":")).encode()
+
+    def __repr__(self) -> str:
+        return f"EmulatorResponse(status={self.status}, body={self.body!r})"
+
+
+class _Raw(bytes):
+    """A payload that is already JSON text."""
 
 
 def _default_delays() -> dict[str, float]:
@@ -166,9 +197,18 @@ class _Party:
     created_ms: int
     updated_ms: int
     masked: str = ""
+    #: the intent's `party` subset as JSON text (rebuilt when the wallet changes)
+    subset_json: str = ""
 
     def __post_init__(self) -> None:
         self.masked = v.mask_document(self.doc)
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.subset_json = (
+            f'{{"displayName":{_js(self.display_name)},"documentMasked":{_js(self.masked)},'
+            f'"solanaWallet":{_js(self.wallet)}}}'
+        )
 
 
 @dataclass
@@ -207,7 +247,7 @@ class _Store:
         # (type code | -1, status code | -1) -> seqs sorted by (createdAt, id) ascending
         self.indexes: dict[tuple[int, int], array[int]] = {}
         self.idem: dict[str, _Idem] = {}
-        self.cache: dict[int, dict[str, Any]] = {}
+        self.cache: dict[int, str] = {}  # seq -> intent JSON text
 
     # --- ids ---------------------------------------------------------------------------
     def uuid_int(self, seq: int) -> int:
@@ -328,6 +368,13 @@ class Emulator:
         self._lock = threading.RLock()
         self._rng = random.Random(f"recon-sandbox|{seed}")
         self._ref_xor = random.Random(f"recon-sandbox-ref|{seed}").getrandbits(_REF_BITS)
+        cfg = self.config
+        self._pix_prefix = (
+            f'{{"keyType":"cnpj","keyValue":{_js(cfg.service_cnpj)},'
+            f'"recipientName":{_js(cfg.service_name)},"bank":{_js(cfg.service_bank)},'
+            f'"description":'
+        )
+        self._adapter_json = (_js(cfg.adapters[0]), _js(cfg.adapters[1]))
         if keys is None:
             env = os.environ.get("RECON_SANDBOX_KEYS", "")
             keys = [k.strip() for k in env.split(",") if k.strip()] or None
@@ -392,7 +439,11 @@ class Emulator:
                 if self.config.tick_on_request and self.clock.now_ms() != self._last_tick_ms:
                     self.tick()
                 status, payload, extra = self._route(store, method.upper(), path, query, hdrs, body)
-                resp = EmulatorResponse(status, payload, {"date": self.http_date(), **extra})
+                headers = {"date": self.http_date(), **extra}
+                if isinstance(payload, _Raw):
+                    resp = EmulatorResponse(status, None, headers, raw=bytes(payload))
+                else:
+                    resp = EmulatorResponse(status, payload, headers)
             except Exception as exc:  # a bug must still answer in the family's shape
                 if not isinstance(exc, _HttpError):
                     exc = _HttpError(500, "internal_error", f"internal error: {type(exc).__name__}")
@@ -400,7 +451,7 @@ class Emulator:
                 resp = EmulatorResponse(
                     exc.status, _error_body(shape, exc), {"date": self.http_date(), **exc.headers}
                 )
-        if resp.body is not None:
+        if resp._body is not None or resp._raw is not None:
             resp.headers.setdefault("content-type", "application/json")
         return resp
 
@@ -560,6 +611,7 @@ class Emulator:
         if party.wallet and store.party_by_wallet.get(party.wallet) is party:
             del store.party_by_wallet[party.wallet]
         party.wallet = wallet
+        party.refresh()
         party.updated_ms = self.clock.now_ms()
         store.party_by_wallet[wallet] = party
         store.cache.clear()  # the intents' `party` subset shows the current wallet
@@ -723,60 +775,54 @@ class Emulator:
         return f"{self.config.reference_prefix} {''.join(reversed(chars))}"
 
     def _render(self, store: _Store, seq: int) -> dict[str, Any]:
+        """The intent object (a fresh dict each call)."""
+        return json.loads(self._render_json(store, seq))
+
+    def _render_json(self, store: _Store, seq: int) -> str:
+        """The intent object as JSON text, cached until the intent changes.
+
+        Built from a template rather than dict + json.dumps: list pages are the hot path
+        (1M-intent walks), and every caller-supplied string goes through `_js` (json.dumps).
+        Key order and values are those of spec 2.2; tests compare with a dict-built oracle.
+        """
         cached = store.cache.get(seq)
         if cached is not None:
             return cached
-        cfg = self.config
         party = store.parties[store.party_idx[seq]]
-        itype = INTENT_TYPES[store.itype[seq]]
-        status = STATUSES[store.status[seq]]
-        iid = store.intent_id(seq)
+        t = store.itype[seq]
+        code = store.status[seq]
         amount = store.amount[seq]
         expires = store.expires[seq]
-        out: dict[str, Any] = {
-            "id": iid,
-            "instanceId": store.inst.instance_id,
-            "partyId": party.id,
-            "intentType": itype,
-            "flowVersion": cfg.flow_version,
-            "adapter": None if status == "created" else cfg.adapters[store.itype[seq]],
-            "status": status,
-            "statusReason": store.reason.get(seq),
-            "clientReference": store.client_ref[seq],
-            "metadata": (
-                {"amountCents": amount, "destinationAddress": store.dest[seq]}
-                if itype == "offramp"
-                else None
-            ),
-            "expiresAt": format_ts(expires) if expires >= 0 else None,
-            "createdAt": format_ts(store.created[seq]),
-            "updatedAt": format_ts(store.updated[seq]),
-            "pixInfo": (
-                {
-                    "keyType": "cnpj",
-                    "keyValue": cfg.service_cnpj,
-                    "recipientName": cfg.service_name,
-                    "bank": cfg.service_bank,
-                    "description": self._reference(store, seq),
-                    "amountCents": amount,
-                }
-                if itype == "onramp"
-                else None
-            ),
-            "depositInstructions": None,
-            "party": {
-                "displayName": party.display_name,
-                "documentMasked": party.masked,
-                "solanaWallet": party.wallet,
-            },
-            "chainId": "solana",
-        }
+        created = store.created[seq]
+        updated = store.updated[seq]
+        created_ts = format_ts(created)
+        reason = store.reason.get(seq)
+        if t == 0:
+            metadata = "null"
+            pix = f'{self._pix_prefix}{_js(self._reference(store, seq))},"amountCents":{amount}}}'
+        else:
+            metadata = f'{{"amountCents":{amount},"destinationAddress":{_js(store.dest[seq])}}}'
+            pix = "null"
+        out = (
+            f'{{"id":"{store.intent_id(seq)}","instanceId":"{store.inst.instance_id}",'
+            f'"partyId":"{party.id}","intentType":"{INTENT_TYPES[t]}",'
+            f'"flowVersion":{self.config.flow_version},'
+            f'"adapter":{"null" if code == _CREATED else self._adapter_json[t]},'
+            f'"status":"{STATUSES[code]}",'
+            f'"statusReason":{"null" if reason is None else _js(reason)},'
+            f'"clientReference":{_js(store.client_ref[seq])},"metadata":{metadata},'
+            f'"expiresAt":{_js(format_ts(expires)) if expires >= 0 else "null"},'
+            f'"createdAt":"{created_ts}",'
+            f'"updatedAt":"{created_ts if updated == created else format_ts(updated)}",'
+            f'"pixInfo":{pix},"depositInstructions":null,"party":{party.subset_json},'
+            f'"chainId":"solana"}}'
+        )
         if len(store.cache) >= _RENDER_CACHE_MAX:
             store.cache.clear()
         store.cache[seq] = out
         return out
 
-    def _list(self, store: _Store, query: Mapping[str, str]) -> dict[str, Any]:
+    def _list(self, store: _Store, query: Mapping[str, str]) -> _Raw:
         errors: list[v.FieldError] = []
         itype = query.get("intentType", "all")
         if itype not in ("all", *INTENT_TYPES):
@@ -793,12 +839,13 @@ class Emulator:
         s = STATUS_CODE.get(status, _ALL)
         idx = store.indexes.get((t, s))
         total = len(idx) if idx is not None else 0
-        page: list[dict[str, Any]] = []
+        page: list[str] = []
         if idx is not None and offset < total:
             hi = total - offset
             lo = max(0, hi - limit)
-            page = [self._render(store, seq) for seq in reversed(idx[lo:hi])]
-        return {"intents": page, "total": total, "limit": limit, "offset": offset}
+            page = [self._render_json(store, seq) for seq in reversed(idx[lo:hi])]
+        text = f'{{"intents":[{",".join(page)}],"total":{total},"limit":{limit},"offset":{offset}}}'
+        return _Raw(text.encode())
 
     # ------------------------------------------------------------------ approve-burn
     def _approve_burn(
@@ -924,7 +971,7 @@ class Emulator:
                     f"(allowed: {', '.join(sorted(self._life(itype).allowed(current))) or 'none'})"
                 )
             self._set_status(store, seq, to_status, reason, self.clock.now_ms())
-            return dict(self._render(store, seq))
+            return self._render(store, seq)
 
     def tick(self) -> list[str]:
         """Apply time-driven transitions due by now; returns the ids that moved.
@@ -988,7 +1035,7 @@ class Emulator:
         """The intent object of any instance (control surface; KeyError if unknown)."""
         with self._lock:
             store, seq = self._find(intent_id)
-            return dict(self._render(store, seq))
+            return self._render(store, seq)
 
     def all_intents(
         self, instance_id: str | None = None, *, intent_type: str = "all", status: str = "all"
@@ -1165,6 +1212,11 @@ class Emulator:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _js(value: Any) -> str:
+    """One JSON value as text (strings escaped; None → null)."""
+    return json.dumps(value)
 
 
 def _digits(text: str) -> str:

@@ -186,3 +186,92 @@ def test_pix_descriptions_unique_across_instances() -> None:
         for i in emu.all_intents(inst.instance_id, intent_type="onramp")
     ]
     assert len(refs) > 3_000 and len(set(refs)) == len(refs)
+
+
+def _oracle(emu: Emulator, intent_id: str) -> dict[str, Any]:
+    """The intent object built the obvious way (dicts), from the emulator's stored columns."""
+    from recon.sandbox.clock import format_ts
+
+    store, seq = emu._find(intent_id)
+    cfg = emu.config
+    party = store.parties[store.party_idx[seq]]
+    itype = ("onramp", "offramp")[store.itype[seq]]
+    status = STATUSES[store.status[seq]]
+    amount = store.amount[seq]
+    return {
+        "id": intent_id,
+        "instanceId": store.inst.instance_id,
+        "partyId": party.id,
+        "intentType": itype,
+        "flowVersion": cfg.flow_version,
+        "adapter": None if status == "created" else cfg.adapters[store.itype[seq]],
+        "status": status,
+        "statusReason": store.reason.get(seq),
+        "clientReference": store.client_ref[seq],
+        "metadata": (
+            {"amountCents": amount, "destinationAddress": store.dest[seq]}
+            if itype == "offramp"
+            else None
+        ),
+        "expiresAt": format_ts(store.expires[seq]),
+        "createdAt": format_ts(store.created[seq]),
+        "updatedAt": format_ts(store.updated[seq]),
+        "pixInfo": (
+            {
+                "keyType": "cnpj",
+                "keyValue": cfg.service_cnpj,
+                "recipientName": cfg.service_name,
+                "bank": cfg.service_bank,
+                "description": emu._reference(store, seq),
+                "amountCents": amount,
+            }
+            if itype == "onramp"
+            else None
+        ),
+        "depositInstructions": None,
+        "party": {
+            "displayName": party.display_name,
+            "documentMasked": party.masked,
+            "solanaWallet": party.wallet,
+        },
+        "chainId": "solana",
+    }
+
+
+NASTY = ['he said "no"', "back\\slash", "☃ snow ✓", "tab\there", "nul\x00", "ls\u2028ps", "{}[],:"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from(NASTY).map(lambda s: "N " + s),
+    ref=st.one_of(st.none(), st.sampled_from(NASTY), st.text(max_size=30)),
+    reason=st.one_of(st.none(), st.sampled_from(NASTY)),
+    status=st.sampled_from(STATUSES),
+)
+def test_template_rendering_matches_the_dict_oracle(
+    name: str, ref: str | None, reason: str | None, status: str
+) -> None:
+    emu = Emulator(seed=1, keys=["a", "b"])
+    c = _client(emu)
+    email = "o'neil+{x}@example.com"
+    p = c.post("/v2/parties", json={"cpf": make_cpf(3), "displayName": name, "email": email})
+    assert p.status_code == 201, p.text
+    c.patch(f"/v2/parties/{p.json()['id']}/wallet", json={"solanaWallet": make_wallet(3)})
+    extra = {"clientReference": ref} if ref is not None else {}
+    on = c.post(
+        "/v2/intents/onramp",
+        json={"amountCents": 7, "destinationWallet": make_wallet(3), "chainId": "solana", **extra},
+    ).json()
+    off = c.post(
+        "/v2/intents/offramp",
+        json={"amountCents": 9, "destinationAddress": email, "chainId": "polygon", **extra},
+    ).json()
+    emu.transition(off["id"], status, reason=reason, force=True)
+    emu.clock.advance(0.5)
+    for intent in (on, off):
+        fresh = c.get(f"/v2/intents/{intent['id']}").json()
+        assert fresh == _oracle(emu, intent["id"])
+        assert list(fresh) == list(_oracle(emu, intent["id"]))  # key order too
+    page = c.get("/v2/intents").json()
+    assert page["intents"] == [_oracle(emu, i["id"]) for i in page["intents"]]
+    assert {i["id"] for i in page["intents"]} == {on["id"], off["id"]}

@@ -200,7 +200,6 @@ class Walker:
         self.max_total = 0
         self.first_date: str | None = None
         self.drift: list[str] = []
-        self._last_response = 0.0
 
     # -- pages ---------------------------------------------------------------------------
 

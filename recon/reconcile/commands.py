@@ -78,9 +78,29 @@ def run_reconcile(args: argparse.Namespace) -> int:
     verdict = assess_run(Path(result.path), thresholds)
     console = _console()
     console.print(run_table(Path(result.path), title=f"run {result.run_id}"))
+    console.print(run_line(Path(result.path)))
     console.print(f"run written to {result.path}")
     _print_verdict(verdict.exit_code, verdict.reasons)
     return verdict.exit_code
+
+
+def run_line(run_dir: Path) -> str:
+    """One line of the run's headline numbers, from its summary.json."""
+    import json
+
+    s = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    rate = s.get("auto_match_rate")
+    checks = {True: "checks passed", False: "CHECKS FAILED"}.get(s.get("checks_passed"), "")
+    parts = [
+        f"as of {s.get('as_of', '?')}",
+        f"{s.get('intents', '?')} intents",
+        f"{s.get('statement_lines', '?')} statement lines",
+        f"{s.get('matched_lines', '?')} matched"
+        + (f" ({rate:.1%})" if isinstance(rate, int | float) else ""),
+        f"{s.get('breaks', '?')} open breaks ({s.get('new_breaks', '?')} new)",
+        checks,
+    ]
+    return " · ".join(p for p in parts if p)
 
 
 def _print_verdict(code: int, reasons: tuple[str, ...]) -> None:
@@ -194,9 +214,10 @@ def run_daily_command(args: argparse.Namespace) -> int:
     console.print(
         run_table(result.run_dir, title=f"daily {result.date} ({what} run {result.run_id})")
     )
+    console.print(run_line(result.run_dir))
     if result.imported:
         console.print(f"imported from the inbox: {', '.join(result.imported)}")
-    console.print(f"as of {result.as_of.isoformat()}; report: {result.report}")
+    console.print(f"report: {result.report}")
     _print_verdict(result.exit_code, result.reasons)
     return result.exit_code
 

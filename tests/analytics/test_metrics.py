@@ -234,3 +234,52 @@ def test_wilson_interval_rejects_nonsense() -> None:
         analytics.wilson_interval(5, 3)
     with pytest.raises(ValueError):
         analytics.wilson_interval(1, 3, confidence=1.5)
+
+
+def test_public_surface_is_exactly_the_intended_one() -> None:
+    assert analytics.__all__ == sorted(
+        [
+            "AnalyticsConfig",
+            "break_aging",
+            "breaks",
+            "breaks_by_category",
+            "connect",
+            "control_totals",
+            "default_data_dir",
+            "duration_summary",
+            "ensure_demo_data",
+            "expiry_rates",
+            "failures",
+            "funnel",
+            "intent_outcomes",
+            "load_analytics_config",
+            "matches_by_rule",
+            "run_summary",
+            "status_history",
+            "status_reasons",
+            "time_to_complete",
+            "time_to_pay",
+            "volumes",
+            "wilson_interval",
+        ],
+        key=str.lower,
+    )
+    for name in analytics.__all__:
+        assert getattr(analytics, name).__doc__, name
+
+
+def test_ensure_demo_data_keeps_a_data_dir_that_has_snapshots(
+    history_dir: DataDir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import recon.demo
+
+    def no_build(*_a: object, **_k: object) -> None:
+        raise AssertionError("must not build a sandbox over existing data")
+
+    monkeypatch.setattr(recon.demo, "ensure_demo_data", no_build)
+    assert analytics.ensure_demo_data(history_dir.root).root == history_dir.root
+    monkeypatch.setenv("RECON_DATA", str(history_dir.root))
+    assert analytics.default_data_dir() == history_dir.root
+    assert analytics.ensure_demo_data(None).root == history_dir.root
+    monkeypatch.delenv("RECON_DATA")
+    assert analytics.default_data_dir().name == "recon-sandbox-data"

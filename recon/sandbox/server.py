@@ -38,9 +38,10 @@ def run_in_thread(app: Any, host: str = "127.0.0.1", port: int = 0) -> Iterator[
     """
     # proto=IPPROTO_TCP: asyncio only sets TCP_NODELAY on accepted sockets whose proto says TCP;
     # without it every response waits ~40 ms on Nagle + delayed ACK.
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    family, _, _, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
+    sock.bind(addr)
     actual_port = sock.getsockname()[1]
     server = uvicorn.Server(_config(app, host, actual_port))
     thread = threading.Thread(
@@ -54,7 +55,8 @@ def run_in_thread(app: Any, host: str = "127.0.0.1", port: int = 0) -> Iterator[
             raise RuntimeError("the sandbox server did not start")
         time.sleep(0.01)
     try:
-        yield f"http://{host}:{actual_port}"
+        shown = f"[{host}]" if family == socket.AF_INET6 else host
+        yield f"http://{shown}:{actual_port}"
     finally:
         server.should_exit = True
         thread.join(timeout=10)

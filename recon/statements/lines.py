@@ -85,12 +85,18 @@ PARSED_SCHEMA = pa.schema(
 
 # Python's str.split() whitespace, as an RE2 class, so `vclean` equals `clean`.
 _BLANKS_RE2 = r"[\s\v\x{1c}-\x{1f}\x{85}\pZ]+"
+_OTHER_BLANK = r"[\t\n\v\f\r\x{1c}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]"
+_ODD_BLANKS_RE2 = rf"^ | $|  |{_OTHER_BLANK}"
 
 
 def vclean(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     """`clean` over a whole string column: collapse blanks, trim, empty -> null."""
-    collapsed = pc.utf8_trim_whitespace(pc.replace_substring_regex(values, _BLANKS_RE2, " "))
-    return pc.if_else(pc.equal(collapsed, ""), pa.scalar(None, pa.string()), collapsed)
+    # Most fields need nothing but the empty check; the regex rewrite only runs when some
+    # value has a blank other than single inner spaces.
+    odd = pc.match_substring_regex(values, _ODD_BLANKS_RE2)
+    if pc.any(odd).as_py():
+        values = pc.utf8_trim_whitespace(pc.replace_substring_regex(values, _BLANKS_RE2, " "))
+    return pc.if_else(pc.equal(values, ""), pa.scalar(None, pa.string()), values)
 
 
 @dataclass

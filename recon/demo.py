@@ -5,7 +5,7 @@ Steps (each one is the same library call a real deployment makes):
 1. build a sandbox world (deterministic for a seed) in an in-process emulator;
 2. serve it on loopback (a real HTTP server on 127.0.0.1, a free port);
 3. extract over HTTP (snapshot 1), apply the world's late events (planted status
-   regressions), extract again (snapshot 2);
+   regressions) with ``POST /_sandbox/world/late-events``, extract again (snapshot 2);
 4. export the world's bank statements in every format into ``data/inbox/`` and import them;
 5. reconcile (as of the latest snapshot's server time) and render the report;
 6. compare the breaks found with the sandbox's ground truth: precision and recall.
@@ -34,7 +34,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from recon.config import DataDir
-from recon.errors import UsageError
+from recon.errors import ApiError, UsageError
 
 __all__ = [
     "CategoryScore",
@@ -177,15 +177,14 @@ def _build(
     charts: bool = True,
     on_step: Callable[[str, float], None] | None = None,
 ) -> DemoResult:
+    import httpx
+
     from recon.extract import extract
     from recon.reconcile import reconcile
     from recon.report import render
     from recon.report.render import stake_cents
-    from recon.sandbox.app import create_app
-    from recon.sandbox.emulator import Emulator
     from recon.sandbox.exports import STATEMENT_FILES, export_statements
-    from recon.sandbox.server import run_in_thread
-    from recon.sandbox.world import World, WorldConfig
+    from recon.sandbox.serve import build_world
     from recon.statements import import_statements
 
     params = {"seed": seed, "days": days, "intents_per_day": intents_per_day}
@@ -203,22 +202,28 @@ def _build(
         if on_step is not None:
             on_step(name, timings[name])
 
-    emulator = Emulator(seed=seed)
-    world = World(WorldConfig(seed=seed, days=days, intents_per_day=intents_per_day))
-    built = world.build(emulator)
+    sandbox = build_world(seed=seed, days=days, intents_per_day=intents_per_day)
     lap("build world")
 
-    api_key = _world_api_key(emulator, world)
-    with run_in_thread(create_app(emulator)) as base_url:
+    api_key = sandbox.api_key
+    with sandbox.running() as base_url:
         first = extract(dd, base_url=base_url, api_key=api_key, quiet=quiet)
         lap("extract")
-        world.apply_late_events(emulator)
+        # the world's held-back status regressions, applied over the wire like any client would
+        try:
+            httpx.post(
+                f"{base_url}/_sandbox/world/late-events",
+                headers={"X-API-Key": api_key},
+                timeout=30,
+            ).raise_for_status()
+        except httpx.HTTPError as exc:
+            raise ApiError(f"the sandbox refused its late events: {exc}") from exc
         second = extract(dd, base_url=base_url, api_key=api_key, quiet=quiet)
         lap("late events + extract")
     log.info("snapshots %s and %s", first.run_id, second.run_id)
 
     sandbox_dir = root / "sandbox"
-    export_statements(built.bank, sandbox_dir)
+    export_statements(sandbox.bank, sandbox_dir)
     for name in STATEMENT_FILES:
         shutil.copy2(sandbox_dir / name, dd.inbox / name)
     processed = dd.inbox / "processed" / "demo"
@@ -245,7 +250,7 @@ def _build(
         ],
     ).to_pylist()
     found = [break_key(r["category"], r["intent_id"], r["end_to_end_id"]) for r in rows]
-    expected = [break_key(b.category, b.intent_id, b.end_to_end_id) for b in built.truth.breaks]
+    expected = [break_key(b.category, b.intent_id, b.end_to_end_id) for b in sandbox.truth.breaks]
     at_stake: dict[str, int] = {}
     for r in rows:
         at_stake[r["category"]] = at_stake.get(r["category"], 0) + stake_cents(r)
@@ -266,13 +271,6 @@ def _build(
         missed=tuple(sorted(set(expected) - set(found), key=str)),
         unexpected=tuple(sorted(set(found) - set(expected), key=str)),
     )
-
-
-def _world_api_key(emulator: Any, world: Any) -> str:
-    """The key of the instance the world was built in."""
-    instance = getattr(world, "instance", None)
-    key = getattr(instance, "api_key", None)
-    return str(key) if key else str(emulator.instances[0].api_key)
 
 
 def run_demo(

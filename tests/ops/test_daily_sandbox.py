@@ -16,24 +16,18 @@ from recon.config import DataDir
 
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    world_mod = pytest.importorskip("recon.sandbox.world")
-    from recon.sandbox.app import create_app
-    from recon.sandbox.emulator import Emulator
+    serve = pytest.importorskip("recon.sandbox.serve")
     from recon.sandbox.exports import STATEMENT_FILES, export_statements
-    from recon.sandbox.server import run_in_thread
 
-    emulator = Emulator(seed=3)
-    built = world_mod.World(world_mod.WorldConfig(seed=3, days=2, intents_per_day=30)).build(
-        emulator
-    )
+    sandbox = serve.build_world(seed=3, days=2, intents_per_day=30)
     exports = tmp_path_factory.mktemp("exports")
-    export_statements(built.bank, exports)
-    with run_in_thread(create_app(emulator)) as url:
+    export_statements(sandbox.bank, exports)
+    with sandbox.running() as url:
         yield {
             "url": url,
-            "key": emulator.instances[0].api_key,
+            "key": sandbox.api_key,
             "files": [exports / name for name in STATEMENT_FILES],
-            "end": emulator.clock.now(),
+            "end": sandbox.emulator.clock.now(),
         }
 
 

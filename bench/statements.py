@@ -1,0 +1,236 @@
+"""Benchmark: import N statement lines per format (default 1,000,000).
+
+    .venv/bin/python bench/statements.py [--lines 1000000] [--formats csv,pix-json,ofx,cnab240]
+
+Files are generated here (fast, deterministic, realistic shapes: PIX credits with API Pix
+detail, payouts, devoluções, fees) into a temp folder; generation is not timed. Each format
+is imported into a fresh data directory and timed end to end (parse, line ids, dedupe,
+Parquet write); then imported again to time the all-duplicates path. Targets on 2 cores:
+CSV and API Pix JSON < 15 s, OFX and CNAB 240 < 60 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from recon.config import DataDir
+from recon.statements import import_statements
+
+START = datetime(2026, 1, 1, 3, 0, tzinfo=UTC)
+ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+NAMES = ["MARIA DA SILVA", "JOAO SOUZA", "ANA PAULA LIMA", "EMPRESA X LTDA", "PEDRO ALVES"]
+
+
+def _id(prefix: str, n: int, at: datetime) -> str:
+    tail = "".join(ALPHABET[(n // 62**i) % 62] for i in range(6)).rjust(11, "0")
+    return f"{prefix}18236120{at:%Y%m%d%H%M}{tail}"
+
+
+def _movements(n: int, seed: int = 1) -> list[tuple[datetime, int, str, str, str]]:
+    """(time, signed cents, kind, id, name): 70% received, 20% payouts, 5% refunds, 5% fees."""
+    rng = random.Random(seed)
+    out = []
+    at = START
+    for i in range(n):
+        at += timedelta(seconds=rng.randint(1, 40))
+        roll = rng.random()
+        cents = rng.randint(100, 500_000)
+        name = NAMES[i % len(NAMES)]
+        if roll < 0.70:
+            out.append((at, cents, "in", _id("E", i, at), name))
+        elif roll < 0.90:
+            out.append((at, -cents, "out", _id("E", i, at), name))
+        elif roll < 0.95:
+            out.append((at, -cents, "refund", _id("D", i, at), name))
+        else:
+            out.append((at, -rng.randint(10, 900), "fee", f"{i:012d}", ""))
+    return out
+
+
+def write_csv(moves: list, path: Path) -> int:
+    tipo = {"in": "PIX_RECEBIDO", "out": "PIX_ENVIADO", "refund": "DEVOLUCAO_ENVIADA", "fee": "TARIFA"}
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        fh.write(
+            "data_hora,tipo,valor,end_to_end_id,txid,id_devolucao,e2e_original,nome_contraparte,"
+            "documento_contraparte,chave_pix,descricao,id_transacao\n"
+        )
+        for i, (at, cents, kind, ident, name) in enumerate(moves):
+            sign = "-" if cents < 0 else ""
+            value = f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
+            e2e = ident if kind != "fee" else ""
+            original = _id("E", i + 7, at) if kind == "refund" else ""
+            fh.write(
+                f"{(at - timedelta(hours=3)):%Y-%m-%dT%H:%M:%S}-03:00,{tipo[kind]},{value},{e2e},,"
+                f",{original},{name},***.456.789-**,,{kind} {i},T{i:010d}\n"
+            )
+    return len(moves)
+
+
+def write_pix_json(moves: list, path: Path, page: int = 1000) -> int:
+    """Saved GET /pix pages, one body per line; received PIX and their devoluções."""
+    items = []
+    lines = 0
+    for i, (at, cents, kind, ident, name) in enumerate(moves):
+        if kind in ("out", "fee"):
+            continue
+        local = f"{(at - timedelta(hours=3)):%Y-%m-%dT%H:%M:%S}-03:00"
+        item = {
+            "endToEndId": ident if kind == "in" else _id("E", i, at),
+            "valor": f"{abs(cents) // 100}.{abs(cents) % 100:02d}",
+            "chave": "11222333000181",
+            "horario": local,
+            "infoPagador": f"pedido {i}",
+            "pagador": {"nome": name, "cpf": "***.456.789-**"},
+            "devolucoes": [],
+        }
+        lines += 1
+        if kind == "refund":
+            item["devolucoes"] = [
+                {
+                    "id": f"DEV{i}",
+                    "rtrId": ident,
+                    "valor": item["valor"],
+                    "horario": {"solicitacao": local, "liquidacao": local},
+                    "status": "DEVOLVIDO",
+                }
+            ]
+            lines += 1
+        items.append(item)
+    with path.open("w", encoding="utf-8") as fh:
+        for start in range(0, len(items), page):
+            chunk = items[start : start + page]
+            body = {
+                "parametros": {"paginacao": {"paginaAtual": start // page, "itensPorPagina": page}},
+                "pix": chunk,
+            }
+            fh.write(json.dumps(body, ensure_ascii=False) + "\n")
+    return lines
+
+
+def write_ofx(moves: list, path: Path) -> int:
+    memo = {"in": "PIX RECEBIDO", "out": "PIX ENVIADO", "refund": "DEVOLUCAO PIX", "fee": "TARIFA"}
+    with path.open("w", encoding="cp1252", newline="") as fh:
+        fh.write(
+            "OFXHEADER:100\r\nDATA:OFXSGML\r\nVERSION:102\r\nENCODING:USASCII\r\nCHARSET:1252\r\n"
+            "\r\n<OFX>\r\n<BANKMSGSRSV1>\r\n<STMTTRNRS>\r\n<STMTRS>\r\n<CURDEF>BRL\r\n"
+            "<BANKTRANLIST>\r\n"
+        )
+        for i, (at, cents, kind, ident, name) in enumerate(moves):
+            sign = "-" if cents < 0 else ""
+            value = f"{sign}{abs(cents) // 100},{abs(cents) % 100:02d}"  # comma decimals
+            text = f"{memo[kind]} {ident} {name}" if kind != "fee" else "TARIFA PIX"
+            fh.write(
+                f"<STMTTRN>\r\n<TRNTYPE>{'CREDIT' if cents > 0 else 'DEBIT'}\r\n"
+                f"<DTPOSTED>{(at - timedelta(hours=3)):%Y%m%d%H%M%S}[-3:GMT]\r\n"
+                f"<TRNAMT>{value}\r\n<FITID>{i:012d}\r\n<MEMO>{text}\r\n</STMTTRN>\r\n"
+            )
+        fh.write("</BANKTRANLIST>\r\n<LEDGERBAL>\r\n<BALAMT>\r\n</LEDGERBAL>\r\n</STMTRS>\r\n"
+                 "</STMTTRNRS>\r\n</BANKMSGSRSV1>\r\n</OFX>\r\n")
+    return len(moves)
+
+
+def _rec(*parts: str) -> str:
+    line = "".join(parts)
+    assert len(line) == 240, len(line)
+    return line
+
+
+def write_cnab(moves: list, path: Path) -> int:
+    """One batch per local day; balances and trailers consistent."""
+    hist = {"in": "PIX RECEBIDO", "out": "PIX ENVIADO", "refund": "DEVOLUCAO PIX", "fee": "TARIFA PIX"}
+    company = "2" + "11222333000181" + " " * 20 + "00001" + " " + "000000123456" + "7" + " " + "RECON BENCH LTDA".ljust(30)
+    records = 0
+    batches = 0
+    balance = 10**12
+    with path.open("w", encoding="ascii", newline="") as fh:
+        fh.write(_rec("3410000", "0", " " * 9, company, " " * 40, "2", "01012026", "000000",
+                      "000001", "089", "01600", " " * 69) + "\r\n")
+        records += 1
+        by_day: dict[str, list] = {}
+        for m in moves:
+            by_day.setdefault(f"{(m[0] - timedelta(hours=3)):%d%m%Y}", []).append(m)
+        for day, day_moves in by_day.items():
+            batches += 1
+            lot = f"{batches:04d}"
+            sign = "C"
+            fh.write(_rec("341", lot, "1", "E", "04", "40", "033", " ", company, " " * 40, day,
+                          f"{balance:018d}", sign, "F", "BRL", "00001", " " * 62) + "\r\n")
+            debits = credits = 0
+            for seq, (_, cents, kind, ident, _) in enumerate(day_moves, start=1):
+                if cents < 0:
+                    debits -= cents
+                else:
+                    credits += cents
+                fh.write(_rec("341", lot, "3", f"{seq:05d}", "E", "   ", company, " " * 6, "DPV",
+                              "00", " " * 20, "S", day, day, f"{abs(cents):018d}",
+                              "C" if cents > 0 else "D", "105" if kind == "fee" else "213", "0001",
+                              hist[kind].ljust(25), ident.ljust(39)) + "\r\n")
+            balance += credits - debits
+            fh.write(_rec("341", lot, "5", " " * 9, company[:55], " " * 16, "0" * 54, day,
+                          f"{balance:018d}", "C", "F", f"{len(day_moves) + 2:06d}",
+                          f"{debits:018d}", f"{credits:018d}", " " * 28) + "\r\n")
+            records += len(day_moves) + 2
+        records += 1
+        fh.write(_rec("341", "9999", "9", " " * 9, f"{batches:06d}", f"{records:06d}",
+                      "000001", " " * 205) + "\r\n")
+    return len(moves)
+
+
+WRITERS = {"csv": write_csv, "pix-json": write_pix_json, "ofx": write_ofx, "cnab240": write_cnab}
+SUFFIX = {"csv": "extrato_psp.csv", "pix-json": "pix.json", "ofx": "statement.ofx", "cnab240": "extrato.cnab240"}
+TARGET = {"csv": 15.0, "pix-json": 15.0, "ofx": 60.0, "cnab240": 60.0}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lines", type=int, default=1_000_000)
+    parser.add_argument("--formats", default="csv,pix-json,ofx,cnab240")
+    parser.add_argument("--workdir", default=None)
+    args = parser.parse_args()
+    work = Path(args.workdir or tempfile.mkdtemp(prefix="recon-bench-statements-"))
+    work.mkdir(parents=True, exist_ok=True)
+    moves = _movements(args.lines)
+    # pix-json holds only received PIX and devoluções: give it enough movements for N lines
+    print(f"{'format':<10}{'lines':>10}{'MB':>8}{'import s':>10}{'lines/s':>12}{'again s':>9}  target")
+    try:
+        for fmt in args.formats.split(","):
+            source = moves
+            if fmt == "pix-json":
+                source = _movements(int(args.lines / 0.75) + 10, seed=2)
+            path = work / SUFFIX[fmt]
+            lines = WRITERS[fmt](source, path)
+            if fmt == "pix-json" and lines > args.lines:
+                # trim to exactly N lines is not needed for a rate; report what was read
+                pass
+            data = DataDir(work / f"data-{fmt}").ensure()
+            t0 = time.perf_counter()
+            report = import_statements([path], data, format=fmt)
+            took = time.perf_counter() - t0
+            assert report.read == lines == report.imported, (report, lines)
+            t1 = time.perf_counter()
+            again = import_statements([path], data, format=fmt)
+            took_again = time.perf_counter() - t1
+            assert again.imported == 0 and again.duplicate == lines
+            size = path.stat().st_size / 1e6
+            verdict = "ok" if took < TARGET[fmt] else "SLOW"
+            print(
+                f"{fmt:<10}{lines:>10}{size:>8.0f}{took:>10.1f}{lines / took:>12,.0f}"
+                f"{took_again:>9.1f}  < {TARGET[fmt]:.0f} s {verdict}",
+                flush=True,
+            )
+            path.unlink()
+            shutil.rmtree(data.root)
+    finally:
+        if args.workdir is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

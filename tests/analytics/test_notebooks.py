@@ -68,6 +68,7 @@ def sandbox_data(tmp_path_factory: pytest.TempPathFactory) -> DataDir:
     return data
 
 
+@pytest.mark.slow
 def test_notebooks_execute_against_the_sandbox_and_render_html(
     sandbox_data: DataDir, tmp_path: Path
 ) -> None:

@@ -18,7 +18,7 @@ import os
 import uuid
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from recon import money
 from recon.errors import UsageError
 from recon.schemas import CATEGORIES, EXCEPTIONS_SCHEMA, MATCHES_SCHEMA
 
@@ -80,17 +81,13 @@ class ReportData:
     summary: dict[str, Any]
     breaks: pa.Table
     matches: pa.Table
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def format_brl(cents: int | None) -> str:
-    """Format integer cents as Brazilian reais: ``123456 -> 'R$ 1.234,56'``, ``None -> '—'``."""
+    """Integer cents as reais, like the charts: ``123456 -> 'R$ 1.234,56'``; None -> '—'."""
     if cents is None:
         return "—"
-    sign = "-" if cents < 0 else ""
-    whole, frac = divmod(abs(int(cents)), 100)
-    grouped = f"{whole:,}".replace(",", ".")
-    return f"{sign}R$ {grouped},{frac:02d}"
+    return money.format_brl(int(cents))
 
 
 def report_dir_for(run_dir: Path) -> Path:
@@ -281,9 +278,9 @@ def build_context(data: ReportData, *, top: int = TOP_BREAKS) -> dict[str, Any]:
         if not isinstance(v, dict | list) and k not in STRUCTURED_KEYS
     }
     sections = []
-    for key, title, money in SECTIONS:
+    for key, title, in_cents in SECTIONS:
         if summary.get(key) not in (None, [], {}, ()):
-            columns, table = _table_rows(summary[key], money)
+            columns, table = _table_rows(summary[key], in_cents)
             sections.append({"key": key, "title": title, "columns": columns, "rows": table})
     resolved = summary.get("resolved_breaks")
     decided = summary.get("decided_breaks")

@@ -114,7 +114,7 @@ def test_bad_run_folder_is_a_usage_error(tmp_path: Path, content: str | None) ->
         (0, "R$ 0,00"),
         (5, "R$ 0,05"),
         (123456, "R$ 1.234,56"),
-        (-100000000, "-R$ 1.000.000,00"),
+        (-100000000, "R$ -1.000.000,00"),
         (None, "—"),
     ],
 )

@@ -165,12 +165,7 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
         ("params", PARAMETERS),
         ("code", SETUP),
         ("md", "## The run"),
-        (
-            "code",
-            "summary = analytics.run_summary(data)\n"
-            '{key: summary.get(key) for key in ("run_id", "as_of", "auto_match_rate", '
-            '"breaks", "new_breaks", "persisting_breaks", "checks_passed")}',
-        ),
+        ("code", "analytics.run_overview(data)"),
         ("code", "analytics.matches_by_rule(data)"),
         ("md", "## Control totals"),
         (

@@ -23,6 +23,7 @@ from recon.analytics.break_review import (
     breaks_by_category,
     control_totals,
     matches_by_rule,
+    run_overview,
     run_summary,
 )
 from recon.analytics.metrics import (
@@ -56,6 +57,7 @@ __all__ = [
     "intent_outcomes",
     "load_analytics_config",
     "matches_by_rule",
+    "run_overview",
     "run_summary",
     "status_history",
     "status_reasons",

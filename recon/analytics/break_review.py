@@ -22,6 +22,7 @@ __all__ = [
     "breaks_by_category",
     "control_totals",
     "matches_by_rule",
+    "run_overview",
     "run_summary",
 ]
 
@@ -78,6 +79,29 @@ def run_summary(data: str | os.PathLike[str] | DataDir | None = None) -> dict[st
         return {}
     value = json.loads((run / "summary.json").read_text(encoding="utf-8"))
     return value if isinstance(value, dict) else {}
+
+
+OVERVIEW_KEYS = (
+    "run_id",
+    "as_of",
+    "intents",
+    "statement_lines",
+    "matched_lines",
+    "auto_match_rate",
+    "breaks",
+    "new_breaks",
+    "persisting_breaks",
+    "checks_passed",
+)
+
+
+def run_overview(data: str | os.PathLike[str] | DataDir | None = None) -> pd.DataFrame:
+    """The latest run's headline numbers as one row (no rows when there is no run yet):
+    run_id, as_of, intents, statement_lines, matched_lines, auto_match_rate, breaks,
+    new_breaks, persisting_breaks, checks_passed."""
+    summary = run_summary(data)
+    rows = [{key: summary.get(key) for key in OVERVIEW_KEYS}] if summary else []
+    return pd.DataFrame(rows, columns=list(OVERVIEW_KEYS))
 
 
 CONTROL_TOTAL_COLUMNS = (

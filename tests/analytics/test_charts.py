@@ -244,10 +244,14 @@ def _run_with_totals(data: DataDir) -> None:
 
 def test_run_summary_control_totals_and_matches(data_dir: DataDir) -> None:
     assert analytics.run_summary(data_dir) == {}
+    assert analytics.run_overview(data_dir).empty
     assert analytics.control_totals(data_dir).empty
     assert analytics.matches_by_rule(data_dir).empty
     _run_with_totals(data_dir)
     assert analytics.run_summary(data_dir)["as_of"] == "2026-11-21T12:00:00+00:00"
+    overview = analytics.run_overview(data_dir)
+    assert len(overview) == 1 and overview.run_id.iloc[0] == "20261121T120000000000Z-0001"
+    assert overview.as_of.iloc[0] == "2026-11-21T12:00:00+00:00"
     totals = analytics.control_totals(data_dir)
     assert list(totals.business_day.dt.strftime("%Y-%m-%d")) == [
         "2026-11-18",

@@ -254,6 +254,7 @@ def test_public_surface_is_exactly_the_intended_one() -> None:
             "intent_outcomes",
             "load_analytics_config",
             "matches_by_rule",
+            "run_overview",
             "run_summary",
             "status_history",
             "status_reasons",

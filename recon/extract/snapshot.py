@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Coroutine
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -174,7 +175,12 @@ class _Progress:
 
 
 class _VersionWriter:
-    """Streams flattened pages into Parquet row groups (every version, in read order)."""
+    """Streams flattened pages into Parquet row groups (every version, in read order).
+
+    Encoding and compressing a row group is C++ that releases the GIL, so it runs on a
+    writer thread, overlapping the event loop's fetching and flattening; at most one row
+    group is being written while the next one fills (bounded memory).
+    """
 
     def __init__(self, path: Path, run_id: str, snapshot_at: Callable[[], int]):
         self.path = path
@@ -183,6 +189,8 @@ class _VersionWriter:
         self.pending: list[pa.Table] = []
         self.pending_rows = 0
         self.writer: pq.ParquetWriter | None = None
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recon-parquet")
+        self.in_flight: Future[None] | None = None
 
     def add(self, table: pa.Table) -> None:
         self.pending.append(table)
@@ -190,20 +198,30 @@ class _VersionWriter:
         if self.pending_rows >= ROW_GROUP_ROWS:
             self.flush()
 
+    def _wait(self) -> None:
+        if self.in_flight is not None:
+            done, self.in_flight = self.in_flight, None
+            done.result()  # re-raises a write error here
+
     def flush(self) -> None:
         if not self.pending:
             return
         data = pa.concat_tables(self.pending)
         self.pending, self.pending_rows = [], 0
         table = with_lineage(data, snapshot_at_us=self.snapshot_at(), run_id=self.run_id)
+        self._wait()
         if self.writer is None:
             self.writer = pq.ParquetWriter(self.path, INTENTS_SCHEMA, compression="zstd")
-        self.writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
+        self.in_flight = self.pool.submit(self.writer.write_table, table, ROW_GROUP_ROWS)
 
     def close(self) -> None:
-        self.flush()
-        if self.writer is not None:
-            self.writer.close()
+        try:
+            self.flush()
+            self._wait()
+        finally:
+            self.pool.shutdown(wait=True)
+            if self.writer is not None:
+                self.writer.close()
 
 
 def _winners(source: Path, rows: int, final_ids: list[str] | None) -> np.ndarray[Any, Any]:

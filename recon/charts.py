@@ -220,10 +220,34 @@ def expiry_rate_lines(
         x: Any = df["cohort"]
     else:
         x = np.arange(len(df))
+    time_axis = col == "cohort" and pd.api.types.is_datetime64_any_dtype(df["cohort"])
     ax.plot(x, df["expiry_rate"], marker="o", color=_COLOURS["expired"], label="expired")
-    ax.fill_between(
-        x, df["ci_low"], df["ci_high"], color=_COLOURS["expired"], alpha=0.2, label=confidence_label
-    )
+    if time_axis:
+        ax.fill_between(
+            x,
+            df["ci_low"],
+            df["ci_high"],
+            color=_COLOURS["expired"],
+            alpha=0.2,
+            label=confidence_label,
+        )
+    else:
+        # separate groups (hours, weekdays, amounts): one interval per point, so a group
+        # between two empty ones still shows its band
+        rate = df["expiry_rate"].to_numpy(dtype=float)
+        below = np.clip(rate - df["ci_low"].to_numpy(dtype=float), 0, None)
+        above = np.clip(df["ci_high"].to_numpy(dtype=float) - rate, 0, None)
+        ax.errorbar(
+            x,
+            rate,
+            yerr=[below, above],
+            fmt="none",
+            ecolor=_COLOURS["expired"],
+            alpha=0.45,
+            capsize=3,
+            linewidth=4,
+            label=confidence_label,
+        )
     ax.plot(
         x,
         df["expiry_rate_max"],
@@ -231,7 +255,7 @@ def expiry_rate_lines(
         color=_COLOURS["still_open"],
         label="if every still-open intent expired",
     )
-    if col != "cohort" or not pd.api.types.is_datetime64_any_dtype(df["cohort"]):
+    if not time_axis:
         ticks = labels if labels is not None else [_cohort_label(v) for v in df[col]]
         ax.set_xticks(
             x,
@@ -248,7 +272,7 @@ def expiry_rate_lines(
     ax.set_ylabel("share of intents created")
     open_share = df["still_open"].sum() / max(int(df["intents"].sum()), 1)
     ax.set_title(f"{title} ({open_share:.0%} still open)")
-    ax.legend(loc="upper left", fontsize=8)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
     return ax
 
 

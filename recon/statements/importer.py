@@ -200,40 +200,46 @@ def rows_to_table(
 
 
 # The same expressions define line_id and fingerprint for every format (module doc).
-_BATCH_SQL = """
-WITH d AS (
+_FINGERPRINT = """md5(concat_ws(chr(31), source_format, account,
+        CAST(epoch_us(booked_at) AS VARCHAR), CAST(amount_cents AS VARCHAR), direction, kind,
+        coalesce(end_to_end_id, chr(0)), coalesce(txid, chr(0)), coalesce(refund_of, chr(0)),
+        coalesce(counterparty_name, chr(0)), coalesce(counterparty_document, chr(0)),
+        coalesce(counterparty_key, chr(0)), coalesce(description, chr(0)),
+        coalesce(bank_reference, chr(0))))"""
+
+_IDS_SQL = f"""
+SELECT _row, source_line,
+    md5(concat_ws(chr(31), 'e2e', account, end_to_end_id, direction)) AS line_id,
+    {_FINGERPRINT} AS fingerprint
+FROM batch
+WHERE end_to_end_id IS NOT NULL
+UNION ALL
+SELECT _row, source_line,
+    md5(concat_ws(chr(31), 'line', account, local_day, direction,
+        CAST(amount_cents AS VARCHAR), coalesce(bank_reference, chr(0)),
+        CAST(row_number() OVER (
+            PARTITION BY local_day, direction, amount_cents, bank_reference
+            ORDER BY source_line, _row) - 1 AS VARCHAR))) AS line_id,
+    {_FINGERPRINT} AS fingerprint
+FROM (
     SELECT *, strftime(timezone('America/Sao_Paulo', booked_at), '%Y-%m-%d') AS local_day
     FROM batch
-), b AS (
-    SELECT * EXCLUDE (line_id, local_day),
-        CASE WHEN end_to_end_id IS NOT NULL
-            THEN md5(concat_ws(chr(31), 'e2e', account, end_to_end_id, direction))
-            ELSE md5(concat_ws(chr(31), 'line', account, local_day, direction,
-                CAST(amount_cents AS VARCHAR), coalesce(bank_reference, chr(0)),
-                CAST(row_number() OVER (
-                    PARTITION BY end_to_end_id IS NULL, local_day, direction, amount_cents,
-                        bank_reference
-                    ORDER BY source_line) - 1 AS VARCHAR)))
-        END AS line_id,
-        md5(concat_ws(chr(31), source_format, account,
-            CAST(epoch_us(booked_at) AS VARCHAR), CAST(amount_cents AS VARCHAR),
-            direction, kind,
-            coalesce(end_to_end_id, chr(0)), coalesce(txid, chr(0)),
-            coalesce(refund_of, chr(0)), coalesce(counterparty_name, chr(0)),
-            coalesce(counterparty_document, chr(0)), coalesce(counterparty_key, chr(0)),
-            coalesce(description, chr(0)), coalesce(bank_reference, chr(0)))) AS fingerprint
-    FROM d
-), flagged AS (
-    SELECT b.*,
-        (EXISTS (SELECT 1 FROM seen_versions AS sl WHERE sl.line_id = b.line_id)
-            OR row_number() OVER (PARTITION BY b.line_id ORDER BY source_line) > 1) AS is_dup,
-        (NOT EXISTS (SELECT 1 FROM seen_versions AS sv
-                     WHERE sv.line_id = b.line_id AND sv.fingerprint = b.fingerprint)
-            AND row_number() OVER (PARTITION BY b.line_id, b.fingerprint ORDER BY source_line) = 1)
-            AS is_new_version
-    FROM b
+    WHERE end_to_end_id IS NULL
 )
-SELECT _row, line_id, fingerprint, is_dup, is_new_version FROM flagged ORDER BY _row
+ORDER BY _row
+"""
+
+# Only needed when a file repeats a line_id: the first occurrence is the line, later ones
+# are duplicates; a repeated (line_id, fingerprint) is stored once.
+_REPEATS_SQL = """
+SELECT
+    known_line OR row_number() OVER (PARTITION BY line_id ORDER BY source_line, _row) > 1
+        AS is_dup,
+    NOT known_version
+        AND row_number() OVER (PARTITION BY line_id, fingerprint ORDER BY source_line, _row) = 1
+        AS is_new_version
+FROM ids
+ORDER BY _row
 """
 
 
@@ -241,24 +247,39 @@ def _dedupe(
     con: duckdb.DuckDBPyConnection, seen: store.Seen, table: pa.Table
 ) -> tuple[pa.Table, int, int, int]:
     """(rows to store, imported, duplicate, new_versions) for one file; updates `seen`."""
-    # Only the computed columns come back from DuckDB (in input order); the line's own
-    # columns stay in Arrow, which saves converting every string twice.
-    numbered = table.append_column("_row", pa.array(np.arange(table.num_rows, dtype=np.int64)))
+    n = table.num_rows
+    numbered = table.append_column("_row", pa.array(np.arange(n, dtype=np.int64)))
     con.register("batch", numbered)
     try:
-        flags = con.sql(_BATCH_SQL).to_arrow_table()
+        ids = con.sql(_IDS_SQL).to_arrow_table()
     finally:
         con.unregister("batch")
-    is_dup = flags.column("is_dup")
-    is_new = flags.column("is_new_version")
+    line_id, fingerprint = ids.column("line_id"), ids.column("fingerprint")
+    known_line = pc.is_in(line_id, value_set=seen.line_ids())
+    known_version = pc.is_in(store.pair(line_id, fingerprint), value_set=seen.pairs())
+    if pc.count_distinct(line_id).as_py() == n:  # the usual case: no repeats in the file
+        is_dup = known_line
+        is_new = pc.invert(known_version)
+    else:
+        con.register(
+            "ids",
+            ids.append_column("known_line", known_line).append_column(
+                "known_version", known_version
+            ),
+        )
+        try:
+            flags = con.sql(_REPEATS_SQL).to_arrow_table()
+        finally:
+            con.unregister("ids")
+        is_dup, is_new = flags.column("is_dup"), flags.column("is_new_version")
     duplicate = int(pc.sum(is_dup).as_py() or 0)
     new_versions = int(pc.sum(pc.and_(is_dup, is_new)).as_py() or 0)
     full = table.set_column(
-        table.schema.get_field_index("line_id"), "line_id", flags.column("line_id")
-    ).append_column("fingerprint", flags.column("fingerprint"))
+        table.schema.get_field_index("line_id"), "line_id", line_id
+    ).append_column("fingerprint", fingerprint)
     keep = full.filter(is_new).select(store.STORED_SCHEMA.names).cast(store.STORED_SCHEMA)
     seen.add_versions(keep)
-    return keep, table.num_rows - duplicate, duplicate, new_versions
+    return keep, n - duplicate, duplicate, new_versions
 
 
 def _quarantine_table(

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
@@ -49,6 +51,12 @@ def _read_columns(files: list[Path], columns: list[str], schema: pa.Schema) -> p
     return table.cast(schema)
 
 
+def pair(line_id: Any, fingerprint: Any) -> pa.Array:
+    """line_id and fingerprint as one string key (both are fixed-length hex)."""
+    joined = pc.binary_join_element_wise(line_id, fingerprint, ":")
+    return joined.combine_chunks() if isinstance(joined, pa.ChunkedArray) else joined
+
+
 class Seen:
     """What statement_lines and statement_quarantine already hold, as DuckDB-visible Arrow.
 
@@ -67,6 +75,14 @@ class Seen:
         )
         con.register("seen_versions", self.versions)
         con.register("seen_quarantine", self.quarantine)
+
+    def line_ids(self) -> pa.Array:
+        """Every line_id stored (for membership tests)."""
+        return self.versions.column("line_id").combine_chunks()
+
+    def pairs(self) -> pa.Array:
+        """Every stored (line_id, fingerprint) as one string (for membership tests)."""
+        return pair(self.versions.column("line_id"), self.versions.column("fingerprint"))
 
     def add_versions(self, table: pa.Table) -> None:
         """Remember newly stored (line_id, fingerprint) pairs."""

@@ -450,7 +450,9 @@ def spawn(kind: str, root: Path, args: argparse.Namespace) -> dict[str, Any]:
         "--memory-limit", args.memory_limit, "--threads", str(args.threads),
     ]  # fmt: skip
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    proc = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env)
+    proc = subprocess.run(cmd, check=False, capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        raise SystemExit(f"{kind} run failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -461,7 +463,11 @@ def main() -> None:
     parser.add_argument("--skip-pandas", action="store_true")
     parser.add_argument("--memory-limit", default=None, help="DuckDB memory_limit")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--workdir", default=None, help="where to generate (default: a temp dir)")
+    parser.add_argument(
+        "--workdir",
+        default=None,
+        help="generate into (and reuse) WORKDIR/data-ROWS instead of a temp dir",
+    )
     parser.add_argument("--child", choices=("duckdb", "pandas"), help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -473,30 +479,48 @@ def main() -> None:
         child(args)
         return
 
-    with tempfile.TemporaryDirectory(dir=args.workdir, prefix="recon-bench-") as tmp:
+    if args.workdir:
+        # a kept work dir: generate once, rerun the engines on the same data
+        root = Path(args.workdir) / f"data-{args.rows}"
+        if not (root / "statements").is_dir():
+            _report_generation(generate(root, args.rows))
+        _compare(root, args)
+        return
+    with tempfile.TemporaryDirectory(prefix="recon-bench-") as tmp:
         root = Path(tmp) / "data"
-        gen = generate(root, args.rows)
-        print(f"generated {gen['intents']:,} intents and {gen['lines']:,} statement lines "
-              f"in {gen['seconds']:.1f} s")  # fmt: skip
-        results = {"duckdb": spawn("duckdb", root, args)}
-        if not args.skip_pandas:
-            results["pandas"] = spawn("pandas", root, args)
-        print(f"\n{'engine':<8} {'seconds':>9} {'peak RSS MB':>12}")
-        for name, r in results.items():
-            print(f"{name:<8} {r['seconds']:>9.2f} {r['peak_rss_mb']:>12.0f}")
-        duck = results["duckdb"]
-        print(f"\nDuckDB memory_limit {args.memory_limit}, threads {args.threads}; "
-              f"checks passed: {duck['checks_passed']}")  # fmt: skip
-        print("matches by rule:", duck["matches"])
-        print("breaks:", duck["counts"])
-        if "pandas" in results:
-            pandas = results["pandas"]
-            print(f"speed-up vs pandas: {pandas['seconds'] / duck['seconds']:.1f}x")
-            same = pandas["counts"] == duck["counts"] and pandas["matches"] == duck["matches"]
-            print("pandas agrees with DuckDB:", same)
-            if not same:
-                print("pandas breaks:", pandas["counts"])
-                print("pandas matches:", pandas["matches"])
+        _report_generation(generate(root, args.rows))
+        _compare(root, args)
+
+
+def _report_generation(gen: dict[str, Any]) -> None:
+    print(
+        f"generated {gen['intents']:,} intents and {gen['lines']:,} statement lines "
+        f"in {gen['seconds']:.1f} s"
+    )
+
+
+def _compare(root: Path, args: argparse.Namespace) -> None:
+    results = {"duckdb": spawn("duckdb", root, args)}
+    if not args.skip_pandas:
+        results["pandas"] = spawn("pandas", root, args)
+    print(f"\n{'engine':<8} {'seconds':>9} {'peak RSS MB':>12}")
+    for name, r in results.items():
+        print(f"{name:<8} {r['seconds']:>9.2f} {r['peak_rss_mb']:>12.0f}")
+    duck = results["duckdb"]
+    print(
+        f"\nDuckDB memory_limit {args.memory_limit}, threads {args.threads}; "
+        f"checks passed: {duck['checks_passed']}"
+    )
+    print("matches by rule:", duck["matches"])
+    print("breaks:", duck["counts"])
+    if "pandas" in results:
+        pandas = results["pandas"]
+        print(f"speed-up vs pandas: {pandas['seconds'] / duck['seconds']:.1f}x")
+        same = pandas["counts"] == duck["counts"] and pandas["matches"] == duck["matches"]
+        print("pandas agrees with DuckDB:", same)
+        if not same:
+            print("pandas breaks:", pandas["counts"])
+            print("pandas matches:", pandas["matches"])
 
 
 if __name__ == "__main__":

@@ -16,23 +16,11 @@ claimed as (
 ),
 
 lines as (
-    select l.line_id, l.direction, l.description_upper
+    select l.line_id, l.direction, upper(l.description) as description_upper
     from stg_statement_lines as l
     where l.kind in ('pix_in', 'pix_out')
-      and l.description_upper <> ''
+      and l.description is not null
       and not exists (select 1 from claimed as c where c.line_id = l.line_id)
-),
-
-line_tokens as materialized (
-    select distinct line_id, direction, token
-    from (
-        select
-            line_id,
-            direction,
-            unnest(regexp_split_to_array(description_upper, '[^A-Z0-9_-]+')) as token
-        from lines
-    )
-    where length(token) >= 3
 ),
 
 -- the intent id itself, as written (uuid) or compacted (txid style): unique by nature,
@@ -96,6 +84,30 @@ keyed as (
     join token_counts using (token)
     where length(reference_tokens.token) >= 3
     group by all
+),
+
+-- every token of every line's text, streamed
+raw_tokens as (
+    select
+        line_id,
+        direction,
+        unnest(regexp_split_to_array(description_upper, '[^A-Z0-9_-]+')) as token
+    from lines
+),
+
+key_tokens as (
+    select token, direction from id_keys
+    union
+    select join_token, direction from keyed
+),
+
+-- only the tokens some key could join: a small set, however long the texts are
+line_tokens as materialized (
+    select distinct raw_tokens.line_id, raw_tokens.direction, raw_tokens.token
+    from raw_tokens
+    semi join key_tokens
+      on key_tokens.token = raw_tokens.token
+     and key_tokens.direction = raw_tokens.direction
 ),
 
 pairs as (

@@ -11,13 +11,10 @@ renamed as (
     select
         ---------- ids
         id as intent_id,
-        instance_id,
-        party_id,
         intent_type,
 
         ---------- status
         status,
-        status_reason,
 
         ---------- references a statement line may carry
         upper(replace(id, '-', '')) as txid_key,
@@ -38,8 +35,7 @@ renamed as (
         ---------- timestamps (UTC)
         created_at,
         updated_at,
-        expires_at,
-        snapshot_at
+        expires_at
 
     from source
     where id is not null

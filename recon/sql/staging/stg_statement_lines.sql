@@ -1,4 +1,5 @@
--- stg_statement_lines: one row per normalized statement line, renamed for matching.
+-- stg_statement_lines: one row per normalized statement line, renamed for matching; only
+-- the columns the models use (a million lines should fit in the memory budget).
 -- Amounts stay signed cents (credit > 0) plus their magnitude; names/documents/keys get a
 -- normalized twin for comparisons. Optional business-day window on booked_at.
 with
@@ -17,11 +18,8 @@ renamed as (
         bank_reference,
 
         ---------- what it is
-        source_format,
-        account,
         direction,
         kind,
-        kind in ('pix_in', 'pix_out', 'pix_refund_in', 'pix_refund_out') as is_pix,
 
         ---------- amounts (cents)
         amount_cents,
@@ -32,10 +30,8 @@ renamed as (
         norm_name(counterparty_name) as counterparty_name_norm,
         counterparty_document,
         norm_doc(counterparty_document) as counterparty_doc_norm,
-        counterparty_key,
         norm_key(counterparty_key) as counterparty_key_norm,
         description,
-        upper(coalesce(description, '')) as description_upper,
 
         ---------- timestamps (UTC)
         booked_at

@@ -56,7 +56,7 @@ def test_intents_is_the_latest_full_consistent_snapshot(data_dir: DataDir) -> No
     # a filtered extract, later, must not become "the latest"
     filtered = snap(data_dir, fake, status="completed")
     # nor an inconsistent one
-    fake.before_page = lambda f, offset: f.insert()
+    fake.churn_everywhere()
     with pytest.raises(InconsistentSnapshotError):
         snap(data_dir, fake, max_passes=2, page_size=10)
 

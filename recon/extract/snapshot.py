@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import sys
 import threading
 import time
@@ -249,16 +250,23 @@ def _winners(source: Path, rows: int, final_ids: list[str] | None) -> np.ndarray
 
 
 def _compact(source: Path, target: Path, mask: np.ndarray[Any, Any]) -> int:
-    """Copy only the rows where `mask` is set, batch by batch; return rows written."""
+    """Copy only the rows where `mask` is set, one row group at a time; return rows written.
+
+    Row groups are read one by one (not `iter_batches`, which reads ahead): memory stays
+    at one row group whatever the file's size.
+    """
     written = 0
     start = 0
+    parquet = pq.ParquetFile(source)
     with pq.ParquetWriter(target, INTENTS_SCHEMA, compression="zstd") as writer:
-        for batch in pq.ParquetFile(source).iter_batches(batch_size=ROW_GROUP_ROWS):
-            chosen = batch.filter(pa.array(mask[start : start + batch.num_rows]))
-            start += batch.num_rows
+        for index in range(parquet.num_row_groups):
+            group = parquet.read_row_group(index)
+            chosen = group.filter(pa.array(mask[start : start + group.num_rows]))
+            start += group.num_rows
             if chosen.num_rows:
-                writer.write_batch(chosen)
+                writer.write_table(chosen, ROW_GROUP_ROWS)
                 written += chosen.num_rows
+            del group, chosen
     return written
 
 
@@ -452,12 +460,16 @@ async def _extract(
                 rows = _compact(versions, tmp / PART_NAME, mask)
             from recon import __version__
 
+            consistent = walk.consistent
+            if rows != walk.unique_ids:  # cannot happen; if it ever does, say so loudly
+                consistent = False
+                walk.drift.append(f"wrote {rows} rows for {walk.unique_ids} distinct ids")
             finished = datetime.now(UTC)
             manifest = {
                 "run_id": run_id,
                 "snapshot_at": _iso(snapshot_at),
                 "snapshot_time_source": "server" if walker.first_date else "local",
-                "consistent": walk.consistent,
+                "consistent": consistent,
                 "kind": "full" if intent_type == "all" and status == "all" else "filtered",
                 "filters": {"intent_type": intent_type, "status": status},
                 "total_first": walk.total_first,
@@ -483,8 +495,6 @@ async def _extract(
             # Written last: the manifest is what makes the folder a snapshot.
             write_json(tmp / MANIFEST_NAME, manifest)
     finally:
-        import shutil
-
         shutil.rmtree(work, ignore_errors=True)
     return SnapshotResult(run_id, final, manifest)
 

@@ -14,11 +14,15 @@ Two kinds of list, two proofs:
   distinct ids equals the `total` of that last response, the set *is* the server's set at
   that moment. Proof by counting, whatever the order or the interleaving of pages.
   Pass 1 fetches every page concurrently. If the count does not match (inserts during the
-  walk, pages shifted under concurrency), a *catch-up* walk re-reads from offset 0, page by
-  page, until a page brings nothing new and its total equals the previous page's (inserts
-  land at the head when the list is newest-first, the emulator's and the real service's
-  order); if the count still does not match, a full concurrent re-walk follows. Repeat up
-  to `max_passes`.
+  walk, pages shifted under concurrency), a *gap-fill* pass reads only what may have been
+  missed: with inserts at the head (newest first, the emulator's and the real service's
+  order), a page read when the list had `total` items now sits `max_total - total` further
+  down, so mapping every page read to today's offsets shows the ranges nobody read (the new
+  head, and the seams where neighbouring pages were read on either side of an insert).
+  Those ranges, with a margin, are read concurrently; repeat while the count is short.
+  Every third pass is a full walk with overlapping pages instead, in case the list does
+  not grow at the head. At most `max_passes`; the count proof alone decides success, so a
+  wrong guess about the order costs passes, never correctness.
 
 * **Non-monotone lists** (a status filter: intents enter and leave the filtered list as they
   move). Counting cannot tell "X left and Y entered" from "nothing happened", so we walk
@@ -147,7 +151,7 @@ Flatten = Callable[[list[Any]], FlatPage]
 @dataclass
 class _Pass:
     number: int
-    kind: str  # full | catch-up
+    kind: str  # full | gap-fill
     ids: set[bytes | str] | None  # only kept for non-monotone walks
     totals: set[int] = field(default_factory=set)
     duplicates: int = 0
@@ -200,6 +204,8 @@ class Walker:
         self.max_total = 0
         self.first_date: str | None = None
         self.drift: list[str] = []
+        # (offset, items returned, total) of every page read: where pages landed
+        self.coverage: list[tuple[int, int, int]] = []
 
     # -- pages ---------------------------------------------------------------------------
 
@@ -217,6 +223,7 @@ class Walker:
     def _take(self, page: Page, p: _Pass) -> int:
         """Record a page's items; return how many ids were new to the run."""
         p.pages += 1
+        self.coverage.append((page.offset, len(page.items), page.total))
         p.totals.add(page.total)
         if len(page.items) < page.limit and page.offset + len(page.items) < page.total:
             p.short_pages += 1
@@ -286,19 +293,53 @@ class Walker:
                 return
             offset += page.limit
 
-    async def _catch_up(self, p: _Pass) -> None:
-        """Re-read from the head, page by page, until a page brings nothing new and its total
-        equals the largest total seen (inserts land at the head of a newest-first list)."""
-        offset = 0
-        while True:
-            page = await self._get(offset, self.limit)
-            new = self._take(page, p)
-            self.limit = min(self.limit, page.limit)
-            if not page.items or offset + len(page.items) >= page.total:
-                return
-            if new == 0 and page.total == self.max_total:
-                return
-            offset += page.limit
+    def gaps(self, margin: int) -> list[tuple[int, int]]:
+        """Ranges of the list, in today's offsets, that no page read may have covered.
+
+        With inserts at the head (newest first), a page read when the list had `total`
+        items now sits `max_total - total` positions further down. Mapping every page read
+        to today's offsets shows the ranges nobody read (the head, and the seams where pages
+        shifted between concurrent reads); each gets `margin` extra on both sides.
+        """
+        spans = sorted(
+            (offset + self.max_total - total, offset + self.max_total - total + n)
+            for offset, n, total in self.coverage
+            if n
+        )
+        holes: list[tuple[int, int]] = []
+        reach = 0
+        for start, end in spans:
+            if start > reach:
+                holes.append((reach, start))
+            reach = max(reach, end)
+        if reach < self.max_total:
+            holes.append((reach, self.max_total))
+        merged: list[tuple[int, int]] = []
+        for start, end in holes:
+            start, end = max(0, start - margin), end + margin
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+            else:
+                merged.append((start, end))
+        return merged
+
+    async def _gap_fill(self, p: _Pass) -> None:
+        """Read only the ranges `gaps` finds, concurrently (bounded), a page at a time."""
+        margin = max(1, self.limit // 4)
+        offsets = [
+            offset
+            for start, end in self.gaps(margin)
+            for offset in range(start, end, max(1, self.limit - margin))
+        ]
+        queue = iter(offsets)
+
+        async def worker() -> None:
+            for offset in queue:
+                page = await self._get(offset, self.limit)
+                self.limit = min(self.limit, page.limit)
+                self._take(page, p)
+
+        await asyncio.gather(*(worker() for _ in range(min(self.concurrency, len(offsets)))))
 
     # -- the walk ------------------------------------------------------------------------
 
@@ -316,13 +357,14 @@ class Walker:
         while len(passes) < self.max_passes:
             number = len(passes) + 1
             if self.monotone:
-                # full, catch-up, full (overlapping), catch-up, ...
-                kind = "full" if number % 2 == 1 else "catch-up"
+                # full, then gap fills; every third pass a full overlapping walk, in case
+                # the list does not grow at the head as gap filling assumes
+                kind = "full" if number % 3 == 1 else "gap-fill"
                 p = _Pass(number, kind, None)
                 if kind == "full":
                     await self._full_pass(p, overlap)
                 else:
-                    await self._catch_up(p)
+                    await self._gap_fill(p)
                 passes.append(p)
                 self._note_drift(p)
                 if self._complete():

@@ -75,6 +75,20 @@ class FakeList:
         self.items.insert(0, item)  # newest first
         return item
 
+    def insert_at(self, index: int) -> dict[str, Any]:
+        """A new intent somewhere in the middle (a list that does not grow at the head)."""
+        item = make_intent(self.counter)
+        self.counter += 1
+        self.items.insert(index, item)
+        return item
+
+    def churn_everywhere(self, seed: int = 0) -> None:
+        """From now on, every request first inserts an intent at a random position."""
+        import random
+
+        rng = random.Random(seed)
+        self.before_page = lambda f, offset: f.insert_at(rng.randrange(len(f.items) + 1))
+
     def set_status(self, index: int, status: str) -> None:
         item = dict(self.items[index])
         item["status"] = status

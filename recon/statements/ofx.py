@@ -52,7 +52,7 @@ _DATE = re.compile(
     r"(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(?:(\d{2})(?:\.(\d{1,6})\d*)?)?)?"
     r"\s*(?:\[\s*([+-]?\d{1,2}(?:[.:]\d{1,2})?)\s*(?::[^\]]*)?\])?"
 )
-_PLAIN = re.compile(r"-?[0-9]+\.[0-9]{2}")
+_PLAIN = re.compile(r"[-+]?[0-9]+[.,][0-9]{2}")
 _DOC = re.compile(
     r"[\d*]{2}\.[\d*]{3}\.[\d*]{3}/[\d*]{4}-[\d*]{2}|[\d*]{3}\.[\d*]{3}\.[\d*]{3}-[\d*]{2}"
 )
@@ -61,7 +61,8 @@ _DEBIT_TYPES = frozenset(
 )
 _FEE_TYPES = frozenset({"FEE", "SRVCHG"})
 _MEMO_WORDS = re.compile(
-    r"^(?:PIX|RECEBIDO|ENVIADO|DEVOLUCAO|DEVOLUÇÃO|TRANSF|REF|DE|PARA|-|:)\b\s*", re.IGNORECASE
+    r"^(?:(?:(?:PIX|RECEBIDO|ENVIADO|DEVOLUCAO|DEVOLUÇÃO|TRANSF|REF|DE|PARA)\b|[-:])\s*)+",
+    re.IGNORECASE,
 )
 
 
@@ -134,7 +135,7 @@ def ofx_cents(text: str) -> int:
     """TRNAMT: "-10.00", "-10,00", " 0000012.30 ". OFX never groups thousands, so a single
     "," or "." is the decimal mark."""
     s = text.strip()
-    if _PLAIN.fullmatch(s):
+    if _PLAIN.fullmatch(s):  # "-10.00" or "-10,00": exact integer arithmetic, no parsing
         whole, frac = s[:-3], s[-2:]
         cents = abs(int(whole)) * 100 + int(frac)
         return -cents if whole.startswith("-") else cents
@@ -150,27 +151,30 @@ def ofx_cents(text: str) -> int:
         raise LineError("TRNAMT", str(exc)) from exc
 
 
+def _document(text: str | None) -> str | None:
+    # A CPF/CNPJ needs a '.' and a '-'; skip the regex for texts that cannot hold one.
+    if not text or "-" not in text or "." not in text:
+        return None
+    m = _DOC.search(text)
+    return m.group(0) if m else None
+
+
 def _counterparty(name: str | None, memo: str | None) -> tuple[str | None, str | None]:
     """(name, document) from NAME, else the words after the PIX ids in MEMO."""
-    doc = None
-    source = memo or ""
-    m = _DOC.search(source) or (_DOC.search(name) if name else None)
-    if m:
-        doc = m.group(0)
+    doc = _document(memo) or _document(name)
     if name:
-        return clean(_DOC.sub("", name)), doc
+        return (clean(_DOC.sub("", name)) if doc else name), doc
     if not memo:
         return None, doc
-    ids = list(E2E_RE.finditer(memo))
-    if not ids:
+    last = None
+    for last in E2E_RE.finditer(memo):  # noqa: B007 - the last id is the one wanted
+        pass
+    if last is None:
         return None, doc
-    tail = _DOC.sub("", memo[ids[-1].end() :])
-    while True:
-        stripped = _MEMO_WORDS.sub("", tail.strip())
-        if stripped == tail.strip():
-            break
-        tail = stripped
-    return clean(tail), doc
+    tail = memo[last.end() :]
+    if doc:
+        tail = _DOC.sub("", tail)
+    return clean(_MEMO_WORDS.sub("", tail.strip())), doc
 
 
 def _transaction(fields: dict[str, str], line: int) -> tuple[Any, ...]:

@@ -27,8 +27,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.json as pajson
 
 from recon.errors import StatementError
 from recon.money import AmountError, parse_plain_cents
@@ -195,13 +197,74 @@ def _refund_row(
 _FAST_VALOR = r"^[0-9]{1,15}\.[0-9]{2}$"
 
 
-def _nonempty(values: list[Any]) -> pa.Array:
-    array = pa.array(values, pa.string())
+def _blank_to_null(array: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     return pc.if_else(pc.equal(array, ""), pa.scalar(None, pa.string()), array)
 
 
+def _assemble(
+    e2e: Any, valor: Any, horario: Any, txid: Any, chave: Any, info: Any, names: Any, docs: Any
+) -> ParseResult | None:
+    """The pix_in lines from whole columns, after the item path's checks; None on any doubt."""
+    for column in (e2e, horario):
+        if column.null_count or (len(column) and pc.min(pc.utf8_length(column)).as_py() == 0):
+            return None
+    if valor.null_count or (
+        len(valor) and not pc.all(pc.match_substring_regex(valor, _FAST_VALOR)).as_py()
+    ):
+        return None
+    cents = pc.cast(
+        pc.multiply(pc.cast(valor, pa.decimal128(20, 2)), pa.scalar(100, pa.decimal128(3, 0))),
+        pa.int64(),
+    )
+    if len(cents) and pc.min(cents).as_py() <= 0:
+        return None
+    n = len(e2e)
+    result = ParseResult()
+    result.table = pa.table(
+        [
+            pa.array(np.arange(1, n + 1, dtype=np.int64)),
+            horario,
+            cents,
+            pa.repeat(pa.scalar("credit"), n),
+            pa.repeat(pa.scalar("pix_in"), n),
+            e2e,
+            _blank_to_null(txid),
+            pa.nulls(n, pa.string()),
+            vclean(names),
+            vclean(docs),
+            _blank_to_null(chave),
+            vclean(info),
+            pa.nulls(n, pa.string()),
+        ],
+        schema=PARSED_SCHEMA,
+    )
+    return result
+
+
+def _add_refunds(
+    result: ParseResult, parents: list[int], refunds: list[Any], e2e: Any
+) -> ParseResult | None:
+    """Devolução lines (item path code) for (item index, devolução dict) pairs."""
+    table = result.table
+    assert table is not None
+    names = table.column("counterparty_name")
+    docs = table.column("counterparty_document")
+    for index, dev in zip(parents, refunds, strict=True):
+        if not isinstance(dev, dict):
+            return None
+        try:
+            result.rows.append(
+                _refund_row(
+                    index + 1, dev, e2e[index].as_py(), names[index].as_py(), docs[index].as_py()
+                )
+            )
+        except LineError:
+            return None
+    return result
+
+
 def _fast(items: list[Any]) -> ParseResult | None:
-    """Vectorized read of items that are all well formed; None = use the item-by-item path.
+    """Vectorized read of decoded items that are all well formed; None = item-by-item path.
 
     Every check of the item path is made here on whole columns (types, required fields,
     valor's shape and sign); devoluções go through the item path's own code. On any doubt
@@ -211,61 +274,105 @@ def _fast(items: list[Any]) -> ParseResult | None:
         e2e = pa.array([it["endToEndId"] for it in items], pa.string())
         valor = pa.array([it["valor"] for it in items], pa.string())
         horario = pa.array([it["horario"] for it in items], pa.string())
-        txid = _nonempty([it.get("txid") for it in items])
-        chave = _nonempty([it.get("chave") for it in items])
-        info = vclean(pa.array([it.get("infoPagador") for it in items], pa.string()))
+        txid = pa.array([it.get("txid") for it in items], pa.string())
+        chave = pa.array([it.get("chave") for it in items], pa.string())
+        info = pa.array([it.get("infoPagador") for it in items], pa.string())
         payers = [it.get("pagador") or {} for it in items]
-        names = vclean(pa.array([p.get("nome") for p in payers], pa.string()))
-        docs = vclean(pa.array([p.get("cpf") or p.get("cnpj") for p in payers], pa.string()))
+        names = pa.array([p.get("nome") for p in payers], pa.string())
+        docs = pa.array([p.get("cpf") or p.get("cnpj") for p in payers], pa.string())
         refunds = [it.get("devolucoes") for it in items]
     except (KeyError, TypeError, AttributeError, pa.ArrowTypeError, pa.ArrowInvalid):
         return None
-    for column in (e2e, horario):
-        if column.null_count or (len(column) and pc.min(pc.utf8_length(column)).as_py() == 0):
-            return None
-    if len(valor) and not pc.all(pc.match_substring_regex(valor, _FAST_VALOR)).as_py():
+    result = _assemble(e2e, valor, horario, txid, chave, info, names, docs)
+    if result is None:
         return None
-    cents = pc.cast(
-        pc.multiply(pc.cast(valor, pa.decimal128(20, 2)), pa.scalar(100, pa.decimal128(3, 0))),
-        pa.int64(),
-    )
-    if len(cents) and pc.min(cents).as_py() <= 0:
-        return None
-    result = ParseResult()
-    n = len(items)
-    result.table = pa.table(
-        [
-            pa.array(range(1, n + 1), pa.int64()),
-            horario,
-            cents,
-            pa.repeat(pa.scalar("credit"), n),
-            pa.repeat(pa.scalar("pix_in"), n),
-            e2e,
-            txid,
-            pa.nulls(n, pa.string()),
-            names,
-            docs,
-            chave,
-            info,
-            pa.nulls(n, pa.string()),
-        ],
-        schema=PARSED_SCHEMA,
-    )
-    for number, dev_list in enumerate(refunds, start=1):
+    parents: list[int] = []
+    flat: list[Any] = []
+    for index, dev_list in enumerate(refunds):
         if not dev_list:
             continue
         if not isinstance(dev_list, list):
             return None
-        item = items[number - 1]
-        name, doc = names[number - 1].as_py(), docs[number - 1].as_py()
-        for dev in dev_list:
-            if not isinstance(dev, dict):
-                return None
-            try:
-                result.rows.append(_refund_row(number, dev, item["endToEndId"], name, doc))
-            except LineError:
-                return None
-    return result
+        parents.extend([index] * len(dev_list))
+        flat.extend(dev_list)
+    return _add_refunds(result, parents, flat, e2e)
+
+
+_S = pa.string()
+_DEVOLUCAO = pa.struct(
+    [
+        ("id", _S),
+        ("rtrId", _S),
+        ("valor", _S),
+        ("horario", pa.struct([("solicitacao", _S), ("liquidacao", _S)])),
+        ("status", _S),
+        ("natureza", _S),
+        ("motivo", _S),
+    ]
+)
+_ITEM = pa.struct(
+    [
+        ("endToEndId", _S),
+        ("txid", _S),
+        ("valor", _S),
+        ("chave", _S),
+        ("horario", _S),
+        ("infoPagador", _S),
+        ("pagador", pa.struct([("nome", _S), ("cpf", _S), ("cnpj", _S)])),
+        ("devolucoes", pa.list_(_DEVOLUCAO)),
+    ]
+)
+_BODY = pa.schema([("pix", pa.list_(_ITEM))])
+
+
+def _arrow_file(path: Path) -> ParseResult | None:
+    """Bodies one per line (saved pages, minified responses) read by pyarrow's JSON reader,
+    with the API Pix types enforced; None = use the Python reader (pretty-printed files,
+    bare items, a JSON number for valor, anything unexpected)."""
+    try:
+        table = pajson.read_json(
+            path,
+            read_options=pajson.ReadOptions(block_size=16 << 20),
+            parse_options=pajson.ParseOptions(
+                explicit_schema=_BODY, unexpected_field_behavior="ignore"
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OSError):
+        return None
+    pix = table.column("pix")
+    if pix.null_count:
+        return None
+    items = pc.list_flatten(pix)
+    items = items.combine_chunks() if isinstance(items, pa.ChunkedArray) else items
+    if items.null_count:
+        return None
+
+    def field(name: str) -> Any:
+        return pc.struct_field(items, name)
+
+    payer = field("pagador")
+    names = pc.struct_field(payer, "nome")
+    docs = pc.coalesce(
+        _blank_to_null(pc.struct_field(payer, "cpf")), pc.struct_field(payer, "cnpj")
+    )
+    e2e = field("endToEndId")
+    result = _assemble(
+        e2e,
+        field("valor"),
+        field("horario"),
+        field("txid"),
+        field("chave"),
+        field("infoPagador"),
+        names,
+        docs,
+    )
+    if result is None:
+        return None
+    devolucoes = field("devolucoes")
+    parents = pc.list_parent_indices(devolucoes).to_pylist()
+    if not parents:
+        return result
+    return _add_refunds(result, parents, pc.list_flatten(devolucoes).to_pylist(), e2e)
 
 
 def parse_documents(docs: Iterable[Any], source: str) -> ParseResult:
@@ -293,5 +400,8 @@ def _raw(item: Any) -> str:
 
 def parse_file(path: Path) -> ParseResult:
     """Parse an API Pix JSON file (UTF-8, BOM tolerated)."""
+    fast = _arrow_file(path)
+    if fast is not None:
+        return fast
     text = path.read_bytes().decode("utf-8-sig")
     return parse_documents(_documents(text, str(path)), str(path))

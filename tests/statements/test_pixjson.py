@@ -220,11 +220,37 @@ def test_fast_path_equals_item_path(monkeypatch: pytest.MonkeyPatch, tmp_path: P
         _pix("E60746948202611021205XYZ00000001", txid="", infoPagador="  a \u00a0 b ")
     )
     body["pix"].append(_pix("E60746948202611021205XYZ00000002", pagador={"nome": "X", "cnpj": "1"}))
-    path = _write(tmp_path / "p.json", body)
-    fast = parse_file(path)
+    body["pix"].append(_pix("E60746948202611021205XYZ00000003", pagador={"cpf": "", "cnpj": "2"}))
+    path = _write(tmp_path / "p.json", body)  # one line: pyarrow's JSON reader takes it
+    arrow = parse_file(path)
+    assert arrow.table is not None
+    monkeypatch.setattr(pixjson, "_arrow_file", lambda path: None)
+    fast = parse_file(path)  # decoded by Python, checked on columns
     assert fast.table is not None
     monkeypatch.setattr(pixjson, "_fast", lambda items: None)
-    slow = parse_file(path)
+    slow = parse_file(path)  # item by item
     assert slow.table is None
-    assert sorted(fast.all_rows(), key=repr) == sorted(slow.all_rows(), key=repr)
-    assert any(r[11] == "a b" and r[6] is None for r in fast.all_rows())
+    rows = sorted(slow.all_rows(), key=repr)
+    assert sorted(fast.all_rows(), key=repr) == rows
+    assert sorted(arrow.all_rows(), key=repr) == rows
+    assert any(r[11] == "a b" and r[6] is None for r in rows)
+    assert any(r[9] == "2" for r in rows)
+
+
+def test_pretty_printed_file_same_by_every_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    import recon.statements.pixjson as pixjson
+
+    arrow = pixjson._arrow_file(FIXTURES / "pix.json")
+    assert arrow is not None
+    monkeypatch.setattr(pixjson, "_arrow_file", lambda path: None)
+    monkeypatch.setattr(pixjson, "_fast", lambda items: None)
+    slow = pixjson.parse_file(FIXTURES / "pix.json")
+    assert sorted(arrow.all_rows(), key=repr) == sorted(slow.all_rows(), key=repr)
+
+
+def test_a_json_number_never_takes_the_fast_paths(tmp_path: Path) -> None:
+    import recon.statements.pixjson as pixjson
+
+    path = _write(tmp_path / "n.json", {"pix": [_pix(valor=10.5)]})
+    assert pixjson._arrow_file(path) is None
+    assert pixjson._fast([_pix(valor=10.5)]) is None

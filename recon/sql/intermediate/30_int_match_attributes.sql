@@ -29,9 +29,9 @@ lines as (
         l.direction,
         l.amount_abs_cents,
         l.booked_at,
-        l.counterparty_name_norm,
-        l.counterparty_doc_norm,
-        l.counterparty_key_norm,
+        l.counterparty_name,
+        l.counterparty_document,
+        l.counterparty_key,
         -- probe the neighbouring amount buckets only when a tolerance is set
         unnest(
             case when p.amount_tolerance_cents = 0 then [0] else [-1, 0, 1] end
@@ -49,9 +49,9 @@ intents as (
             as direction,
         i.amount_cents,
         i.amount_cents // (p.amount_tolerance_cents + 1) as bucket,
-        i.party_name_norm,
-        i.party_doc_norm,
-        i.destination_key_norm,
+        i.party_display_name,
+        i.party_document_masked,
+        i.destination_address,
         i.created_at as window_start,
         case
             when i.intent_type = 'onramp'
@@ -63,8 +63,19 @@ intents as (
       and not exists (select 1 from matched_intents as m where m.intent_id = i.intent_id)
 ),
 
-pairs as (
-    select lines.line_id, intents.intent_id
+-- same amount, direction and window first (a hash join); the counterparty tests, with
+-- their string normalization, then run on those few candidate pairs only
+amount_pairs as (
+    select
+        lines.line_id,
+        intents.intent_id,
+        intents.intent_type,
+        lines.counterparty_name,
+        lines.counterparty_document,
+        lines.counterparty_key,
+        intents.party_display_name,
+        intents.party_document_masked,
+        intents.destination_address
     from lines
     join intents
       on lines.bucket = intents.bucket
@@ -72,11 +83,16 @@ pairs as (
     cross join params as p
     where abs(lines.amount_abs_cents - intents.amount_cents) <= p.amount_tolerance_cents
       and lines.booked_at between intents.window_start and intents.window_end
-      and names_compatible(lines.counterparty_name_norm, intents.party_name_norm)
-      and docs_compatible(lines.counterparty_doc_norm, intents.party_doc_norm)
+),
+
+pairs as (
+    select line_id, intent_id
+    from amount_pairs
+    where names_compatible(norm_name(counterparty_name), norm_name(party_display_name))
+      and docs_compatible(norm_doc(counterparty_document), norm_doc(party_document_masked))
       and (
-          intents.intent_type = 'onramp'
-          or keys_compatible(lines.counterparty_key_norm, intents.destination_key_norm)
+          intent_type = 'onramp'
+          or keys_compatible(norm_key(counterparty_key), norm_key(destination_address))
       )
 ),
 

@@ -23,11 +23,8 @@ renamed as (
 
         ---------- counterparty (the party paying an onramp / receiving an offramp)
         party_display_name,
-        norm_name(party_display_name) as party_name_norm,
         party_document_masked,
-        norm_doc(party_document_masked) as party_doc_norm,
         destination_address,
-        norm_key(destination_address) as destination_key_norm,
 
         ---------- amounts (cents)
         amount_cents,

@@ -1,7 +1,8 @@
 -- stg_statement_lines: one row per normalized statement line, renamed for matching; only
--- the columns the models use (a million lines should fit in the memory budget).
--- Amounts stay signed cents (credit > 0) plus their magnitude; names/documents/keys get a
--- normalized twin for comparisons. Optional business-day window on booked_at.
+-- the columns the models use (a million lines should fit in the memory budget). Amounts
+-- stay signed cents (credit > 0) plus their magnitude. Lines booked after as_of are left
+-- out (the intents are only known up to as_of), and so are lines outside the optional
+-- business-day window.
 with
 
 source as (
@@ -27,10 +28,8 @@ renamed as (
 
         ---------- counterparty
         counterparty_name,
-        norm_name(counterparty_name) as counterparty_name_norm,
         counterparty_document,
-        norm_doc(counterparty_document) as counterparty_doc_norm,
-        norm_key(counterparty_key) as counterparty_key_norm,
+        counterparty_key,
         description,
 
         ---------- timestamps (UTC)

@@ -257,21 +257,24 @@ def _dedupe(
     line_id, fingerprint = ids.column("line_id"), ids.column("fingerprint")
     known_line = pc.is_in(line_id, value_set=seen.line_ids())
     known_version = pc.is_in(store.pair(line_id, fingerprint), value_set=seen.pairs())
-    if pc.count_distinct(line_id).as_py() == n:  # the usual case: no repeats in the file
-        is_dup = known_line
-        is_new = pc.invert(known_version)
-    else:
-        con.register(
-            "ids",
-            ids.append_column("known_line", known_line).append_column(
-                "known_version", known_version
-            ),
-        )
-        try:
+    con.register("ids", ids)
+    try:
+        # DuckDB's hash aggregate counts distinct strings several times faster than Arrow.
+        repeats = con.execute("SELECT count(*) - count(DISTINCT line_id) FROM ids").fetchall()[0][0]
+        if repeats == 0:  # the usual case: no line_id twice in the file
+            is_dup = known_line
+            is_new = pc.invert(known_version)
+        else:
+            con.register(
+                "ids",
+                ids.append_column("known_line", known_line).append_column(
+                    "known_version", known_version
+                ),
+            )
             flags = con.sql(_REPEATS_SQL).to_arrow_table()
-        finally:
-            con.unregister("ids")
-        is_dup, is_new = flags.column("is_dup"), flags.column("is_new_version")
+            is_dup, is_new = flags.column("is_dup"), flags.column("is_new_version")
+    finally:
+        con.unregister("ids")
     duplicate = int(pc.sum(is_dup).as_py() or 0)
     new_versions = int(pc.sum(pc.and_(is_dup, is_new)).as_py() or 0)
     full = table.set_column(

@@ -247,17 +247,20 @@ def _add_refunds(
     """Devolução lines (item path code) for (item index, devolução dict) pairs."""
     table = result.table
     assert table is not None
-    names = table.column("counterparty_name")
-    docs = table.column("counterparty_document")
-    for index, dev in zip(parents, refunds, strict=True):
+    if not parents:
+        return result
+    at = pa.array(parents, pa.int64())
+    originals = pc.take(e2e, at).to_pylist()
+    names = pc.take(table.column("counterparty_name"), at).to_pylist()
+    docs = pc.take(table.column("counterparty_document"), at).to_pylist()
+    rows = result.rows
+    for index, dev, original, name, doc in zip(
+        parents, refunds, originals, names, docs, strict=True
+    ):
         if not isinstance(dev, dict):
             return None
         try:
-            result.rows.append(
-                _refund_row(
-                    index + 1, dev, e2e[index].as_py(), names[index].as_py(), docs[index].as_py()
-                )
-            )
+            rows.append(_refund_row(index + 1, dev, original, name, doc))
         except LineError:
             return None
     return result

@@ -139,23 +139,36 @@ def _cast_times(texts: pa.Array) -> tuple[pa.Array, list[tuple[int, str]]]:
         pass
     fixed: list[str | None] = []
     bad: list[tuple[int, str]] = []
-    for i, text in enumerate(texts.to_pylist()):
+    values = texts.to_pylist()
+    chunk = 4096  # cast in chunks so only the chunks holding a bad time go value by value
+    for start in range(0, len(values), chunk):
+        part = values[start : start + chunk]
         try:
-            pc.cast(pa.array([text], pa.string()), TS)
-            fixed.append(text)
+            pc.cast(pa.array(part, pa.string()), TS)
+            fixed.extend(part)
             continue
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             pass
-        try:
-            dt = datetime.fromisoformat(text)
-        except (ValueError, TypeError):
-            dt = None
-        if dt is None or dt.tzinfo is None:
-            bad.append((i, f"not a time with a UTC offset: {text!r}"))
-            fixed.append(None)
-        else:
-            fixed.append(dt.astimezone(UTC).isoformat())
+        for offset, text in enumerate(part):
+            fixed.append(_one_time(text, start + offset, bad))
     return pc.cast(pa.array(fixed, pa.string()), TS), bad
+
+
+def _one_time(text: str | None, index: int, bad: list[tuple[int, str]]) -> str | None:
+    """One time text that Arrow can cast (Python reads some Arrow does not), or None + bad."""
+    try:
+        pc.cast(pa.array([text], pa.string()), TS)
+        return text
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    try:
+        dt = datetime.fromisoformat(text) if text is not None else None
+    except ValueError:
+        dt = None
+    if dt is None or dt.tzinfo is None:
+        bad.append((index, f"not a time with a UTC offset: {text!r}"))
+        return None
+    return dt.astimezone(UTC).isoformat()
 
 
 def rows_to_table(

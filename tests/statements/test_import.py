@@ -195,3 +195,23 @@ def test_same_fee_in_every_format_is_one_line(data_dir: DataDir, tmp_path: Path)
     fees = [r for r in view_rows(data_dir) if r["kind"] == "fee"]
     assert len(fees) == 1
     assert fees[0]["amount_cents"] == -350
+
+
+def test_one_bad_time_among_many_is_found(data_dir: DataDir, tmp_path: Path) -> None:
+    import json
+
+    items = [
+        {
+            "endToEndId": f"E18236120202611011000{n:011d}",
+            "valor": "1.00",
+            "horario": "2026-11-01T10:00:00-03:00" if n != 7000 else "2026-11-01 25:00",
+        }
+        for n in range(9000)
+    ]
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"pix": items}))
+    with pytest.raises(StatementParseError) as err:
+        import_statements([path], data_dir)
+    assert (err.value.line, err.value.field) == (7001, "booked_at")
+    report = import_statements([path], data_dir, quarantine=True)
+    assert (report.imported, report.quarantined) == (8999, 1)

@@ -7,8 +7,8 @@
 --
 -- Speed: instead of testing every reference against every line (N x M substring tests),
 -- the line text is cut into tokens; an intent id joins a token directly, a free-text
--- reference joins on its rarest token and is then checked with a substring test on the
--- few pairs that share that token.
+-- reference joins on its most specific token (most digits, then longest) and is then
+-- checked with a substring test on the few pairs that share that token.
 with
 
 claimed as (
@@ -23,13 +23,13 @@ lines as (
       and not exists (select 1 from claimed as c where c.line_id = l.line_id)
 ),
 
--- the intent id itself, as written (uuid) or compacted (txid style): unique by nature,
--- so it joins the line's tokens directly
+-- the intent id itself, as written (uuid) or compacted (txid style): unique by nature, so
+-- it joins the line's tokens directly, hyphens removed on both sides
 id_keys as (
     select
         intent_id,
         case intent_type when 'onramp' then 'credit' when 'offramp' then 'debit' end as direction,
-        unnest([upper(intent_id), txid_key]) as token
+        txid_key as token
     from stg_intents
 ),
 
@@ -53,37 +53,23 @@ unique_references as materialized (
     having min(intent_id) = max(intent_id)
 ),
 
-reference_tokens as materialized (
+-- the join key of a reference is its token with the most digits, then the longest:
+-- "Pedido 7KX2Q9A" joins on 7KX2Q9A, not on the word many descriptions share
+keyed as (
     select
         intent_id,
         case intent_type when 'onramp' then 'credit' when 'offramp' then 'debit' end as direction,
         reference,
-        unnest(regexp_split_to_array(reference, '[^A-Z0-9_-]+')) as token
-    from unique_references
-),
-
-token_counts as (
-    select token, count(*) as references_with_token
-    from reference_tokens
-    group by token
-),
-
--- the join key of a reference is its rarest token (then the longest): "PEDIDO 7KX2Q9A"
--- joins on 7KX2Q9A, not on the word every description shares
-keyed as (
-    select
-        reference_tokens.intent_id,
-        reference_tokens.direction,
-        reference_tokens.reference,
-        arg_min(
-            reference_tokens.token,
-            (token_counts.references_with_token, -length(reference_tokens.token),
-             reference_tokens.token)
+        list_reduce(
+            list_filter(
+                regexp_split_to_array(reference, '[^A-Z0-9_-]+'), lambda t: length(t) >= 3
+            ),
+            lambda a, b: case
+                when (length(b) - length(translate(b, '0123456789', '')), length(b))
+                     > (length(a) - length(translate(a, '0123456789', '')), length(a))
+                then b else a end
         ) as join_token
-    from reference_tokens
-    join token_counts using (token)
-    where length(reference_tokens.token) >= 3
-    group by all
+    from unique_references
 ),
 
 -- every token of every line's text, streamed
@@ -95,26 +81,17 @@ raw_tokens as (
     from lines
 ),
 
-key_tokens as (
-    select token, direction from id_keys
-    union
-    select join_token, direction from keyed
-),
-
--- only the tokens some key could join: a small set, however long the texts are
 line_tokens as materialized (
-    select distinct raw_tokens.line_id, raw_tokens.direction, raw_tokens.token
+    select distinct line_id, direction, token, replace(token, '-', '') as token_compact
     from raw_tokens
-    semi join key_tokens
-      on key_tokens.token = raw_tokens.token
-     and key_tokens.direction = raw_tokens.direction
+    where length(token) >= 3
 ),
 
 pairs as (
     select line_tokens.line_id, id_keys.intent_id
     from line_tokens
     join id_keys
-      on line_tokens.token = id_keys.token
+      on line_tokens.token_compact = id_keys.token
      and line_tokens.direction = id_keys.direction
     union
     select line_tokens.line_id, keyed.intent_id

@@ -85,15 +85,26 @@ amount_pairs as (
       and lines.booked_at between intents.window_start and intents.window_end
 ),
 
-pairs as (
-    select line_id, intent_id
+normalized as materialized (
+    select
+        line_id,
+        intent_id,
+        intent_type,
+        norm_name(counterparty_name) as line_name,
+        norm_name(party_display_name) as intent_name,
+        norm_doc(counterparty_document) as line_doc,
+        norm_doc(party_document_masked) as intent_doc,
+        norm_key(counterparty_key) as line_key,
+        norm_key(destination_address) as intent_key
     from amount_pairs
-    where names_compatible(norm_name(counterparty_name), norm_name(party_display_name))
-      and docs_compatible(norm_doc(counterparty_document), norm_doc(party_document_masked))
-      and (
-          intent_type = 'onramp'
-          or keys_compatible(norm_key(counterparty_key), norm_key(destination_address))
-      )
+),
+
+pairs as materialized (
+    select line_id, intent_id
+    from normalized
+    where names_compatible(line_name, intent_name)
+      and docs_compatible(line_doc, intent_doc)
+      and (intent_type = 'onramp' or keys_compatible(line_key, intent_key))
 ),
 
 line_counts as (

@@ -324,24 +324,33 @@ def parse_file(path: Path, profile: CsvProfile) -> ParseResult:
     return parse_text(text, str(path), profile)
 
 
+def _reader_after(text: str, skipped: int, delimiter: str) -> Any:
+    """A csv reader over `text`, positioned after `skipped` preamble lines."""
+    buffer = io.StringIO(text, newline="")
+    for _ in range(skipped):
+        buffer.readline()
+    return csv.reader(buffer, delimiter=delimiter)
+
+
 def parse_text(text: str, source: str, profile: CsvProfile) -> ParseResult:
     """Parse CSV text with `profile`."""
     if text.startswith("\ufeff"):
         text = text[1:]
-    buffer = io.StringIO(text, newline="")
     if profile.skip_lines is not None:
         skipped = profile.skip_lines
     else:
-        head = text[:16384].splitlines()
-        found = _find_header(head, profile)
+        found = _find_header(text[:16384].splitlines(), profile)
         if found is None:
             raise StatementParseError(
                 f"no header with the columns of profile {profile.name!r}", file=source, line=1
             )
         skipped = found
-    for _ in range(skipped):
-        buffer.readline()
-    reader = csv.reader(buffer, delimiter=profile.delimiter)
+    # The header is read from the first 64 KiB (copying a big file into a StringIO just to
+    # read its header costs more than the whole vectorized read).
+    start = text[: 1 << 16]
+    if start.count("\n") <= skipped + 1:  # header not surely inside: read the whole text
+        start = text
+    reader = _reader_after(start, skipped, profile.delimiter)
     try:
         header = next(reader)
     except StopIteration:
@@ -352,6 +361,8 @@ def parse_text(text: str, source: str, profile: CsvProfile) -> ParseResult:
         fast = _fast(text, header_line, where, len(header), profile)
         if fast is not None:
             return fast
+    reader = _reader_after(text, skipped, profile.delimiter)
+    next(reader)
     return _rows(reader, where, profile, source, skipped, len(header))
 
 
@@ -394,7 +405,7 @@ def _fast(
     try:
         table = pacsv.read_csv(
             pa.py_buffer(body.encode("utf-8")),
-            read_options=pacsv.ReadOptions(column_names=names),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=16 << 20),
             parse_options=pacsv.ParseOptions(
                 delimiter=profile.delimiter, newlines_in_values=False, ignore_empty_lines=False
             ),
@@ -408,6 +419,7 @@ def _fast(
         return None
     if table.num_rows != physical:
         return None
+    table = table.combine_chunks()  # one contiguous chunk per column: cheaper kernels below
 
     def col(target: str) -> pa.ChunkedArray:
         return pc.utf8_trim_whitespace(table.column(where[target]))

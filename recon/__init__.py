@@ -18,7 +18,7 @@ _EXPORTS: dict[str, str] = {
     # extract + catalog
     "extract": "recon.extract",
     "connect": "recon.catalog",
-    "sql": "recon.catalog",
+    "sql": "recon.sql",
     # statements
     "import_statements": "recon.statements",
     # reconciliation
@@ -29,6 +29,8 @@ _EXPORTS: dict[str, str] = {
     "ReconError": "recon.errors",
 }
 
+_CALLABLE_PACKAGES = frozenset({"extract", "reconcile", "sql"})
+
 __all__ = sorted([*_EXPORTS, "__version__"])
 
 
@@ -36,7 +38,11 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'recon' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    if name in _CALLABLE_PACKAGES:
+        # the package itself, made callable (recon._callable): one object whatever the import order
+        value = importlib.import_module(f"recon.{name}")
+    else:
+        value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 

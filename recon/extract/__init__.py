@@ -4,16 +4,12 @@
     >>> result = recon.extract(base_url="http://127.0.0.1:8700")   # key from $RECON_API_KEY
     >>> result.manifest["consistent"], result.path
 
-`recon.extract` is both this package and its main function: the package is callable, so
-``recon.extract(...)`` works whether or not ``recon.extract`` was imported as a module first.
+`recon.extract` is both this package and its main function (see recon._callable).
 """
 
 from __future__ import annotations
 
-import sys
-import types
-from typing import Any
-
+from recon._callable import make_callable
 from recon.extract.flatten import IntentParseError, flatten_intent
 from recon.extract.snapshot import (
     InconsistentSnapshotError,
@@ -33,12 +29,4 @@ __all__ = [
     "flatten_intent",
 ]
 
-
-class _CallableModule(types.ModuleType):
-    """Lets ``recon.extract(...)`` call `extract` even when the name resolves to the package."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> SnapshotResult:
-        return extract(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
+make_callable(__name__, "recon.extract.snapshot:extract")

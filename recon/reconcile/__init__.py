@@ -10,6 +10,7 @@ The matching itself is SQL: recon/sql/{staging,intermediate,marts,checks}/*.sql.
 
 from __future__ import annotations
 
+from recon._callable import make_callable
 from recon.reconcile.decisions import Decision, load_decisions, resolve
 from recon.reconcile.runs import RunChecksFailed, RunResult, RunSummary, load_run, reconcile
 from recon.reconcile.settings import ReconcileSettings
@@ -25,3 +26,6 @@ __all__ = [
     "reconcile",
     "resolve",
 ]
+
+# `recon.reconcile(...)` calls the function even after a submodule import rebinds the name.
+make_callable(__name__, "recon.reconcile.runs:reconcile")

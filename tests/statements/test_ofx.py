@@ -150,3 +150,60 @@ def test_lowercase_tags_and_unclosed() -> None:
     text = "<ofx><stmttrn><trntype>DEBIT<dtposted>20261101<trnamt>5.00<fitid>a<memo>TARIFA</ofx>"
     rows = parse_text(text, "x").all_rows()
     assert rows[0][2:5] == (-500, "debit", "fee")
+
+
+def test_fast_path_equals_block_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The vectorized read gives exactly what the block-by-block read gives."""
+    import recon.statements.ofx as ofx_module
+
+    d1 = "D18236120202611021200r0000000001"
+    memos = [
+        f"PIX RECEBIDO {E1} MARIA DA SILVA",
+        f"PIX ENVIADO - {E1} - JOÃO AÇAÍ",
+        f"DEVOLUCAO PIX {d1} REF {E1}",
+        f"DEVOLUCAO PIX {d1}",
+        "DEVOLUÇÃO SEM ID",
+        "TARIFA PIX ENVIADO (3)",
+        "PIX SEM ID",
+        "TED RECEBIDA",
+        f"X{E1}",  # glued: not an id
+        f"{E1}",
+        "",
+    ]
+    blocks = []
+    for i, memo in enumerate(memos * 3):
+        name = "<NAME>Fulano  de Tal\n" if i % 3 == 1 else ""
+        memo_tag = f"<MEMO>{memo}\n" if memo else ""
+        kind = ["CREDIT", "DEBIT", "FEE", "XFER", "PAYMENT"][i % 5]
+        amount = ["110.00", "-2500,00", "+3.50", "0000012.30", "7,05"][i % 5]
+        when = ["20261101100000[-3:GMT]", "20261102143000.123[+5:X]", "20261102010203[0]"][i % 3]
+        blocks.append(
+            f"<STMTTRN>\n<TRNTYPE>{kind}\n<DTPOSTED>{when}\n<TRNAMT>{amount}\n"
+            f"<FITID>F{i}\n{name}{memo_tag}</STMTTRN>\n"
+        )
+    text = _ofx().replace("<BANKTRANLIST>\n", "<BANKTRANLIST>\n" + "".join(blocks))
+    fast = parse_text(text, "x")
+    assert fast.table is not None
+    monkeypatch.setattr(ofx_module, "_fast", lambda chunks, line: None)
+    slow = parse_text(text, "x")
+    assert slow.table is None
+    assert fast.all_rows() == slow.all_rows()
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        "<DTPOSTED>20261101",
+        "<TRNAMT>1.234,56",
+        "<MEMO>A &amp; B",
+        "<memo>x",
+        "<MEMO>CPF 123.456.789-00",
+    ],
+)
+def test_odd_blocks_take_the_block_path(odd: str) -> None:
+    block = "<TRNTYPE>CREDIT\n<DTPOSTED>20261101100000[-3]\n<TRNAMT>1.00\n<FITID>1"
+    tag = odd.split(">")[0] + ">"
+    lines = [ln for ln in block.split("\n") if not ln.upper().startswith(tag.upper())] + [odd]
+    result = parse_text(_ofx("\n".join(lines)), "x")
+    assert result.table is None
+    assert len(result.all_rows()) == 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -142,9 +143,10 @@ def reconcile(
         raise UsageError(f"run {run_id} already exists")
     previous = catalog.latest_run(dd)
 
+    # DuckDB spills here beyond memory_limit; one folder per run, so runs never share files
+    temp_dir = Path(settings.temp_directory or (dd.root / ".tmp-duckdb")) / run_id
     con = catalog.connect(dd)
     try:
-        temp_dir = Path(settings.temp_directory or (dd.root / ".tmp-duckdb"))
         runner.configure(con, settings, temp_dir)
         as_of_ts = _resolve_as_of(con, as_of)
         runner.set_params(con, settings, as_of_ts)
@@ -162,6 +164,7 @@ def reconcile(
             write_json(tmp / "summary.json", summary.to_json())
     finally:
         con.close()
+        shutil.rmtree(temp_dir, ignore_errors=True)
     result = RunResult(run_id, dd.runs / run_id, summary)
     if strict and not summary.checks_passed:
         failed = ", ".join(f"{k} ({v} rows)" for k, v in summary.checks.items() if v)

@@ -230,3 +230,11 @@ def test_failed_checks_publish_the_run_then_raise(world, monkeypatch):
     assert info.value.exit_code == 2
     # strict=False returns instead of raising
     assert not run(world, run_id="bad2", strict=False).summary.checks_passed
+
+
+def test_spill_folder_is_per_run_and_removed(world, tmp_path):
+    _world(world)
+    spill = tmp_path / "spill"
+    result = run(world, run_id="r1", settings=ReconcileSettings(temp_directory=str(spill)))
+    assert result.summary.checks_passed
+    assert not (spill / "r1").exists()

@@ -122,3 +122,42 @@ def test_pull_from_the_sandbox_api_pix(world: tuple[Any, Path], tmp_path: Path) 
     assert sorted(tuple(r[k] for k in keep) for r in view_rows(pulled)) == sorted(
         tuple(r[k] for k in keep) for r in view_rows(from_file)
     )
+
+
+def test_pull_command_against_the_sandbox(
+    world: tuple[Any, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from starlette.applications import Starlette
+
+    from recon.cli import main
+    from recon.sandbox.pix_api import PixCredentials, pix_routes
+    from recon.sandbox.server import run_in_thread
+
+    bank, _ = world
+    creds = PixCredentials.for_seed(11)
+    monkeypatch.setenv("RECON_PIX_CLIENT_SECRET", creds.client_secret)
+    with run_in_thread(Starlette(routes=pix_routes(bank, creds))) as base_url:
+        args = [
+            "statements",
+            "pull",
+            "--base-url",
+            base_url,
+            "--client-id",
+            creds.client_id,
+            "--inicio",
+            "2000-01-01T00:00:00Z",
+            "--fim",
+            "2100-01-01T00:00:00Z",
+            "--data",
+            str(tmp_path / "d"),
+        ]
+        assert main(args) == 0
+        first = capsys.readouterr().out
+        assert main(args) == 0
+        second = capsys.readouterr().out
+    assert "imported 0" not in first and "quarantined 0" in first
+    assert "imported 0," in second
+    assert creds.client_secret not in first + second

@@ -16,7 +16,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
+import orjson
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from recon.errors import ApiError
 from recon.schemas import INTENTS_SCHEMA
@@ -24,10 +26,12 @@ from recon.schemas import INTENTS_SCHEMA
 __all__ = [
     "FlatPage",
     "IntentParseError",
+    "PageItems",
     "RowBuffer",
     "dumps",
     "flatten_intent",
     "flatten_page",
+    "page_items",
     "parse_timestamp",
 ]
 
@@ -271,94 +275,141 @@ class _Slow(Exception):
     """The fast path met something it does not handle; redo the page item by item."""
 
 
-def _ints(values: list[Any]) -> list[Any]:
-    for v in values:
-        if v is not None and type(v) is not int:
-            raise _Slow
-    return values
+_S = pa.string()
+_I = pa.int64()
+# The fields a row needs, as one Arrow struct: pyarrow converts a page of dicts to it in
+# C++ (missing keys and nulls become nulls, unknown keys are ignored, a string field holding
+# anything but a string is an error). Timestamps come in as text and are cast below.
+_ITEM = pa.struct(
+    [(key, _S) for _, key in _TEXT_FIELDS]
+    + [
+        ("id", _S),
+        ("status", _S),
+        ("flowVersion", _I),
+        ("amountCents", _I),
+        ("createdAt", _S),
+        ("updatedAt", _S),
+        ("expiresAt", _S),
+        ("pixInfo", pa.struct([(key, _S) for _, key in _PIX_FIELDS] + [("amountCents", _I)])),
+        ("party", pa.struct([(key, _S) for _, key in _PARTY_FIELDS])),
+        ("metadata", pa.struct([("destinationAddress", _S), ("amountCents", _I)])),
+    ]
+)
+_INT_OR_NONE = frozenset({int, type(None)})
+_AMOUNT_SOURCES = (
+    ("amountCents", "amountCents"),
+    ("pixInfo.amountCents", "pixInfo"),
+    ("metadata.amountCents", "metadata"),
+)
 
 
-def _objects(values: list[Any]) -> list[Any]:
-    for v in values:
-        if v is not None and type(v) is not dict:
-            raise _Slow
-    return values
-
-
-def _ts(values: list[Any]) -> pa.Array:
-    arr = pa.array(values, type=pa.string())
-    # Arrow parses ISO 8601 with an offset ("Z", "+00:00", "-0300") straight to UTC and
-    # refuses a timestamp without one, like the item-by-item path.
-    return arr.cast(_TS_UTC)
+def _dumps_bytes(items: list[Any]) -> list[bytes]:
+    try:
+        return [orjson.dumps(i) for i in items]
+    except TypeError:  # e.g. integers beyond 64 bits: `dumps` has the stdlib fallback
+        return [dumps(i).encode() for i in items]
 
 
 def _fast_page(items: list[Any]) -> FlatPage:
-    for item in items:
-        if type(item) is not dict:
-            raise _Slow
+    # What pyarrow's conversion would not refuse by itself is checked here first: the
+    # nested objects must be objects (it would take a tuple), integers must be integers (it
+    # would truncate a float), ids and statuses non-empty.
     get = dict.get
-    ids: list[str] = []
-    for i in items:
-        v = get(i, "id")
+    if {type(i) for i in items} - {dict}:
+        raise _Slow
+    ids: list[str] = [get(i, "id") for i in items]  # type: ignore[misc]  # checked next
+    for v in ids:
         if type(v) is not str or not v.strip():
             raise _Slow
-        ids.append(v)
-    status = [get(i, "status") for i in items]
-    for v in status:
-        if type(v) is not str or not v:
+    for status in [get(i, "status") for i in items]:
+        if type(status) is not str or not status:
             raise _Slow
-    meta = _objects([get(i, "metadata") for i in items])
-    pix = _objects([get(i, "pixInfo") for i in items])
-    party = _objects([get(i, "party") for i in items])
-    pix_d = [p or {} for p in pix]
-    party_d = [p or {} for p in party]
-    meta_d = [m or {} for m in meta]
-    top_amount = _ints([get(i, "amountCents") for i in items])
-    pix_amount = _ints([p.get("amountCents") for p in pix_d])
-    meta_amount = _ints([m.get("amountCents") for m in meta_d])
-    amount: list[int | None] = []
-    source: list[str | None] = []
-    for a, b, c in zip(top_amount, pix_amount, meta_amount, strict=True):
-        if a is not None:
-            amount.append(a)
-            source.append("amountCents")
-        elif b is not None:
-            amount.append(b)
-            source.append("pixInfo.amountCents")
-        elif c is not None:
-            amount.append(c)
-            source.append("metadata.amountCents")
-        else:
-            amount.append(None)
-            source.append(None)
-    created = [get(i, "createdAt") for i in items]
-    updated = [get(i, "updatedAt") for i in items]
-    if None in created or None in updated:
+    nested = {}
+    for key in ("pixInfo", "party", "metadata"):
+        values = [get(i, key) for i in items]
+        if {type(v) for v in values} - {dict, type(None)}:
+            raise _Slow
+        nested[key] = values
+    ints = {type(get(i, "flowVersion")) for i in items}
+    ints |= {type(get(i, "amountCents")) for i in items}
+    ints |= {type(get(p, "amountCents")) for p in nested["pixInfo"] if p is not None}
+    ints |= {type(get(m, "amountCents")) for m in nested["metadata"] if m is not None}
+    if not ints <= _INT_OR_NONE:
         raise _Slow
-    s = pa.string()
+
+    struct = pa.array(items, type=_ITEM)
+    fields = dict(zip((f.name for f in _ITEM), struct.flatten(), strict=True))
+    pix = dict(
+        zip((f.name for f in _ITEM.field("pixInfo").type), fields["pixInfo"].flatten(), strict=True)
+    )
+    party = dict(
+        zip((f.name for f in _ITEM.field("party").type), fields["party"].flatten(), strict=True)
+    )
+    meta = dict(
+        zip(
+            (f.name for f in _ITEM.field("metadata").type),
+            fields["metadata"].flatten(),
+            strict=True,
+        )
+    )
+    if fields["createdAt"].null_count or fields["updatedAt"].null_count:
+        raise _Slow
+
+    # amount: a top-level amountCents, else pixInfo's, else metadata's (as flatten_intent)
+    amounts = (fields["amountCents"], pix["amountCents"], meta["amountCents"])
+    source = pa.nulls(len(items), _S)
+    for (label, _), values in reversed(list(zip(_AMOUNT_SOURCES, amounts, strict=True))):
+        source = pc.if_else(pc.is_valid(values), pa.scalar(label, _S), source)
+    metadata = [None if m is None else dumps(m, sort_keys=True) for m in nested["metadata"]]
     columns: dict[str, pa.Array] = {
-        "id": pa.array(ids, type=s),
-        "status": pa.array(status, type=s),
-        "flow_version": pa.array(_ints([get(i, "flowVersion") for i in items]), type=pa.int64()),
-        "metadata": pa.array([None if m is None else dumps(m, sort_keys=True) for m in meta], s),
-        "expires_at": _ts([get(i, "expiresAt") for i in items]),
-        "created_at": _ts(created),
-        "updated_at": _ts(updated),
-        "amount_cents": pa.array(amount, type=pa.int64()),
-        "amount_source": pa.array(source, type=s),
-        "pix_amount_cents": pa.array(pix_amount, type=pa.int64()),
-        "destination_address": pa.array([m.get("destinationAddress") for m in meta_d], s),
-        "raw": pa.array([dumps(i) for i in items], type=s),
+        "id": fields["id"],
+        "status": fields["status"],
+        "flow_version": fields["flowVersion"],
+        "metadata": pa.array(metadata, type=_S),
+        "expires_at": fields["expiresAt"].cast(_TS_UTC),
+        "created_at": fields["createdAt"].cast(_TS_UTC),
+        "updated_at": fields["updatedAt"].cast(_TS_UTC),
+        "amount_cents": pc.coalesce(*amounts),
+        "amount_source": source,
+        "pix_amount_cents": pix["amountCents"],
+        "destination_address": meta["destinationAddress"],
+        # compact JSON as bytes, validated as UTF-8 by the cast (no per-item str objects)
+        "raw": pa.array(_dumps_bytes(items), type=pa.binary()).cast(_S),
     }
     for column, key in _TEXT_FIELDS:
-        columns[column] = pa.array([get(i, key) for i in items], type=s)
+        columns[column] = fields[key]
     for column, key in _PIX_FIELDS:
-        columns[column] = pa.array([p.get(key) for p in pix_d], type=s)
+        columns[column] = pix[key]
     for column, key in _PARTY_FIELDS:
-        columns[column] = pa.array([p.get(key) for p in party_d], type=s)
+        columns[column] = party[key]
     table = pa.Table.from_arrays([columns[f.name] for f in DATA_SCHEMA], schema=DATA_SCHEMA)
     upd = columns["updated_at"].cast(pa.int64()).to_numpy(zero_copy_only=False)
     return FlatPage(ids, upd.tolist(), table)
+
+
+@dataclass(frozen=True)
+class PageItems:
+    """One page's ids (checked) and its items left as they are (`table`), for a writer that
+    flattens many pages at once: Arrow's per-call cost is then paid per batch, not per page."""
+
+    ids: list[str]
+    table: list[Any]
+
+
+def page_items(items: list[Any]) -> PageItems:
+    """The ids of a page of intent objects, checked; the items are flattened later (by
+    `flatten_page` on a batch). A page with an item that has no usable id raises
+    `IntentParseError` naming it, as `flatten_page` would."""
+    get = dict.get
+    try:
+        ids: list[str] = [get(i, "id") for i in items]  # type: ignore[misc]  # checked next
+        if all(type(v) is str and v.strip() for v in ids):
+            return PageItems(ids, items)
+    except TypeError:  # an item that is not an object
+        pass
+    for item in items:
+        flatten_intent(item)  # raises IntentParseError for the first bad item
+    return PageItems([item["id"] for item in items], items)  # pragma: no cover
 
 
 def _slow_page(items: list[Any]) -> FlatPage:
@@ -378,7 +429,15 @@ def flatten_page(items: list[Any]) -> FlatPage:
     """
     try:
         return _fast_page(items)
-    except (_Slow, pa.ArrowInvalid, pa.ArrowTypeError, TypeError, AttributeError, ValueError):
+    except (
+        _Slow,
+        pa.ArrowInvalid,
+        pa.ArrowTypeError,
+        TypeError,
+        AttributeError,
+        ValueError,
+        OverflowError,
+    ):
         return _slow_page(items)
 
 

@@ -2,7 +2,7 @@
 --
 -- A line can be stored more than once: the same PIX read from several formats (its
 -- line_id depends on the end-to-end id, not on the format), or a devolução whose status
--- changed between imports. Versions are ranked: the richer format first
+-- changed between imports. Versions are ranked (booked_at apart, see time_rank): the richer format first
 -- (pix-json > cnab240 > ofx > csv), then the latest import. Each content column takes the
 -- first non-null value in that order, so an OFX FITID fills bank_reference of a line whose
 -- best version came from API Pix. Lineage columns (source_format, source_file,
@@ -21,7 +21,23 @@ WITH versions AS (
                     WHEN 'csv' THEN 4 ELSE 5
                 END,
                 imported_at DESC, source_file DESC, source_line DESC
-        ) AS version_rank
+        ) AS version_rank,
+        -- booked_at: a version with a time of day beats a date-only one (CNAB 240, bank CSV,
+        -- stored as local midnight), whatever the format rank, so a payout read from CNAB
+        -- and OFX keeps OFX's exact time.
+        row_number() OVER (
+            PARTITION BY line_id
+            ORDER BY
+                CASE WHEN booked_at IS NULL THEN 2
+                     WHEN CAST(timezone('America/Sao_Paulo', booked_at) AS TIME) = TIME '00:00:00' THEN 1
+                     ELSE 0
+                END,
+                CASE source_format
+                    WHEN 'pix-json' THEN 1 WHEN 'cnab240' THEN 2 WHEN 'ofx' THEN 3
+                    WHEN 'csv' THEN 4 ELSE 5
+                END,
+                imported_at DESC, source_file DESC, source_line DESC
+        ) AS time_rank
     FROM {statement_files}
 ),
 merged AS (
@@ -34,7 +50,7 @@ merged AS (
         arg_min(source_line, version_rank) AS source_line,
         arg_min(account, version_rank) AS account,
         -- the movement
-        arg_min(booked_at, version_rank) FILTER (WHERE booked_at IS NOT NULL) AS booked_at,
+        arg_min(booked_at, time_rank) FILTER (WHERE booked_at IS NOT NULL) AS booked_at,
         arg_min(amount_cents, version_rank) FILTER (WHERE amount_cents IS NOT NULL) AS amount_cents,
         arg_min(direction, version_rank) FILTER (WHERE direction IS NOT NULL) AS direction,
         arg_min(kind, version_rank) FILTER (WHERE kind IS NOT NULL) AS kind,

@@ -40,20 +40,9 @@ claimed_lines as (
     select line_id from int_ambiguous
 ),
 
--- the matched pairs with the intent and line detail a reason needs
-paired as materialized (
-    select
-        m.*,
-        i.status,
-        i.created_at,
-        i.expires_at,
-        i.updated_at,
-        i.party_display_name,
-        l.counterparty_name,
-        m.actual_cents - m.expected_cents as delta_cents
-    from int_matches as m
-    join intents as i using (intent_id)
-    join lines as l using (line_id)
+-- the matched pairs with the intent and line detail a reason needs (int_paired)
+paired as (
+    select * from int_paired
 ),
 
 ---------- onramps

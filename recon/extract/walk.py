@@ -46,6 +46,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import numpy as np
+
 from recon.errors import PaginationError
 
 __all__ = [
@@ -99,6 +101,81 @@ def id_text(key: bytes | str) -> str:
         h = key.hex()
         return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
     return key
+
+
+class IdSet:
+    """The set of id keys read (see `id_key`), ~16 bytes per canonical UUID.
+
+    A Python set of 16-byte `bytes` costs ~90 bytes per id (object + table slot): 90 MB
+    at 1M intents. Here UUID keys go to a small set of recent keys, which every
+    `FLUSH_KEYS` is sorted into a numpy array of 16-byte strings (a "level"); membership is
+    a vectorized binary search per level, levels are merged when there are too many.
+    Other ids (not canonical UUIDs) stay in a plain set.
+    """
+
+    FLUSH_KEYS = 1 << 16
+    MAX_LEVELS = 6
+
+    def __init__(self) -> None:
+        self._recent: set[bytes] = set()
+        self._levels: list[np.ndarray[Any, Any]] = []
+        self._other: set[str] = set()
+        self._count = 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __contains__(self, key: object) -> bool:
+        if isinstance(key, str):
+            return key in self._other
+        if not isinstance(key, bytes) or len(key) != 16:
+            return False
+        return key in self._recent or bool(self._in_levels([key])[0])
+
+    def _in_levels(self, keys: list[bytes]) -> np.ndarray[Any, Any]:
+        found = np.zeros(len(keys), dtype=bool)
+        if not self._levels or not keys:
+            return found
+        query = np.frombuffer(b"".join(keys), dtype="S16")
+        for level in self._levels:
+            at = np.searchsorted(level, query)
+            np.minimum(at, len(level) - 1, out=at)
+            found |= level[at] == query
+        return found
+
+    def add_many(self, keys: list[bytes | str]) -> int:
+        """Add `keys` (in order); return how many were not in the set before (a key twice
+        in `keys` counts once)."""
+        before = self._count
+        uuids = [k for k in keys if type(k) is bytes and len(k) == 16]
+        if len(uuids) != len(keys):
+            for k in keys:
+                if isinstance(k, str) and k not in self._other:
+                    self._other.add(k)
+                    self._count += 1
+        known = self._in_levels(uuids)
+        recent = self._recent
+        for k, old in zip(uuids, known.tolist(), strict=True):
+            if not old and k not in recent:
+                recent.add(k)
+                self._count += 1
+        if len(recent) >= self.FLUSH_KEYS:
+            self._flush()
+        return self._count - before
+
+    def _flush(self) -> None:
+        level = np.frombuffer(b"".join(self._recent), dtype="S16").copy()
+        level.sort()
+        self._recent = set()
+        self._levels.append(level)
+        if len(self._levels) > self.MAX_LEVELS:
+            merged = np.concatenate(self._levels)
+            merged.sort()
+            self._levels = [merged]
+
+    def clear(self) -> None:
+        """Forget every key (frees the memory)."""
+        self._recent, self._levels, self._other, self._count = set(), [], set(), 0
 
 
 @dataclass(frozen=True)
@@ -229,7 +306,7 @@ class Walker:
         self.max_passes = max_passes
         self.on_progress = on_progress
         # every id read, as compact keys (see `id_key`)
-        self.seen: set[bytes | str] = set()
+        self.seen = IdSet()
         self.rows_written = 0
         self.pages = 0
         self.limit = page_size  # asked first; then the limit the server applies (echoed)
@@ -262,17 +339,12 @@ class Walker:
         if len(page.items) < page.limit and page.offset + len(page.items) < page.total:
             p.short_pages += 1
         flat = self.flatten(page.items)
-        new = 0
-        seen = self.seen
-        for k in id_keys(flat.ids):
-            if p.ids is not None:
-                p.ids.add(k)
-            if k in seen:
-                if p.number == 1:
-                    p.duplicates += 1  # read twice in the first pass: pages shifted
-            else:
-                seen.add(k)
-                new += 1
+        keys = id_keys(flat.ids)
+        if p.ids is not None:
+            p.ids.update(keys)
+        new = self.seen.add_many(keys)
+        if p.number == 1:
+            p.duplicates += len(keys) - new  # read twice in the first pass: pages shifted
         self.rows_written += len(flat.ids)
         if flat.ids:
             self.sink(flat.table)

@@ -239,9 +239,18 @@ class _VersionWriter:
                 self.writer.close()
 
 
-def _winners(source: Path, rows: int, final_ids: list[str] | None) -> np.ndarray[Any, Any]:
+def _winners(
+    source: Path, rows: int, final_ids: list[str] | None, repeated: list[str] | None = None
+) -> np.ndarray[Any, Any]:
     """Mask over the rows read: per id, its latest version (greatest updated_at, then the
-    later read), restricted to `final_ids` when given. Columnar, so it costs bytes per row."""
+    later read), restricted to `final_ids` when given. Columnar, so it costs bytes per row.
+
+    `repeated` (monotone walks): the ids read more than once; every other row is its id's
+    only version and wins without a look. Only the repeated ids' rows are then collected,
+    one row group at a time, so memory follows the duplicates, not the rows read.
+    """
+    if repeated is not None and final_ids is None:
+        return _winners_of_repeated(source, rows, repeated)
     table = pq.read_table(source, columns=["id", "updated_at"])
     encoded = pc.dictionary_encode(table.column("id").combine_chunks())
     codes = encoded.indices.to_numpy(zero_copy_only=False)
@@ -260,6 +269,42 @@ def _winners(source: Path, rows: int, final_ids: list[str] | None) -> np.ndarray
         winners = winners[wanted_np[codes[winners]]]
     mask = np.zeros(rows, dtype=bool)
     mask[winners] = True
+    return mask
+
+
+def _winners_of_repeated(source: Path, rows: int, repeated: list[str]) -> np.ndarray[Any, Any]:
+    mask = np.ones(rows, dtype=bool)
+    if not repeated:
+        return mask
+    value_set = pa.array(repeated, type=pa.string())
+    parquet = pq.ParquetFile(source)
+    ids: list[pa.Array] = []
+    updated: list[pa.Array] = []
+    positions: list[np.ndarray[Any, Any]] = []
+    start = 0
+    for index in range(parquet.num_row_groups):
+        group = parquet.read_row_group(index, columns=["id", "updated_at"])
+        hit = pc.is_in(group.column("id"), value_set=value_set)
+        where = np.flatnonzero(hit.to_numpy())
+        if len(where):
+            chosen = group.take(pa.array(where))
+            ids.append(chosen.column("id").combine_chunks())
+            updated.append(chosen.column("updated_at").combine_chunks())
+            positions.append(where + start)
+        start += group.num_rows
+        del group
+    pos = np.concatenate(positions) if positions else np.zeros(0, dtype=np.int64)
+    if not len(pos):
+        return mask
+    codes = pc.dictionary_encode(pa.concat_arrays(ids)).indices.to_numpy(zero_copy_only=False)
+    upd = pa.concat_arrays(updated).cast(pa.int64()).to_numpy(zero_copy_only=False)
+    # same rule as the full path: sort by id, updated_at, read order; the last of an id wins
+    order = np.lexsort((pos, upd, codes))
+    ordered = codes[order]
+    last = np.ones(len(order), dtype=bool)
+    last[:-1] = ordered[1:] != ordered[:-1]
+    mask[pos] = False
+    mask[pos[order[last]]] = True
     return mask
 
 
@@ -470,7 +515,7 @@ async def _extract(
                 rows = walk.rows_written
             else:
                 walker.seen.clear()  # not needed any more: give its memory to the last pass
-                mask = _winners(versions, walk.rows_written, walk.final_ids)
+                mask = _winners(versions, walk.rows_written, walk.final_ids, walk.repeated_ids)
                 rows = _compact(versions, tmp / PART_NAME, mask)
             from recon import __version__
 

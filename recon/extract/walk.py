@@ -143,22 +143,27 @@ class IdSet:
             found |= level[at] == query
         return found
 
-    def add_many(self, keys: list[bytes | str]) -> int:
+    def add_many(self, keys: list[bytes | str], repeated: set[bytes | str] | None = None) -> int:
         """Add `keys` (in order); return how many were not in the set before (a key twice
-        in `keys` counts once)."""
+        in `keys` counts once). Keys already present are added to `repeated` if given."""
         before = self._count
         uuids = [k for k in keys if type(k) is bytes and len(k) == 16]
         if len(uuids) != len(keys):
             for k in keys:
-                if isinstance(k, str) and k not in self._other:
-                    self._other.add(k)
-                    self._count += 1
+                if isinstance(k, str):
+                    if k not in self._other:
+                        self._other.add(k)
+                        self._count += 1
+                    elif repeated is not None:
+                        repeated.add(k)
         known = self._in_levels(uuids)
         recent = self._recent
         for k, old in zip(uuids, known.tolist(), strict=True):
             if not old and k not in recent:
                 recent.add(k)
                 self._count += 1
+            elif repeated is not None:
+                repeated.add(k)
         if len(recent) >= self.FLUSH_KEYS:
             self._flush()
         return self._count - before
@@ -239,6 +244,7 @@ class WalkResult:
     unique_ids: int  # ids in the final set
     duplicates_dropped: int  # rows written that are not kept
     final_ids: list[str] | None  # the ids to keep; None = every id read (monotone walks)
+    repeated_ids: list[str] = field(default_factory=list)  # ids read more than once
     drift: list[str] = field(default_factory=list)  # what was observed, for the manifest
     page_limit: int = 0  # the limit the server applied
     first_date: str | None = None  # Date header of the first page: the server's clock
@@ -307,6 +313,8 @@ class Walker:
         self.on_progress = on_progress
         # every id read, as compact keys (see `id_key`)
         self.seen = IdSet()
+        # ids read more than once (drift): only their versions need choosing at the end
+        self.repeated: set[bytes | str] = set()
         self.rows_written = 0
         self.pages = 0
         self.limit = page_size  # asked first; then the limit the server applies (echoed)
@@ -342,7 +350,7 @@ class Walker:
         keys = id_keys(flat.ids)
         if p.ids is not None:
             p.ids.update(keys)
-        new = self.seen.add_many(keys)
+        new = self.seen.add_many(keys, self.repeated)
         if p.number == 1:
             p.duplicates += len(keys) - new  # read twice in the first pass: pages shifted
         self.rows_written += len(flat.ids)
@@ -508,6 +516,7 @@ class Walker:
             unique_ids=unique,
             duplicates_dropped=self.rows_written - unique,
             final_ids=None if final_ids is None else [id_text(k) for k in final_ids],
+            repeated_ids=[id_text(k) for k in self.repeated],
             drift=self.drift,
             page_limit=self.limit,
             first_date=self.first_date,

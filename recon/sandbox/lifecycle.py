@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from recon.schemas import INTENT_STATUSES, OFFRAMP_LIFECYCLE, ONRAMP_LIFECYCLE
+
 __all__ = [
     "EXIT_STATUSES",
     "OFFRAMP",
@@ -25,24 +27,7 @@ __all__ = [
 ]
 
 #: Every intent status of spec 3.1, in spec order. Index = the compact code the store keeps.
-STATUSES: tuple[str, ...] = (
-    "created",
-    "requires_compliance",
-    "awaiting_fiat_payment",
-    "fiat_received",
-    "minting",
-    "awaiting_onchain_transfer",
-    "awaiting_burn_approval",
-    "burn_approved",
-    "onchain_received",
-    "burning",
-    "paying_out",
-    "completed",
-    "expired",
-    "canceled",
-    "failed",
-    "refunded",
-)
+STATUSES: tuple[str, ...] = INTENT_STATUSES
 STATUS_CODE: dict[str, int] = {s: i for i, s in enumerate(STATUSES)}
 EXIT_STATUSES = frozenset({"expired", "canceled", "failed", "refunded"})
 TERMINAL = frozenset({"completed", "expired", "canceled", "refunded"})
@@ -121,15 +106,7 @@ def _exits(pre: tuple[str, ...], moved: tuple[str, ...], waiting: str) -> dict[s
 
 
 ONRAMP = Lifecycle(
-    path=(
-        "created",
-        "requires_compliance",
-        "awaiting_fiat_payment",
-        "fiat_received",
-        "minting",
-        "awaiting_onchain_transfer",
-        "completed",
-    ),
+    path=ONRAMP_LIFECYCLE,
     exits=_exits(
         ("created", "requires_compliance", "awaiting_fiat_payment"),
         ("fiat_received", "minting", "awaiting_onchain_transfer"),
@@ -138,16 +115,7 @@ ONRAMP = Lifecycle(
 )
 
 OFFRAMP = Lifecycle(
-    path=(
-        "created",
-        "requires_compliance",
-        "awaiting_burn_approval",
-        "burn_approved",
-        "onchain_received",
-        "burning",
-        "paying_out",
-        "completed",
-    ),
+    path=OFFRAMP_LIFECYCLE,
     exits=_exits(
         ("created", "requires_compliance", "awaiting_burn_approval", "burn_approved"),
         ("onchain_received", "burning", "paying_out"),

@@ -39,6 +39,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/extract.py
 	$(BIN)/python bench/statements.py
 	$(BIN)/python bench/reconcile.py
+	$(BIN)/python bench/analytics.py
 
 clean:
 	rm -rf build .pytest_cache .mypy_cache .ruff_cache

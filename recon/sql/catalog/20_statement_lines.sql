@@ -9,10 +9,23 @@
 -- source_line, imported_at) come together from the best version.
 -- A devolução that was NAO_REALIZADO is stored as a void version (0 cents); a refund line
 -- whose merged amount is 0 moved no money and is left out.
+--
+-- Most line_ids are stored once: such a line is its own merge (every arg_min of one row is
+-- that row, a null stays null), so only the line_ids stored more than once go through the
+-- window functions and aggregates; the singletons pass through untouched (UNION ALL).
 CREATE OR REPLACE VIEW statement_lines AS
-WITH versions AS (
+WITH stored AS (
+    SELECT * FROM {statement_files}
+),
+repeated AS (
+    SELECT line_id FROM stored GROUP BY line_id HAVING count(*) > 1
+),
+singletons AS (
+    SELECT s.* FROM stored AS s ANTI JOIN repeated AS r ON s.line_id IS NOT DISTINCT FROM r.line_id
+),
+versions AS (
     SELECT
-        *,
+        s.*,
         row_number() OVER (
             PARTITION BY line_id
             ORDER BY
@@ -38,7 +51,7 @@ WITH versions AS (
                 END,
                 imported_at DESC, source_file DESC, source_line DESC
         ) AS time_rank
-    FROM {statement_files}
+    FROM stored AS s SEMI JOIN repeated AS r ON s.line_id IS NOT DISTINCT FROM r.line_id
 ),
 merged AS (
     SELECT
@@ -67,12 +80,25 @@ merged AS (
         arg_min(imported_at, version_rank) AS imported_at
     FROM versions
     GROUP BY line_id
+),
+lines AS (
+    SELECT
+    line_id, source_format, source_file, source_line, account, booked_at, amount_cents,
+    direction, kind, end_to_end_id, txid, refund_of, counterparty_name,
+    counterparty_document, counterparty_key, description, bank_reference, imported_at
+    FROM merged
+    UNION ALL
+    SELECT
+    line_id, source_format, source_file, source_line, account, booked_at, amount_cents,
+    direction, kind, end_to_end_id, txid, refund_of, counterparty_name,
+    counterparty_document, counterparty_key, description, bank_reference, imported_at
+    FROM singletons
 )
 SELECT
     line_id, source_format, source_file, source_line, account, booked_at, amount_cents,
     direction, kind, end_to_end_id, txid, refund_of, counterparty_name,
     counterparty_document, counterparty_key, description, bank_reference, imported_at
-FROM merged
+FROM lines
 WHERE NOT (kind IN ('pix_refund_in', 'pix_refund_out') AND amount_cents = 0);
 
 -- statement_quarantine: malformed lines kept aside by `recon statements import --quarantine`

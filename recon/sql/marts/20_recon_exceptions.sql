@@ -378,6 +378,12 @@ unmatched_lines as (
 
 ---------- snapshot history
 
+-- only an intent seen in more than one snapshot can have moved backwards, so the window
+-- functions below run over those intents' rows alone (one snapshot: none at all)
+seen_again as (
+    select intent_id from stg_intent_history group by intent_id having count(*) > 1
+),
+
 history as (
     select
         h.*,
@@ -396,6 +402,7 @@ history as (
                 0)
         end as status_rank
     from stg_intent_history as h
+    semi join seen_again as a on a.intent_id = h.intent_id
 ),
 
 steps as (

@@ -9,6 +9,7 @@ bound into the one-row temp table `params`, which the models read.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date, datetime
 from importlib import resources
@@ -25,6 +26,7 @@ __all__ = [
     "CheckResult",
     "Model",
     "configure",
+    "drop_tables",
     "load_models",
     "run_checks",
     "run_models",
@@ -142,10 +144,23 @@ def _iso(value: date | None) -> str | None:
     return value.isoformat() if value else None
 
 
-def run_models(con: duckdb.DuckDBPyConnection, models: list[Model] | None = None) -> list[str]:
-    """Materialize every model as a temp table, in order; return the table names built."""
+def run_models(
+    con: duckdb.DuckDBPyConnection,
+    models: list[Model] | None = None,
+    *,
+    keep: Collection[str] | None = None,
+) -> list[str]:
+    """Materialize every model as a temp table, in order; return the table names built.
+
+    With `keep` (the tables the caller reads afterwards), a table is dropped as soon as the
+    last later model that reads it is built, unless a check or the caller reads it: on a
+    10M-row run the passes' tables would otherwise hold memory (or spill) until the end.
+    Without `keep` every table stays (notebooks, tests).
+    """
+    models = models if models is not None else load_models()
+    last_use = _last_use(models, keep) if keep is not None else {}
     built: list[str] = []
-    for model in models if models is not None else load_models():
+    for index, model in enumerate(models):
         try:
             if model.is_script:
                 con.execute(model.sql)
@@ -154,7 +169,36 @@ def run_models(con: duckdb.DuckDBPyConnection, models: list[Model] | None = None
                 built.append(model.name)
         except duckdb.Error as exc:
             raise RuntimeError(f"recon/sql/{model.layer}/{model.file}: {exc}") from exc
+        for name in [n for n, last in last_use.items() if last == index]:
+            con.execute(f"DROP TABLE IF EXISTS {name}")
     return built
+
+
+def _last_use(models: list[Model], keep: Collection[str]) -> dict[str, int]:
+    """Table name -> index of the last model reading it, for the tables safe to drop then.
+
+    Tables a check or the caller (`keep`) reads, and tables no later model reads, are left.
+    """
+    checks = " ".join(sql for _, sql in _files("checks"))
+    last: dict[str, int] = {}
+    for index, model in enumerate(models):
+        if model.is_script or model.name in keep:
+            continue
+        word = re.compile(rf"\b{model.name}\b")
+        if word.search(checks):
+            continue
+        readers = [j for j in range(index + 1, len(models)) if word.search(models[j].sql)]
+        if readers:
+            last[model.name] = readers[-1]
+    return last
+
+
+def drop_tables(con: duckdb.DuckDBPyConnection, names: Collection[str]) -> None:
+    """Drop these model tables (if present), freeing their memory for what comes next."""
+    for name in names:
+        if not _NAME.match(name):
+            raise ValueError(f"not a model table name: {name!r}")
+        con.execute(f"DROP TABLE IF EXISTS {name}")
 
 
 def run_checks(con: duckdb.DuckDBPyConnection, *, sample: int = 5) -> list[CheckResult]:

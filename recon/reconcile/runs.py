@@ -150,11 +150,14 @@ def reconcile(
         runner.configure(con, settings, temp_dir)
         as_of_ts = _resolve_as_of(con, as_of)
         runner.set_params(con, settings, as_of_ts)
-        runner.run_models(con)
+        built = runner.run_models(con, keep=_READ_AFTER_MODELS)
         checks = runner.run_checks(con)
+        # the passes are done with: free their memory before the run files are written
+        runner.drop_tables(con, [t for t in built if t not in _READ_AFTER_MODELS])
         _load_previous(con, previous)
         decisions = load_decisions(dd)
         _final_exceptions(con, run_id, list(decisions))
+        runner.drop_tables(con, ["recon_exceptions"])  # final_exceptions holds its rows now
         summary = _summary(con, run_id, previous, as_of_ts, settings, checks, decisions)
         dd.runs.mkdir(parents=True, exist_ok=True)
         # DuckDB writes the Parquet itself: a 10M-row run never passes through Python.
@@ -170,6 +173,20 @@ def reconcile(
         failed = ", ".join(f"{k} ({v} rows)" for k, v in summary.checks.items() if v)
         raise RunChecksFailed(f"run {run_id} failed its checks: {failed}", result)
     return result
+
+
+# the model tables reconcile() reads after the models and checks (the summary, the run files)
+_READ_AFTER_MODELS = frozenset(
+    {
+        "stg_intents",
+        "stg_statement_lines",
+        "int_intent_book",
+        "recon_matches",
+        "recon_exceptions",
+        "recon_control_items",
+        "recon_control_totals",
+    }
+)
 
 
 def _resolve_as_of(con: duckdb.DuckDBPyConnection, as_of: datetime | str | None) -> datetime:

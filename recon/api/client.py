@@ -51,17 +51,6 @@ __all__ = ["AsyncClient", "Client", "ClientStats", "RawPage"]
 
 log = logging.getLogger("recon.api")
 
-# httpcore runs `import sniffio` on every async request to tell asyncio from trio. When
-# sniffio is not installed, a failed import is not cached, so each request repeated a full
-# search of sys.path (~15 us per intent in a list walk). Recording the absence once makes
-# the failure instant; behaviour is unchanged (httpcore then assumes asyncio, as before).
-try:
-    import sniffio  # noqa: F401
-except ImportError:  # pragma: no cover - depends on the environment
-    import sys as _sys
-
-    _sys.modules.setdefault("sniffio", None)  # type: ignore[arg-type]
-
 USER_AGENT = "recon-client/0.1"
 # Used only when a transport is given and no base URL: in-process transports ignore the host.
 _IN_PROCESS_BASE_URL = "http://sandbox.invalid"

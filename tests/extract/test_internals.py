@@ -1,0 +1,283 @@
+"""Direct tests of the extractor's internals: the compact id set (`IdSet`), page id keys
+(`id_keys`), a page's checked ids (`page_items`) and the choice of the latest version among
+ids read more than once (`_winners_of_repeated`).
+
+Each is compared against a brute-force model (a Python set, `uuid.UUID`, a dict of latest
+versions) under hypothesis-generated inputs.
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from recon.extract.flatten import IntentParseError, PageItems, page_items
+from recon.extract.snapshot import _winners, _winners_of_repeated
+from recon.extract.walk import IdSet, id_key, id_keys, id_text
+from recon.schemas import INTENTS_SCHEMA
+from tests.extract.fakes import make_intent
+
+FAST = settings(deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+
+# -- id strategies -----------------------------------------------------------------------
+
+# 16 bytes from a tiny alphabet: many near-identical keys and many NUL bytes (leading,
+# embedded and trailing), the cases a fixed-width numpy bytes array could get wrong.
+_near_bytes = st.lists(st.sampled_from([0, 1, 255]), min_size=16, max_size=16).map(bytes)
+_canonical = st.one_of(st.uuids(), _near_bytes.map(lambda b: uuid.UUID(bytes=b))).map(str)
+_malformed = st.one_of(
+    _canonical.map(str.upper),  # upper case: a different id, kept as text
+    _canonical.map(lambda s: s.replace("-", "")),  # no hyphens
+    _canonical.map(lambda s: "{" + s + "}"),
+    _canonical.map(lambda s: s[:-1] + "g"),  # not hex, right length
+    _canonical.map(lambda s: s[:8] + "_" + s[9:]),  # wrong separator
+    _canonical.map(lambda s: s[:35] + " "),  # whitespace bytes.fromhex would skip
+    st.text(min_size=1, max_size=40),
+    st.just("not-a-uuid"),
+)
+any_id = st.one_of(_canonical, _canonical, _malformed)
+
+
+class _SmallIdSet(IdSet):
+    """The same set with tiny levels, so a few dozen keys go through flushes and merges."""
+
+    FLUSH_KEYS = 3
+    MAX_LEVELS = 2
+
+
+# -- id_keys -----------------------------------------------------------------------------
+
+
+@FAST
+@given(st.lists(any_id, max_size=30))
+def test_id_keys_equal_id_key_and_round_trip(ids: list[str]) -> None:
+    keys = id_keys(ids)
+    assert keys == [id_key(i) for i in ids]
+    assert [id_text(k) for k in keys] == ids
+
+
+@FAST
+@given(st.lists(_canonical, min_size=1, max_size=30))
+def test_id_keys_of_canonical_uuids_are_their_16_bytes(ids: list[str]) -> None:
+    keys = id_keys(ids)
+    assert keys == [uuid.UUID(i).bytes for i in ids]
+
+
+@FAST
+@given(st.lists(any_id, max_size=30, unique=True))
+def test_id_keys_are_injective(ids: list[str]) -> None:
+    # distinct ids never share a key (else the set would merge two intents)
+    assert len(set(id_keys(ids))) == len(ids)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "6B86B273-FF34-4CE1-8D6B-804EFF5A3F57",
+        "6b86b273ff344ce18d6b804eff5a3f57",
+        "6b86b273-ff34-4ce1-8d6b-804eff5a3fzz",
+        "6b86b273-ff34-4ce1-8d6b-804eff5a3f5 ",
+        "6b86b273-ff34-4ce1-8d6b_804eff5a3f57",
+        "not-a-uuid",
+    ],
+)
+def test_non_canonical_ids_stay_text_in_a_page_of_uuids(bad: str) -> None:
+    # The contract is not to reject such ids (the API's ids are opaque text) but to keep
+    # them exactly, as text, while the canonical ones around them are still compacted.
+    good = "6b86b273-ff34-4ce1-8d6b-804eff5a3f57"
+    keys = id_keys([good, bad, good])
+    assert keys == [uuid.UUID(good).bytes, bad, uuid.UUID(good).bytes]
+
+
+def test_id_keys_of_an_empty_page() -> None:
+    assert id_keys([]) == []
+
+
+# -- IdSet -------------------------------------------------------------------------------
+
+
+def _check_against_model(
+    batches: list[list[str]], probes: list[str], make: type[IdSet] = IdSet
+) -> None:
+    ids, model = make(), set()
+    repeated: set[bytes | str] = set()
+    model_repeated: set[str] = set()
+    for batch in batches:
+        new_in_batch = {i for i in batch if i not in model}
+        model_repeated.update(i for n, i in enumerate(batch) if i in model or i in batch[:n])
+        assert ids.add_many(id_keys(batch), repeated) == len(new_in_batch)
+        model.update(batch)
+        assert len(ids) == len(model)
+    assert {id_text(k) for k in repeated} == model_repeated
+    for probe in probes + [i for batch in batches for i in batch]:
+        assert (id_keys([probe])[0] in ids) == (probe in model), probe
+
+
+@FAST
+@given(st.lists(st.lists(any_id, max_size=8), max_size=12), st.lists(any_id, max_size=10))
+def test_id_set_is_a_set(batches: list[list[str]], probes: list[str]) -> None:
+    _check_against_model(batches, probes)
+
+
+@FAST
+@given(st.lists(st.lists(any_id, max_size=8), max_size=25), st.lists(any_id, max_size=10))
+def test_id_set_with_many_levels_is_a_set(batches: list[list[str]], probes: list[str]) -> None:
+    _check_against_model(batches, probes, _SmallIdSet)
+
+
+@FAST
+@given(st.lists(st.lists(_near_bytes.map(lambda b: str(uuid.UUID(bytes=b))), max_size=6)))
+def test_id_set_with_near_identical_keys(batches: list[list[str]]) -> None:
+    # keys from {0, 1, 255} bytes, through levels: sorted NUL-heavy fixed-width bytes
+    _check_against_model(batches, [str(uuid.UUID(int=0)), str(uuid.UUID(int=1))], _SmallIdSet)
+
+
+def test_id_set_at_full_size_across_flushes_and_merges() -> None:
+    # enough keys for more than MAX_LEVELS flushes at the real FLUSH_KEYS
+    rng = np.random.default_rng(7)
+    per_batch = 20_000
+    batches = (IdSet.FLUSH_KEYS * (IdSet.MAX_LEVELS + 2)) // per_batch
+    raw = rng.integers(0, 256, size=(batches * per_batch, 16), dtype=np.uint8)
+    keys: list[bytes | str] = [r.tobytes() for r in raw]
+    ids, repeated = IdSet(), set[bytes | str]()
+    for b in range(batches):
+        batch = keys[b * per_batch : (b + 1) * per_batch]
+        assert ids.add_many(batch, repeated) == per_batch
+    assert len(ids) == len(keys) and not repeated
+    # every key is found again and re-adding a sample is counted as repeated, not new
+    sample = keys[:: len(keys) // 500]
+    assert all(k in ids for k in sample)
+    assert ids.add_many(sample, repeated) == 0
+    assert repeated == set(sample)
+    absent = [r.tobytes() for r in rng.integers(0, 256, size=(500, 16), dtype=np.uint8)]
+    everything = set(keys)
+    assert [k in ids for k in absent] == [k in everything for k in absent]
+    assert len(ids) == len(keys)
+
+
+def test_id_set_rejects_foreign_keys_and_clears() -> None:
+    ids = _SmallIdSet()
+    key = uuid.UUID(int=5).bytes
+    ids.add_many([key, "text-id", uuid.UUID(int=6).bytes, uuid.UUID(int=7).bytes])
+    assert key in ids and "text-id" in ids
+    # not keys of this set: a 15-byte prefix, the key's text form, other types
+    assert key[:15] not in ids
+    assert str(uuid.UUID(int=5)) not in ids
+    assert 5 not in ids and None not in ids
+    ids.clear()
+    assert len(ids) == 0 and key not in ids and "text-id" not in ids
+    assert ids.add_many([key]) == 1
+
+
+# -- page_items --------------------------------------------------------------------------
+
+
+@FAST
+@given(st.lists(any_id, max_size=20))
+def test_page_items_keeps_ids_and_items_in_order(ids: list[str]) -> None:
+    items = [make_intent(n, id=i) for n, i in enumerate(ids)]
+    page = page_items(items)
+    assert isinstance(page, PageItems)
+    assert page.ids == ids
+    assert len(page.table) == len(items)
+    assert all(a is b for a, b in zip(page.table, items, strict=True))
+
+
+@pytest.mark.parametrize(
+    ("bad", "field"),
+    [
+        ({"id": None}, "id"),
+        ({"id": ""}, "id"),
+        ({"id": "   "}, "id"),
+        ({"id": 42}, "id"),
+        ({"id": ["x"]}, "id"),
+        ("not an object", "."),
+        (None, "."),
+        (["a", "list"], "."),
+    ],
+)
+def test_page_items_rejects_an_item_without_a_usable_id(bad: Any, field: str) -> None:
+    item: Any = dict(make_intent(3), **bad) if isinstance(bad, dict) else bad
+    if isinstance(bad, dict) and bad["id"] is None:
+        del item["id"]
+    with pytest.raises(IntentParseError) as info:
+        page_items([make_intent(1), make_intent(2), item])
+    assert info.value.field == field
+    assert "without an id" in str(info.value)
+
+
+# -- _winners_of_repeated ----------------------------------------------------------------
+
+_ID_SCHEMA = pa.schema([INTENTS_SCHEMA.field("id"), INTENTS_SCHEMA.field("updated_at")])
+
+# (which intent, updated_at in microseconds): few intents and few times, so ids repeat
+# and updated_at ties are common
+_rows = st.lists(st.tuples(st.integers(0, 6), st.integers(0, 3)), max_size=40)
+
+
+def _write(path: Path, rows: list[tuple[int, int]], group: int) -> list[str]:
+    ids = [str(uuid.UUID(int=i + 1)) if i % 2 else f"text-{i}" for i, _ in rows]
+    table = pa.table(
+        {"id": ids, "updated_at": pa.array([t for _, t in rows], pa.int64())},
+    ).cast(_ID_SCHEMA)
+    pq.write_table(table, path, row_group_size=group)
+    return ids
+
+
+def _brute_force(ids: list[str], updated: list[int], repeated: set[str]) -> list[bool]:
+    """Per id, the row with the greatest updated_at, ties to the later read; rows of ids
+    not in `repeated` are kept as they are."""
+    best: dict[str, int] = {}
+    for n, i in enumerate(ids):
+        if i not in best or updated[n] >= updated[best[i]]:
+            best[i] = n
+    return [i not in repeated or best[i] == n for n, i in enumerate(ids)]
+
+
+@settings(deadline=None, max_examples=80)
+@given(_rows, st.integers(1, 9), st.lists(st.integers(0, 6), max_size=3))
+def test_winners_of_repeated_is_the_latest_version(
+    tmp_path_factory: pytest.TempPathFactory,
+    rows: list[tuple[int, int]],
+    group: int,
+    extra: list[int],
+) -> None:
+    path = tmp_path_factory.mktemp("w") / "v.parquet"
+    ids = _write(path, rows, group)
+    counts: dict[str, int] = {}
+    for i in ids:
+        counts[i] = counts.get(i, 0) + 1
+    # the walker's repeated ids, plus (harmless) ids read once or never read
+    repeated = [i for i, c in counts.items() if c > 1]
+    repeated += [str(uuid.UUID(int=e + 1)) if e % 2 else f"text-{e}" for e in extra]
+    mask = _winners_of_repeated(path, len(ids), repeated)
+    updated = [t for _, t in rows]
+    assert mask.tolist() == _brute_force(ids, updated, set(repeated))
+    # one row per distinct id, and the same choice as the path that looks at every row
+    assert int(mask.sum()) == len(counts)
+    assert mask.tolist() == _winners(path, len(ids), None).tolist()
+
+
+def test_winners_of_repeated_across_row_groups(tmp_path: Path) -> None:
+    # rows 0..5 in row groups of 2: the winner's position must count earlier groups' rows
+    rows = [(1, 5), (3, 5), (1, 5), (3, 9), (5, 0), (1, 4)]
+    ids = _write(tmp_path / "v.parquet", rows, 2)
+    repeated = [ids[0], ids[1]]
+    mask = _winners_of_repeated(tmp_path / "v.parquet", len(rows), repeated)
+    # id 1: rows 0, 2 at t=5 (later read wins: 2), row 5 is older; id 3: row 3 is newer
+    assert mask.tolist() == [False, False, True, True, True, False]
+
+
+def test_winners_of_repeated_with_nothing_repeated_keeps_every_row(tmp_path: Path) -> None:
+    _write(tmp_path / "v.parquet", [(1, 0), (3, 1)], 1)
+    assert _winners_of_repeated(tmp_path / "v.parquet", 2, []).tolist() == [True, True]
+    absent = [str(uuid.UUID(int=99))]
+    assert _winners_of_repeated(tmp_path / "v.parquet", 2, absent).tolist() == [True, True]

@@ -34,10 +34,24 @@ ambiguous_intents as (
     select distinct intent_id from int_ambiguous
 ),
 
+-- (union all: the anti join below needs no distinct set)
 claimed_lines as (
     select line_id from int_matches
-    union
+    union all
     select line_id from int_ambiguous
+),
+
+-- the intents neither paid nor a candidate of an ambiguous line, found once for the three
+-- "no money moved" categories below (each used to anti-join every payment on its own)
+unpaid_intents as materialized (
+    select i.*
+    from intents as i
+    where ((i.intent_type = 'onramp'
+            and i.status in ('fiat_received', 'minting', 'awaiting_onchain_transfer',
+                             'completed'))
+           or (i.intent_type = 'offramp' and i.status in ('completed', 'paying_out')))
+      and not exists (select 1 from payments as m where m.intent_id = i.intent_id)
+      and not exists (select 1 from ambiguous_intents as a where a.intent_id = i.intent_id)
 ),
 
 -- the matched pairs with the intent and line detail a reason needs (int_paired)
@@ -62,11 +76,9 @@ onramp_missing_credit as (
             || 'Find the credit in the bank statement; if none arrived, stop the mint and '
             || 'contact the payer.' as reason,
         i.updated_at as evidence_at
-    from intents as i
+    from unpaid_intents as i
     where i.intent_type = 'onramp'
       and i.status in ('fiat_received', 'minting', 'awaiting_onchain_transfer', 'completed')
-      and not exists (select 1 from payments as m where m.intent_id = i.intent_id)
-      and not exists (select 1 from ambiguous_intents as a where a.intent_id = i.intent_id)
 ),
 
 onramp_amount as (
@@ -180,11 +192,9 @@ offramp_missing_payout as (
             || ' but no PIX debit matched it. Check the payout with the bank before '
             || 'telling the customer it was paid.' as reason,
         i.updated_at as evidence_at
-    from intents as i
+    from unpaid_intents as i
     where i.intent_type = 'offramp'
       and i.status = 'completed'
-      and not exists (select 1 from payments as m where m.intent_id = i.intent_id)
-      and not exists (select 1 from ambiguous_intents as a where a.intent_id = i.intent_id)
 ),
 
 offramp_payout_amount_mismatch as (
@@ -263,12 +273,10 @@ offramp_stuck_paying_out as (
             || ' to ' || coalesce(i.party_display_name, 'unknown payee')
             || ' is in the statement. Ask the payment provider about the transfer.' as reason,
         i.updated_at as evidence_at
-    from intents as i, p
+    from unpaid_intents as i, p
     where i.intent_type = 'offramp'
       and i.status = 'paying_out'
       and i.updated_at < p.as_of - p.offramp_payout_grace
-      and not exists (select 1 from payments as m where m.intent_id = i.intent_id)
-      and not exists (select 1 from ambiguous_intents as a where a.intent_id = i.intent_id)
 ),
 
 ---------- refunds

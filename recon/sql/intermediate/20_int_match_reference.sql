@@ -33,45 +33,6 @@ id_keys as (
     from stg_intents
 ),
 
--- free-text references (client_reference, pix_description): keys only when unique
-reference_values as (
-    select intent_id, intent_type, upper(client_reference) as reference from stg_intents
-    where client_reference is not null
-    union all
-    select intent_id, intent_type, upper(pix_description) from stg_intents
-    where pix_description is not null
-),
-
-unique_references as materialized (
-    select
-        reference,
-        min(intent_id) as intent_id,
-        any_value(intent_type) as intent_type
-    from reference_values
-    where length(reference) >= 6
-    group by reference
-    having min(intent_id) = max(intent_id)
-),
-
--- the join key of a reference is its token with the most digits, then the longest:
--- "Pedido 7KX2Q9A" joins on 7KX2Q9A, not on the word many descriptions share
-keyed as (
-    select
-        intent_id,
-        case intent_type when 'onramp' then 'credit' when 'offramp' then 'debit' end as direction,
-        reference,
-        list_reduce(
-            list_filter(
-                regexp_split_to_array(reference, '[^A-Z0-9_-]+'), lambda t: length(t) >= 3
-            ),
-            lambda a, b: case
-                when (length(b) - length(translate(b, '0123456789', '')), length(b))
-                     > (length(a) - length(translate(a, '0123456789', '')), length(a))
-                then b else a end
-        ) as join_token
-    from unique_references
-),
-
 -- every token of every line's text, streamed
 raw_tokens as (
     select
@@ -85,6 +46,59 @@ line_tokens as materialized (
     select distinct line_id, direction, token, replace(token, '-', '') as token_compact
     from raw_tokens
     where length(token) >= 3
+),
+
+-- free-text references (client_reference, pix_description): keys only when unique
+reference_values as (
+    select intent_id, intent_type, upper(client_reference) as reference from stg_intents
+    where client_reference is not null
+    union all
+    select intent_id, intent_type, upper(pix_description) from stg_intents
+    where pix_description is not null
+),
+
+-- the join key of a reference is its token with the most digits, then the longest:
+-- "Pedido 7KX2Q9A" joins on 7KX2Q9A, not on the word many descriptions share
+reference_tokens as (
+    select
+        intent_id,
+        intent_type,
+        reference,
+        list_reduce(
+            list_filter(
+                regexp_split_to_array(reference, '[^A-Z0-9_-]+'), lambda t: length(t) >= 3
+            ),
+            lambda a, b: case
+                when (length(b) - length(translate(b, '0123456789', '')), length(b))
+                     > (length(a) - length(translate(a, '0123456789', '')), length(a))
+                then b else a end
+        ) as join_token
+    from reference_values
+    where length(reference) >= 6
+),
+
+-- uniqueness is only decided for references whose join token is some line's token (no
+-- other can pair): the join token depends on the reference alone, so every value of such
+-- a reference passes the semi join and its group stays whole
+unique_references as materialized (
+    select
+        reference,
+        min(intent_id) as intent_id,
+        any_value(intent_type) as intent_type,
+        any_value(join_token) as join_token
+    from reference_tokens
+    semi join line_tokens on line_tokens.token = reference_tokens.join_token
+    group by reference
+    having min(intent_id) = max(intent_id)
+),
+
+keyed as (
+    select
+        intent_id,
+        case intent_type when 'onramp' then 'credit' when 'offramp' then 'debit' end as direction,
+        reference,
+        join_token
+    from unique_references
 ),
 
 pairs as (

@@ -4,11 +4,23 @@ Each model is one `.sql` file holding one SELECT; the runner materializes it as 
 named after the file (a leading ``NN_`` sets the order and is dropped from the name). Files
 starting with ``_`` (macros) run as they are. Parameters never go into SQL text: they are
 bound into the one-row temp table `params`, which the models read.
+
+A model may declare a surrogate key with a header line ``-- surrogate_key: NAME``: its rows
+are then stored in ``<model>__rows`` and ``<model>`` is a view adding ``NAME``, the row's
+position (DuckDB's rowid): a dense BIGINT unique within the run, free to compute (numbering
+with ``row_number() OVER ()`` costs a second pass over every row and column), and several
+times cheaper to join on than a text id. Keys are never written to a run file.
+
+A model whose header says ``-- materialized: view`` is a temp view instead of a table: for a
+model read once, late (the run's matches, which only the run file reads), storing its rows
+first would only cost memory and time.
 """
 
 from __future__ import annotations
 
+import logging
 import re
+import time
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -34,7 +46,10 @@ __all__ = [
 ]
 
 LAYERS = ("staging", "intermediate", "marts")
+log = logging.getLogger(__name__)
 _NAME = re.compile(r"^(?:\d+_)?([a-z][a-z0-9_]*)$")
+_KEY = re.compile(r"^--\s*surrogate_key:\s*([a-z][a-z0-9_]*)\s*$", re.MULTILINE)
+_VIEW = re.compile(r"^--\s*materialized:\s*view\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -45,6 +60,8 @@ class Model:
     layer: str
     file: str
     sql: str
+    key: str = ""
+    view: bool = False
 
     @property
     def is_script(self) -> bool:
@@ -83,7 +100,13 @@ def load_models(layers: tuple[str, ...] = LAYERS) -> list[Model]:
             match = _NAME.match(stem)
             if not match:
                 raise ValueError(f"recon/sql/{layer}/{file}: not a valid model file name")
-            models.append(Model(match.group(1), layer, file, sql))
+            key = _KEY.search(sql)
+            view = bool(_VIEW.search(sql))
+            if key and view:
+                raise ValueError(f"recon/sql/{layer}/{file}: a view cannot have a surrogate key")
+            models.append(
+                Model(match.group(1), layer, file, sql, key.group(1) if key else "", view)
+            )
     return models
 
 
@@ -118,7 +141,13 @@ def set_params(
             CAST($refund AS BIGINT) AS refund_grace_s,
             CAST($tz AS VARCHAR) AS business_tz,
             CAST($date_from AS DATE) AS date_from,
-            CAST($date_to AS DATE) AS date_to
+            CAST($date_to AS DATE) AS date_to,
+            -- the window as UTC instants (local midnight of date_from .. of date_to + 1), so
+            -- the staging models compare timestamps instead of converting every row's zone
+            timezone(CAST($tz AS VARCHAR), CAST(CAST($date_from AS DATE) AS TIMESTAMP))
+                AS window_start,
+            timezone(CAST($tz AS VARCHAR), CAST(CAST($date_to AS DATE) + 1 AS TIMESTAMP))
+                AS window_end
         """,
         {
             "as_of": as_of,
@@ -161,16 +190,28 @@ def run_models(
     last_use = _last_use(models, keep) if keep is not None else {}
     built: list[str] = []
     for index, model in enumerate(models):
+        started = time.perf_counter()
         try:
             if model.is_script:
                 con.execute(model.sql)
+            elif model.view:
+                con.execute(f"CREATE OR REPLACE TEMP VIEW {model.name} AS\n{model.sql}")
+                built.append(model.name)
+            elif model.key:
+                rows = f"{model.name}__rows"
+                con.execute(f"CREATE OR REPLACE TEMP TABLE {rows} AS\n{model.sql}")
+                con.execute(
+                    f"CREATE OR REPLACE TEMP VIEW {model.name} AS "
+                    f"SELECT rowid AS {model.key}, * FROM {rows}"
+                )
+                built.append(model.name)
             else:
                 con.execute(f"CREATE OR REPLACE TEMP TABLE {model.name} AS\n{model.sql}")
                 built.append(model.name)
         except duckdb.Error as exc:
             raise RuntimeError(f"recon/sql/{model.layer}/{model.file}: {exc}") from exc
-        for name in [n for n, last in last_use.items() if last == index]:
-            con.execute(f"DROP TABLE IF EXISTS {name}")
+        log.debug("%s/%s: %.2f s", model.layer, model.file, time.perf_counter() - started)
+        _drop(con, [n for n, last in last_use.items() if last == index])
     return built
 
 
@@ -198,7 +239,23 @@ def drop_tables(con: duckdb.DuckDBPyConnection, names: Collection[str]) -> None:
     for name in names:
         if not _NAME.match(name):
             raise ValueError(f"not a model table name: {name!r}")
-        con.execute(f"DROP TABLE IF EXISTS {name}")
+    _drop(con, names)
+
+
+def _drop(con: duckdb.DuckDBPyConnection, names: Collection[str]) -> None:
+    """Drop model tables and views; a keyed model is a view over `<name>__rows`: drop both."""
+    if not names:
+        return
+    views = {
+        row[0]
+        for row in con.execute("SELECT view_name FROM duckdb_views() WHERE temporary").fetchall()
+    }
+    for name in names:
+        if name in views:
+            con.execute(f"DROP VIEW {name}")
+            con.execute(f"DROP TABLE IF EXISTS {name}__rows")
+        else:
+            con.execute(f"DROP TABLE IF EXISTS {name}")
 
 
 def run_checks(con: duckdb.DuckDBPyConnection, *, sample: int = 5) -> list[CheckResult]:
@@ -206,12 +263,14 @@ def run_checks(con: duckdb.DuckDBPyConnection, *, sample: int = 5) -> list[Check
     results: list[CheckResult] = []
     for file, sql in _files("checks"):
         name = file.removesuffix(".sql")
+        started = time.perf_counter()
         try:
             cur = con.execute(f"SELECT * FROM ({sql}) AS offending")
             columns = [d[0] for d in cur.description or ()]
             rows = cur.fetchall()
         except duckdb.Error as exc:
             raise RuntimeError(f"recon/sql/checks/{file}: {exc}") from exc
+        log.debug("checks/%s: %.2f s", file, time.perf_counter() - started)
         shown = tuple(
             {c: _plain(v) for c, v in zip(columns, row, strict=True)} for row in rows[:sample]
         )

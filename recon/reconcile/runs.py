@@ -11,8 +11,12 @@ same rows in the same order; only run_id and first_seen_run depend on the run.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -30,6 +34,8 @@ from recon.reconcile.decisions import load_decisions
 from recon.reconcile.settings import ReconcileSettings
 from recon.schemas import CATEGORIES, EXCEPTIONS_SCHEMA, MATCHES_SCHEMA
 from recon.storage import atomic_dir, write_json
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "RunChecksFailed",
@@ -145,23 +151,28 @@ def reconcile(
 
     # DuckDB spills here beyond memory_limit; one folder per run, so runs never share files
     temp_dir = Path(settings.temp_directory or (dd.root / ".tmp-duckdb")) / run_id
-    con = catalog.connect(dd)
+    with _phase("catalog"):
+        con = catalog.connect(dd)
     try:
         runner.configure(con, settings, temp_dir)
         as_of_ts = _resolve_as_of(con, as_of)
         runner.set_params(con, settings, as_of_ts)
-        built = runner.run_models(con, keep=_READ_AFTER_MODELS)
-        checks = runner.run_checks(con)
+        with _phase("models"):
+            built = runner.run_models(con, keep=_READ_AFTER_MODELS)
+        with _phase("checks"):
+            checks = runner.run_checks(con)
         # the passes are done with: free their memory before the run files are written
         runner.drop_tables(con, [t for t in built if t not in _READ_AFTER_MODELS])
-        _load_previous(con, previous)
-        decisions = load_decisions(dd)
-        _final_exceptions(con, run_id, list(decisions))
-        runner.drop_tables(con, ["recon_exceptions"])  # final_exceptions holds its rows now
-        summary = _summary(con, run_id, previous, as_of_ts, settings, checks, decisions)
+        with _phase("exceptions with history and decisions"):
+            _load_previous(con, previous)
+            decisions = load_decisions(dd)
+            _final_exceptions(con, run_id, list(decisions))
+            runner.drop_tables(con, ["recon_exceptions"])  # final_exceptions holds its rows
+        with _phase("summary"):
+            summary = _summary(con, run_id, previous, as_of_ts, settings, checks, decisions)
         dd.runs.mkdir(parents=True, exist_ok=True)
-        # DuckDB writes the Parquet itself: a 10M-row run never passes through Python.
-        with atomic_dir(dd.runs / run_id) as tmp:
+        # Arrow batches stream from DuckDB to the Parquet writer: memory stays bounded.
+        with _phase("run files"), atomic_dir(dd.runs / run_id) as tmp:
             _copy(con, _MATCHES_SQL, {"run_id": run_id}, tmp / "matches.parquet", MATCHES_SCHEMA)
             _copy(con, _EXCEPTIONS_SQL, {}, tmp / "exceptions.parquet", EXCEPTIONS_SCHEMA)
             write_json(tmp / "summary.json", summary.to_json())
@@ -182,11 +193,20 @@ _READ_AFTER_MODELS = frozenset(
         "stg_statement_lines",
         "int_intent_book",
         "recon_matches",
+        "int_matches",
         "recon_exceptions",
         "recon_control_items",
         "recon_control_totals",
     }
 )
+
+
+@contextmanager
+def _phase(name: str) -> Iterator[None]:
+    """Log how long a phase of the run took (DEBUG; `recon -v` shows it)."""
+    started = time.perf_counter()
+    yield
+    log.debug("%s: %.2f s", name, time.perf_counter() - started)
 
 
 def _resolve_as_of(con: duckdb.DuckDBPyConnection, as_of: datetime | str | None) -> datetime:
@@ -321,10 +341,12 @@ def _summary(
         ).fetchall()
     )
     lines = scalar("SELECT count(*) FROM stg_statement_lines WHERE kind <> 'fee'")
-    matched = scalar("SELECT count(*) FROM recon_matches")
+    # recon_matches is a view (ids joined for the run file): count its rows in int_matches
+    matches = "int_matches WHERE role IN ('payment', 'refund')"
+    matched = scalar(f"SELECT count(*) FROM {matches}")
     open_breaks = scalar("SELECT count(*) FROM final_exceptions WHERE NOT decided")
     rules = dict.fromkeys(("txid", "reference", "attributes", "refund"), 0)
-    for rule, n in con.execute("SELECT rule, count(*) FROM recon_matches GROUP BY 1").fetchall():
+    for rule, n in con.execute(f"SELECT rule, count(*) FROM {matches} GROUP BY 1").fetchall():
         rules[rule] = int(n)
     totals = {
         "statement_credit_cents": scalar(
@@ -344,7 +366,7 @@ def _summary(
         "intents_debit_cents": scalar(
             "SELECT sum(book_cents) FROM int_intent_book WHERE direction = 'debit'"
         ),
-        "matched_cents": scalar("SELECT sum(actual_cents) FROM recon_matches"),
+        "matched_cents": scalar(f"SELECT sum(actual_cents) FROM {matches}"),
         "unexplained_cents": scalar("SELECT sum(abs(unexplained_cents)) FROM recon_control_totals"),
     }
     control = tuple(

@@ -5,7 +5,7 @@
 with
 
 lines as (
-    select line_id, txid, direction
+    select line_key, txid, direction
     from stg_statement_lines
     where kind in ('pix_in', 'pix_out')
       and txid is not null
@@ -13,14 +13,14 @@ lines as (
 
 intents as (
     select
-        intent_id,
+        intent_key,
         txid_key,
         case intent_type when 'onramp' then 'credit' when 'offramp' then 'debit' end as direction
     from stg_intents
 ),
 
 pairs as (
-    select lines.line_id, intents.intent_id
+    select lines.line_key, intents.intent_key
     from lines
     join intents
       on lines.txid = intents.txid_key
@@ -28,8 +28,8 @@ pairs as (
 )
 
 select
-    line_id,
-    intent_id,
+    line_key,
+    intent_key,
     'txid' as rule,
     'matched' as outcome
 from pairs

@@ -11,23 +11,19 @@
 -- checked with a substring test on the few pairs that share that token.
 with
 
-claimed as (
-    select line_id from int_match_txid
-),
-
 lines as (
-    select l.line_id, l.direction, upper(l.description) as description_upper
+    select l.line_key, l.direction, upper(l.description) as description_upper
     from stg_statement_lines as l
+    anti join int_match_txid as claimed on claimed.line_key = l.line_key
     where l.kind in ('pix_in', 'pix_out')
       and l.description is not null
-      and not exists (select 1 from claimed as c where c.line_id = l.line_id)
 ),
 
 -- the intent id itself, as written (uuid) or compacted (txid style): unique by nature, so
 -- it joins the line's tokens directly, hyphens removed on both sides
 id_keys as (
     select
-        intent_id,
+        intent_key,
         case intent_type when 'onramp' then 'credit' when 'offramp' then 'debit' end as direction,
         txid_key as token
     from stg_intents
@@ -36,45 +32,58 @@ id_keys as (
 -- every token of every line's text, streamed
 raw_tokens as (
     select
-        line_id,
+        line_key,
         direction,
         unnest(regexp_split_to_array(description_upper, '[^A-Z0-9_-]+')) as token
     from lines
 ),
 
 line_tokens as materialized (
-    select distinct line_id, direction, token, replace(token, '-', '') as token_compact
+    select distinct line_key, direction, token, replace(token, '-', '') as token_compact
     from raw_tokens
     where length(token) >= 3
 ),
 
 -- free-text references (client_reference, pix_description): keys only when unique
 reference_values as (
-    select intent_id, intent_type, upper(client_reference) as reference from stg_intents
+    select intent_key, intent_type, upper(client_reference) as reference from stg_intents
     where client_reference is not null
     union all
-    select intent_id, intent_type, upper(pix_description) from stg_intents
+    select intent_key, intent_type, upper(pix_description) from stg_intents
     where pix_description is not null
 ),
 
--- the join key of a reference is its token with the most digits, then the longest:
--- "Pedido 7KX2Q9A" joins on 7KX2Q9A, not on the word many descriptions share
-reference_tokens as (
+reference_token_lists as (
     select
-        intent_id,
+        intent_key,
         intent_type,
         reference,
-        list_reduce(
-            list_filter(
-                regexp_split_to_array(reference, '[^A-Z0-9_-]+'), lambda t: length(t) >= 3
-            ),
-            lambda a, b: case
-                when (length(b) - length(translate(b, '0123456789', '')), length(b))
-                     > (length(a) - length(translate(a, '0123456789', '')), length(a))
-                then b else a end
-        ) as join_token
+        list_filter(
+            regexp_split_to_array(reference, '[^A-Z0-9_-]+'), lambda t: length(t) >= 3
+        ) as tokens
     from reference_values
     where length(reference) >= 6
+),
+
+-- the join key of a reference is its token with the most digits, then the longest:
+-- "Pedido 7KX2Q9A" joins on 7KX2Q9A, not on the word many descriptions share (a
+-- one-token reference, the usual order number, is its own key: no comparison to run)
+reference_tokens as (
+    select
+        intent_key,
+        intent_type,
+        reference,
+        case
+            when len(tokens) <= 1 then tokens[1]
+            else list_reduce(
+                tokens,
+                lambda a, b: case
+                    when (length(b) - length(translate(b, '0123456789', '')), length(b))
+                         > (length(a) - length(translate(a, '0123456789', '')), length(a))
+                    then b else a end
+            )
+        end as join_token
+    from reference_token_lists
 ),
 
 -- uniqueness is only decided for references whose join token is some line's token (no
@@ -83,18 +92,18 @@ reference_tokens as (
 unique_references as materialized (
     select
         reference,
-        min(intent_id) as intent_id,
+        min(intent_key) as intent_key,
         any_value(intent_type) as intent_type,
         any_value(join_token) as join_token
     from reference_tokens
     semi join line_tokens on line_tokens.token = reference_tokens.join_token
     group by reference
-    having min(intent_id) = max(intent_id)
+    having min(intent_key) = max(intent_key)
 ),
 
 keyed as (
     select
-        intent_id,
+        intent_key,
         case intent_type when 'onramp' then 'credit' when 'offramp' then 'debit' end as direction,
         reference,
         join_token
@@ -102,31 +111,31 @@ keyed as (
 ),
 
 pairs as (
-    select line_tokens.line_id, id_keys.intent_id
+    select line_tokens.line_key, id_keys.intent_key
     from line_tokens
     join id_keys
       on line_tokens.token_compact = id_keys.token
      and line_tokens.direction = id_keys.direction
     union
-    select line_tokens.line_id, keyed.intent_id
+    select line_tokens.line_key, keyed.intent_key
     from line_tokens
     join keyed
       on line_tokens.token = keyed.join_token
      and line_tokens.direction = keyed.direction
-    join lines on lines.line_id = line_tokens.line_id
+    join lines on lines.line_key = line_tokens.line_key
     where contains(lines.description_upper, keyed.reference)
 ),
 
 line_counts as (
-    select line_id, count(*) as candidates
+    select line_key, count(*) as candidates
     from pairs
-    group by line_id
+    group by line_key
 )
 
 select
-    pairs.line_id,
-    pairs.intent_id,
+    pairs.line_key,
+    pairs.intent_key,
     'reference' as rule,
     case when line_counts.candidates = 1 then 'matched' else 'ambiguous' end as outcome
 from pairs
-join line_counts using (line_id)
+join line_counts using (line_key)

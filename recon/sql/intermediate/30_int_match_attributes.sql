@@ -12,20 +12,20 @@
 with
 
 claimed_lines as (
-    select line_id from int_match_txid
+    select line_key from int_match_txid
     union all
-    select line_id from int_match_reference
+    select line_key from int_match_reference
 ),
 
 matched_intents as (
-    select intent_id from int_match_txid
+    select intent_key from int_match_txid
     union all
-    select intent_id from int_match_reference where outcome = 'matched'
+    select intent_key from int_match_reference where outcome = 'matched'
 ),
 
 lines as (
     select
-        l.line_id,
+        l.line_key,
         l.direction,
         l.amount_abs_cents,
         l.booked_at,
@@ -36,14 +36,15 @@ lines as (
         unnest(
             case when p.amount_tolerance_cents = 0 then [0] else [-1, 0, 1] end
         ) + l.amount_abs_cents // (p.amount_tolerance_cents + 1) as bucket
-    from stg_statement_lines as l, params as p
+    from stg_statement_lines as l
+    cross join params as p
+    anti join claimed_lines as c on c.line_key = l.line_key
     where l.kind in ('pix_in', 'pix_out')
-      and not exists (select 1 from claimed_lines as c where c.line_id = l.line_id)
 ),
 
 intents as (
     select
-        i.intent_id,
+        i.intent_key,
         i.intent_type,
         case i.intent_type when 'onramp' then 'credit' when 'offramp' then 'debit' end
             as direction,
@@ -58,17 +59,18 @@ intents as (
                 then coalesce(i.expires_at + p.onramp_payment_grace, p.as_of)
             else p.as_of
         end as window_end
-    from stg_intents as i, params as p
+    from stg_intents as i
+    cross join params as p
+    anti join matched_intents as m on m.intent_key = i.intent_key
     where i.amount_cents is not null
-      and not exists (select 1 from matched_intents as m where m.intent_id = i.intent_id)
 ),
 
--- same amount, direction and window first (a hash join); the counterparty tests, with
--- their string normalization, then run on those few candidate pairs only
+-- same amount, direction and window first (a hash join); the counterparty tests then run
+-- on those few candidate pairs only
 amount_pairs as (
     select
-        lines.line_id,
-        intents.intent_id,
+        lines.line_key,
+        intents.intent_key,
         intents.intent_type,
         lines.counterparty_name,
         lines.counterparty_document,
@@ -85,44 +87,37 @@ amount_pairs as (
       and lines.booked_at between intents.window_start and intents.window_end
 ),
 
-normalized as materialized (
-    select
-        line_id,
-        intent_id,
-        intent_type,
-        norm_name(counterparty_name) as line_name,
-        norm_name(party_display_name) as intent_name,
-        norm_doc(counterparty_document) as line_doc,
-        norm_doc(party_document_masked) as intent_doc,
-        norm_key(counterparty_key) as line_key,
-        norm_key(destination_address) as intent_key
-    from amount_pairs
-),
-
+-- a value equal on both sides (or missing on both) is compatible as it stands; only the
+-- others are normalized (upper case, accents, punctuation) and compared, so the string
+-- work runs on the pairs whose texts really differ
 pairs as materialized (
-    select line_id, intent_id
-    from normalized
-    where names_compatible(line_name, intent_name)
-      and docs_compatible(line_doc, intent_doc)
-      and (intent_type = 'onramp' or keys_compatible(line_key, intent_key))
+    select line_key, intent_key
+    from amount_pairs
+    where (counterparty_name is not distinct from party_display_name
+           or names_compatible(norm_name(counterparty_name), norm_name(party_display_name)))
+      and (counterparty_document is not distinct from party_document_masked
+           or docs_compatible(norm_doc(counterparty_document), norm_doc(party_document_masked)))
+      and (intent_type = 'onramp'
+           or counterparty_key is not distinct from destination_address
+           or keys_compatible(norm_key(counterparty_key), norm_key(destination_address)))
 ),
 
 line_counts as (
-    select line_id, count(*) as candidates from pairs group by line_id
+    select line_key, count(*) as candidates from pairs group by line_key
 ),
 
 intent_counts as (
-    select intent_id, count(*) as candidates from pairs group by intent_id
+    select intent_key, count(*) as candidates from pairs group by intent_key
 )
 
 select
-    pairs.line_id,
-    pairs.intent_id,
+    pairs.line_key,
+    pairs.intent_key,
     'attributes' as rule,
     case
         when line_counts.candidates = 1 and intent_counts.candidates = 1 then 'matched'
         else 'ambiguous'
     end as outcome
 from pairs
-join line_counts using (line_id)
-join intent_counts using (intent_id)
+join line_counts using (line_key)
+join intent_counts using (intent_key)

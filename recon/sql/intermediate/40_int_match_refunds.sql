@@ -4,16 +4,16 @@
 with
 
 payment_matches as (
-    select line_id, intent_id from int_match_txid
+    select line_key, intent_key from int_match_txid
     union all
-    select line_id, intent_id from int_match_reference where outcome = 'matched'
+    select line_key, intent_key from int_match_reference where outcome = 'matched'
     union all
-    select line_id, intent_id from int_match_attributes where outcome = 'matched'
+    select line_key, intent_key from int_match_attributes where outcome = 'matched'
 ),
 
 refund_lines as (
     select
-        line_id,
+        line_key,
         refund_of,
         case kind when 'pix_refund_out' then 'pix_in' else 'pix_out' end as original_kind
     from stg_statement_lines
@@ -22,21 +22,21 @@ refund_lines as (
 ),
 
 originals as (
-    select line_id as original_line_id, end_to_end_id, kind
+    select line_key as original_line_key, end_to_end_id, kind
     from stg_statement_lines
     where kind in ('pix_in', 'pix_out')
       and end_to_end_id is not null
 )
 
 select
-    refund_lines.line_id,
-    payment_matches.intent_id,
+    refund_lines.line_key,
+    payment_matches.intent_key,
     'refund' as rule,
     'matched' as outcome,
-    originals.original_line_id
+    originals.original_line_key
 from refund_lines
 join originals
   on originals.end_to_end_id = refund_lines.refund_of
  and originals.kind = refund_lines.original_kind
 join payment_matches
-  on payment_matches.line_id = originals.original_line_id
+  on payment_matches.line_key = originals.original_line_key

@@ -5,67 +5,84 @@
 -- line_rank orders an intent's payment lines (and, apart, its refund lines) by booking time.
 -- expected_cents is what the intent says should have moved for that line: the intent's
 -- amount for a payment, what the original payment really carried for a refund.
+-- Keys and the facts the break rules test only: ids and texts are joined back (by key) by
+-- the marts, for the rows that need them.
 with
 
-confirmed as (
-    select line_id, intent_id, rule, null as original_line_id
-    from int_match_txid
+payments as (
+    select line_key, intent_key, rule from int_match_txid
     union all
-    select line_id, intent_id, rule, null
-    from int_match_reference where outcome = 'matched'
+    select line_key, intent_key, rule from int_match_reference where outcome = 'matched'
     union all
-    select line_id, intent_id, rule, null
-    from int_match_attributes where outcome = 'matched'
-    union all
-    select line_id, intent_id, rule, original_line_id
-    from int_match_refunds
+    select line_key, intent_key, rule from int_match_attributes where outcome = 'matched'
 ),
 
-joined as (
+confirmed as (
+    select line_key, intent_key, rule, null::bigint as original_line_key, null::bigint as original_cents
+    from payments
+    union all
+    select r.line_key, r.intent_key, r.rule, r.original_line_key, o.amount_abs_cents
+    from int_match_refunds as r
+    join stg_statement_lines as o on o.line_key = r.original_line_key
+),
+
+joined as materialized (
     select
-        ---------- ids
-        confirmed.intent_id,
-        confirmed.line_id,
-        lines.end_to_end_id,
-        confirmed.original_line_id,
+        ---------- keys
+        confirmed.intent_key,
+        confirmed.line_key,
+        confirmed.original_line_key,
         confirmed.rule,
 
         ---------- what matched
         intents.intent_type,
         intents.status as intent_status,
         intents.updated_at as intent_updated_at,
+        intents.expires_at as intent_expires_at,
         lines.kind as line_kind,
         lines.direction,
 
         ---------- amounts (cents, positive magnitudes)
-        case
-            when confirmed.rule = 'refund' then originals.amount_abs_cents
-            else intents.amount_cents
-        end as expected_cents,
+        coalesce(confirmed.original_cents, intents.amount_cents) as expected_cents,
         lines.amount_abs_cents as actual_cents,
 
         ---------- timestamps (UTC)
         lines.booked_at
     from confirmed
-    join stg_statement_lines as lines on lines.line_id = confirmed.line_id
-    join stg_intents as intents on intents.intent_id = confirmed.intent_id
-    left join stg_statement_lines as originals on originals.line_id = confirmed.original_line_id
+    join stg_statement_lines as lines on lines.line_key = confirmed.line_key
+    join stg_intents as intents on intents.intent_key = confirmed.intent_key
+),
+
+-- most intents have one payment line (and no refund): only the groups with several lines
+-- need ordering
+crowded as (
+    select intent_key, rule = 'refund' as is_refund
+    from joined
+    group by all
+    having count(*) > 1
 ),
 
 ranked as (
+    select j.*, 1::bigint as line_rank
+    from joined as j
+    anti join crowded as c on c.intent_key = j.intent_key and c.is_refund = (j.rule = 'refund')
+    union all
     select
-        *,
+        j.*,
         row_number() over (
-            partition by intent_id, rule = 'refund'
+            partition by j.intent_key, j.rule = 'refund'
             -- the end-to-end id embeds the initiation time (yyyyMMddHHmm): it orders lines
             -- booked on the same date by statements that carry no time of day (CNAB 240)
-            order by booked_at, end_to_end_id, line_id
+            order by j.booked_at, l.end_to_end_id, l.line_id
         ) as line_rank
-    from joined
+    from joined as j
+    semi join crowded as c on c.intent_key = j.intent_key and c.is_refund = (j.rule = 'refund')
+    join stg_statement_lines as l on l.line_key = j.line_key
 )
 
 select
     *,
+    actual_cents - expected_cents as delta_cents,
     case
         when rule = 'refund' then 'refund'
         when line_rank = 1 then 'payment'

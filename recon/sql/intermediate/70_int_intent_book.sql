@@ -13,37 +13,37 @@ onramp_paid_statuses as (
 ),
 
 entries as (
-    select intent_id, 'credit' as direction, 'payment' as role, amount_cents, updated_at
+    select intent_key, 'credit' as direction, 'payment' as role, amount_cents, updated_at
     from stg_intents
     where intent_type = 'onramp'
       and status in (select status from onramp_paid_statuses)
     union all
-    select i.intent_id, 'debit', 'refund', coalesce(received.actual_cents, i.amount_cents),
+    select i.intent_key, 'debit', 'refund', coalesce(received.actual_cents, i.amount_cents),
            i.updated_at
     from stg_intents as i
     left join int_matches as received
-      on received.intent_id = i.intent_id and received.role = 'payment'
+      on received.intent_key = i.intent_key and received.role = 'payment'
     where i.intent_type = 'onramp' and i.status = 'refunded'
     union all
-    select intent_id, 'debit', 'payment', amount_cents, updated_at
+    select intent_key, 'debit', 'payment', amount_cents, updated_at
     from stg_intents
     where intent_type = 'offramp' and status = 'completed'
 ),
 
 first_match as (
-    select intent_id, role, booked_at, line_id
+    select intent_key, role, booked_at, line_key
     from int_matches
     where role in ('payment', 'refund') and line_rank = 1
 )
 
 select
-    entries.intent_id,
+    entries.intent_key,
     entries.direction,
     entries.role,
     entries.amount_cents as book_cents,
-    first_match.line_id as matched_line_id,
+    first_match.line_key as matched_line_key,
     business_day(coalesce(first_match.booked_at, entries.updated_at)) as business_day
 from entries
 left join first_match
-  on first_match.intent_id = entries.intent_id
+  on first_match.intent_key = entries.intent_key
  and first_match.role = entries.role

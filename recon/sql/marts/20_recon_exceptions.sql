@@ -3,27 +3,17 @@
 -- delta = actual - expected. `reason` names the evidence and what to do. `evidence_at` is
 -- when the evidence arose (line booked, intent last updated, snapshot seen); age_days
 -- counts whole days from it to as_of. break_id hashes (category, intent, line e2e or id),
--- so the same break keeps its id across runs.
+-- so the same break keeps its id across runs. intent_key/line_key (this run's keys, null
+-- for a break on no intent/line of it) let the control items find a line's break cheaply;
+-- the run file leaves them out, in the order of recon/reconcile/runs.py.
 with
 
 p as (
     select * from params
 ),
 
-intents as (
-    select * from stg_intents
-),
-
-lines as (
-    select * from stg_statement_lines
-),
-
 payments as (
     select * from int_matches where role = 'payment'
-),
-
-duplicates as (
-    select * from int_matches where role = 'duplicate'
 ),
 
 refunds as (
@@ -31,32 +21,60 @@ refunds as (
 ),
 
 ambiguous_intents as (
-    select distinct intent_id from int_ambiguous
+    select distinct intent_key from int_ambiguous
 ),
 
 -- (union all: the anti join below needs no distinct set)
 claimed_lines as (
-    select line_id from int_matches
+    select line_key from int_matches
     union all
-    select line_id from int_ambiguous
+    select line_key from int_ambiguous
 ),
 
 -- the intents neither paid nor a candidate of an ambiguous line, found once for the three
--- "no money moved" categories below (each used to anti-join every payment on its own)
-unpaid_intents as materialized (
-    select i.*
-    from intents as i
-    where ((i.intent_type = 'onramp'
-            and i.status in ('fiat_received', 'minting', 'awaiting_onchain_transfer',
-                             'completed'))
-           or (i.intent_type = 'offramp' and i.status in ('completed', 'paying_out')))
-      and not exists (select 1 from payments as m where m.intent_id = i.intent_id)
-      and not exists (select 1 from ambiguous_intents as a where a.intent_id = i.intent_id)
+-- "no money moved" categories below (by key first: the anti joins carry no text)
+unpaid_keys as (
+    select i.intent_key
+    from stg_intents as i
+    anti join payments as m on m.intent_key = i.intent_key
+    anti join ambiguous_intents as a on a.intent_key = i.intent_key
+    where (i.intent_type = 'onramp'
+           and i.status in ('fiat_received', 'minting', 'awaiting_onchain_transfer',
+                            'completed'))
+       or (i.intent_type = 'offramp' and i.status in ('completed', 'paying_out'))
 ),
 
--- the matched pairs with the intent and line detail a reason needs (int_paired)
-paired as (
-    select * from int_paired
+unpaid_intents as materialized (
+    select i.*
+    from stg_intents as i
+    semi join unpaid_keys as u on u.intent_key = i.intent_key
+),
+
+-- the confirmed pairs a rule below can fire on, with the ids a reason names: a duplicate or
+-- a refund, an amount off by more than the tolerance, or an intent not (yet) completed.
+-- A clean match (a completed intent paid its amount once) is none of these, so the ids of
+-- the bulk of the pairs are never fetched.
+paired as materialized (
+    select
+        x.*,
+        i.intent_id,
+        l.line_id,
+        l.end_to_end_id
+    from int_matches as x
+    cross join p
+    join stg_intents as i on i.intent_key = x.intent_key
+    join stg_statement_lines as l on l.line_key = x.line_key
+    where x.role <> 'payment'
+       or abs(x.delta_cents) > p.amount_tolerance_cents
+       or x.intent_status <> 'completed'
+),
+
+-- the payment line of each intent paid more than once, named in the duplicates' reasons
+first_payments as (
+    select x.intent_key, l.line_id, l.end_to_end_id, l.booked_at
+    from payments as x
+    semi join paired as d on d.intent_key = x.intent_key and d.role = 'duplicate'
+    join stg_statement_lines as l on l.line_key = x.line_key
 ),
 
 ---------- onramps
@@ -64,6 +82,8 @@ paired as (
 onramp_missing_credit as (
     select
         'onramp_missing_credit' as category,
+        i.intent_key,
+        null::bigint as line_key,
         i.intent_id,
         null as line_id,
         null as end_to_end_id,
@@ -85,6 +105,8 @@ onramp_amount as (
     select
         case when x.delta_cents < 0 then 'onramp_underpaid' else 'onramp_overpaid' end
             as category,
+        x.intent_key,
+        x.line_key,
         x.intent_id,
         x.line_id,
         x.end_to_end_id,
@@ -109,6 +131,8 @@ onramp_amount as (
 onramp_duplicate_credit as (
     select
         'onramp_duplicate_credit' as category,
+        d.intent_key,
+        d.line_key,
         d.intent_id,
         d.line_id,
         d.end_to_end_id,
@@ -121,14 +145,17 @@ onramp_duplicate_credit as (
             || local_ts(first.booked_at)
             || '. Return the extra credit to the payer (devolução).' as reason,
         d.booked_at as evidence_at
-    from duplicates as d
-    join payments as first using (intent_id)
-    where d.intent_type = 'onramp'
+    from paired as d
+    join first_payments as first on first.intent_key = d.intent_key
+    where d.role = 'duplicate'
+      and d.intent_type = 'onramp'
 ),
 
 onramp_credit_after_expiry as (
     select
         'onramp_credit_after_expiry' as category,
+        x.intent_key,
+        x.line_key,
         x.intent_id,
         x.line_id,
         x.end_to_end_id,
@@ -136,8 +163,8 @@ onramp_credit_after_expiry as (
         x.actual_cents,
         'Credit ' || coalesce(x.end_to_end_id, x.line_id) || ' of ' || brl(x.actual_cents)
             || ' booked ' || local_ts(x.booked_at) || ' (matched by ' || x.rule
-            || ') paid onramp ' || x.intent_id || ' which is ' || x.status
-            || coalesce(' (expired ' || local_ts(x.expires_at) || ')', '')
+            || ') paid onramp ' || x.intent_id || ' which is ' || x.intent_status
+            || coalesce(' (expired ' || local_ts(x.intent_expires_at) || ')', '')
             || ' and was not refunded. Return the money to the payer (devolução) or '
             || 'reissue the order.' as reason,
         x.booked_at as evidence_at
@@ -145,16 +172,18 @@ onramp_credit_after_expiry as (
     where x.role = 'payment'
       and x.intent_type = 'onramp'
       and (
-          x.status in ('expired', 'canceled')
+          x.intent_status in ('expired', 'canceled')
           -- a failed onramp keeps the money only until its devolução, within refund_grace
-          or (x.status = 'failed' and x.updated_at < p.as_of - p.refund_grace)
+          or (x.intent_status = 'failed' and x.intent_updated_at < p.as_of - p.refund_grace)
       )
-      and not exists (select 1 from refunds as r where r.intent_id = x.intent_id)
+      and not exists (select 1 from refunds as r where r.intent_key = x.intent_key)
 ),
 
 onramp_status_lag as (
     select
         'onramp_status_lag' as category,
+        x.intent_key,
+        x.line_key,
         x.intent_id,
         x.line_id,
         x.end_to_end_id,
@@ -163,14 +192,14 @@ onramp_status_lag as (
         'Credit ' || coalesce(x.end_to_end_id, x.line_id) || ' of ' || brl(x.actual_cents)
             || ' booked ' || local_ts(x.booked_at) || ' (matched by ' || x.rule
             || ') paid onramp ' || x.intent_id || ', but at ' || local_ts(p.as_of)
-            || ' the intent is still ' || x.status || ', more than '
+            || ' the intent is still ' || x.intent_status || ', more than '
             || (p.onramp_payment_grace_s // 60) || ' min later. Check that the service '
             || 'received the payment notice; the payer has paid.' as reason,
         x.booked_at as evidence_at
     from paired as x, p
     where x.role = 'payment'
       and x.intent_type = 'onramp'
-      and x.status in ('created', 'requires_compliance', 'awaiting_fiat_payment')
+      and x.intent_status in ('created', 'requires_compliance', 'awaiting_fiat_payment')
       and abs(x.delta_cents) <= p.amount_tolerance_cents
       and x.booked_at < p.as_of - p.onramp_payment_grace
 ),
@@ -180,6 +209,8 @@ onramp_status_lag as (
 offramp_missing_payout as (
     select
         'offramp_missing_payout' as category,
+        i.intent_key,
+        null::bigint as line_key,
         i.intent_id,
         null as line_id,
         null as end_to_end_id,
@@ -200,6 +231,8 @@ offramp_missing_payout as (
 offramp_payout_amount_mismatch as (
     select
         'offramp_payout_amount_mismatch' as category,
+        x.intent_key,
+        x.line_key,
         x.intent_id,
         x.line_id,
         x.end_to_end_id,
@@ -221,6 +254,8 @@ offramp_payout_amount_mismatch as (
 offramp_duplicate_payout as (
     select
         'offramp_duplicate_payout' as category,
+        d.intent_key,
+        d.line_key,
         d.intent_id,
         d.line_id,
         d.end_to_end_id,
@@ -233,14 +268,17 @@ offramp_duplicate_payout as (
             || local_ts(first.booked_at) || '). Recover the duplicate from the payee.'
             as reason,
         d.booked_at as evidence_at
-    from duplicates as d
-    join payments as first using (intent_id)
-    where d.intent_type = 'offramp'
+    from paired as d
+    join first_payments as first on first.intent_key = d.intent_key
+    where d.role = 'duplicate'
+      and d.intent_type = 'offramp'
 ),
 
 offramp_payout_for_failed_intent as (
     select
         'offramp_payout_for_failed_intent' as category,
+        x.intent_key,
+        x.line_key,
         x.intent_id,
         x.line_id,
         x.end_to_end_id,
@@ -248,20 +286,22 @@ offramp_payout_for_failed_intent as (
         x.actual_cents,
         'Payout ' || coalesce(x.end_to_end_id, x.line_id) || ' of ' || brl(x.actual_cents)
             || ' sent ' || local_ts(x.booked_at) || ' (matched by ' || x.rule
-            || ') paid offramp ' || x.intent_id || ' which is ' || x.status
-            || ' (updated ' || local_ts(x.updated_at) || '); the tokens were not taken. '
+            || ') paid offramp ' || x.intent_id || ' which is ' || x.intent_status
+            || ' (updated ' || local_ts(x.intent_updated_at) || '); the tokens were not taken. '
             || 'Recover the payout or complete the burn.' as reason,
         x.booked_at as evidence_at
     from paired as x
     where x.role = 'payment'
       and x.intent_type = 'offramp'
-      and x.status in ('failed', 'canceled', 'expired', 'refunded')
-      and not exists (select 1 from refunds as r where r.intent_id = x.intent_id)
+      and x.intent_status in ('failed', 'canceled', 'expired', 'refunded')
+      and not exists (select 1 from refunds as r where r.intent_key = x.intent_key)
 ),
 
 offramp_stuck_paying_out as (
     select
         'offramp_stuck_paying_out' as category,
+        i.intent_key,
+        null::bigint as line_key,
         i.intent_id,
         null as line_id,
         null as end_to_end_id,
@@ -284,6 +324,8 @@ offramp_stuck_paying_out as (
 refund_missing as (
     select
         'refund_missing' as category,
+        i.intent_key,
+        null::bigint as line_key,
         i.intent_id,
         null as line_id,
         null as end_to_end_id,
@@ -293,21 +335,30 @@ refund_missing as (
             || ', more than ' || (p.refund_grace_s // 3600) || ' h before '
             || local_ts(p.as_of) || ') but no devolução of '
             || brl(coalesce(received.actual_cents, i.amount_cents))
-            || coalesce(' for credit ' || received.end_to_end_id, '')
+            || coalesce(' for credit ' || received_line.end_to_end_id, '')
             || ' is in the statement. Send the devolução or correct the status.' as reason,
         i.updated_at as evidence_at
-    from intents as i
+    from (
+        -- refunded long enough ago, and no devolução matched
+        select i.*
+        from stg_intents as i
+        cross join p
+        anti join refunds as r on r.intent_key = i.intent_key
+        where i.intent_type = 'onramp'
+          and i.status = 'refunded'
+          and i.updated_at < p.as_of - p.refund_grace
+    ) as i
     cross join p
-    left join payments as received on received.intent_id = i.intent_id
-    where i.intent_type = 'onramp'
-      and i.status = 'refunded'
-      and i.updated_at < p.as_of - p.refund_grace
-      and not exists (select 1 from refunds as r where r.intent_id = i.intent_id)
+    -- the credit it received, if one matched (its amount is what should go back)
+    left join payments as received on received.intent_key = i.intent_key
+    left join stg_statement_lines as received_line on received_line.line_key = received.line_key
 ),
 
 refund_amount_mismatch as (
     select
         'refund_amount_mismatch' as category,
+        r.intent_key,
+        r.line_key,
         r.intent_id,
         r.line_id,
         r.end_to_end_id,
@@ -329,6 +380,8 @@ refund_amount_mismatch as (
 ambiguous_match as (
     select
         'ambiguous_match' as category,
+        null::bigint as intent_key,
+        l.line_key,
         null as intent_id,
         l.line_id,
         l.end_to_end_id,
@@ -344,20 +397,26 @@ ambiguous_match as (
         l.booked_at as evidence_at
     from (
         select
-            line_id,
-            any_value(rule) as rule,
-            count(distinct intent_id) as candidates,
-            string_agg(distinct intent_id, ', ' order by intent_id) as intent_ids
-        from int_ambiguous
-        group by line_id
+            a.line_key,
+            any_value(a.rule) as rule,
+            count(distinct i.intent_id) as candidates,
+            string_agg(distinct i.intent_id, ', ' order by i.intent_id) as intent_ids
+        from int_ambiguous as a
+        join stg_intents as i on i.intent_key = a.intent_key
+        group by a.line_key
     ) as a
-    join lines as l using (line_id)
+    join (
+        select * from stg_statement_lines
+        semi join int_ambiguous as c on c.line_key = stg_statement_lines.line_key
+    ) as l on l.line_key = a.line_key
 ),
 
 unmatched_lines as (
     select
         case l.direction when 'credit' then 'unmatched_credit' else 'unmatched_debit' end
             as category,
+        null::bigint as intent_key,
+        l.line_key,
         null as intent_id,
         l.line_id,
         l.end_to_end_id,
@@ -379,17 +438,26 @@ unmatched_lines as (
                    else 'Find who authorised this payment.'
                end as reason,
         l.booked_at as evidence_at
-    from lines as l
+    from stg_statement_lines as l
+    anti join claimed_lines as c on c.line_key = l.line_key
     where l.kind <> 'fee'
-      and not exists (select 1 from claimed_lines as c where c.line_id = l.line_id)
 ),
 
 ---------- snapshot history
 
 -- only an intent seen in more than one snapshot can have moved backwards, so the window
--- functions below run over those intents' rows alone (one snapshot: none at all)
+-- functions below run over those intents' rows alone (one snapshot: none at all). Counted
+-- by a hash of the id (an integer group is cheap); a collision only lets a few more rows
+-- into the windows, which partition by the id itself.
 seen_again as (
-    select intent_id from stg_intent_history group by intent_id having count(*) > 1
+    select hash(intent_id) as id_hash
+    from stg_intent_history
+    -- seen twice implies seen in a snapshot before the latest: only those rows are counted
+    -- (with a single snapshot, none)
+    semi join (select distinct hash(intent_id) as id_hash from stg_intent_history
+               where not is_latest) as earlier on earlier.id_hash = hash(intent_id)
+    group by id_hash
+    having count(*) > 1
 ),
 
 history as (
@@ -410,7 +478,7 @@ history as (
                 0)
         end as status_rank
     from stg_intent_history as h
-    semi join seen_again as a on a.intent_id = h.intent_id
+    semi join seen_again as a on a.id_hash = hash(h.intent_id)
 ),
 
 steps as (
@@ -426,6 +494,8 @@ steps as (
 status_regression as (
     select
         'status_regression' as category,
+        null::bigint as intent_key,
+        null::bigint as line_key,
         s.intent_id,
         null as line_id,
         null as end_to_end_id,
@@ -450,6 +520,8 @@ latest_snapshot as (
 intent_vanished as (
     select
         'intent_vanished' as category,
+        null::bigint as intent_key,
+        null::bigint as line_key,
         h.intent_id,
         null as line_id,
         null as end_to_end_id,
@@ -462,12 +534,12 @@ intent_vanished as (
             || 'API provider whether it was deleted, and check any money it moved.' as reason,
         h.snapshot_at as evidence_at
     from stg_intent_history as h
+    anti join (
+        select intent_id from stg_intent_history
+        -- (nothing to compare when every row is of the latest snapshot)
+        where is_latest and exists (select 1 from stg_intent_history where not is_latest)
+    ) as latest on latest.intent_id = h.intent_id
     where h.snapshot_at < (select snapshot_at from latest_snapshot)
-      and not exists (
-          select 1
-          from stg_intent_history as latest
-          where latest.intent_id = h.intent_id and latest.is_latest
-      )
     qualify row_number() over (partition by h.intent_id order by h.snapshot_at desc) = 1
 ),
 
@@ -500,6 +572,8 @@ final as (
         b.intent_id,
         b.line_id,
         b.end_to_end_id,
+        b.intent_key,
+        b.line_key,
 
         ---------- amounts (cents)
         cast(b.expected_cents as bigint) as expected_cents,
@@ -519,4 +593,3 @@ final as (
 )
 
 select * from final
-order by category, intent_id nulls last, end_to_end_id nulls last, line_id nulls last

@@ -12,6 +12,8 @@
 --   returned          money that came in (went out) and was sent back, on an intent whose
 --                     status books neither.
 -- An amount with no label is unexplained and fails checks/control_totals_balance.
+-- Items name their line and intent by this run's keys (stg_statement_lines.line_key,
+-- stg_intents.intent_key): join those for the ids.
 with
 
 p as (
@@ -23,39 +25,39 @@ lines as (
 ),
 
 line_breaks as (
-    select line_id, min(category) as category
+    select line_key, min(category) as category
     from recon_exceptions
-    where line_id is not null
-    group by line_id
+    where line_key is not null
+    group by line_key
 ),
 
 intent_breaks as (
-    select intent_id, category
+    select intent_key, category
     from recon_exceptions
-    where line_id is null
+    where line_key is null
       and category in ('onramp_missing_credit', 'offramp_missing_payout', 'refund_missing')
 ),
 
 ambiguous_intents as (
-    select distinct intent_id from int_ambiguous
+    select distinct intent_key from int_ambiguous
 ),
 
 refunded_intents as (
-    select distinct intent_id from int_matches where role = 'refund'
+    select distinct intent_key from int_matches where role = 'refund'
 ),
 
 line_items as (
     select
         business_day(l.booked_at) as business_day,
         l.direction,
-        l.line_id,
-        coalesce(m.intent_id, book.intent_id) as intent_id,
+        l.line_key,
+        coalesce(m.intent_key, book.intent_key) as intent_key,
         l.amount_abs_cents - coalesce(book.book_cents, 0) as cents,
         case
             when lb.category is not null then lb.category
-            when book.intent_id is not null and l.amount_abs_cents = book.book_cents
+            when book.intent_key is not null and l.amount_abs_cents = book.book_cents
                 then 'matched'
-            when book.intent_id is not null
+            when book.intent_key is not null
                  and abs(l.amount_abs_cents - book.book_cents) <= p.amount_tolerance_cents
                 then 'within_tolerance'
             -- a credit on an onramp not yet marked paid, still inside the grace period
@@ -76,41 +78,41 @@ line_items as (
             -- a payment sent back on an intent that books neither leg
             when m.role = 'payment'
                  and m.intent_status in ('expired', 'canceled', 'failed', 'refunded')
-                 and m.intent_id in (select intent_id from refunded_intents)
+                 and m.intent_key in (select intent_key from refunded_intents)
                 then 'returned'
-            when m.role = 'refund' and book.intent_id is null
+            when m.role = 'refund' and book.intent_key is null
                 then 'returned'
         end as label
     from lines as l
     cross join p
-    left join int_matches as m on m.line_id = l.line_id
-    left join int_intent_book as book on book.matched_line_id = l.line_id
-    left join line_breaks as lb on lb.line_id = l.line_id
+    left join int_matches as m on m.line_key = l.line_key
+    left join int_intent_book as book on book.matched_line_key = l.line_key
+    left join line_breaks as lb on lb.line_key = l.line_key
 ),
 
 book_items as (
     select
         b.business_day,
         b.direction,
-        null as line_id,
-        b.intent_id,
+        null::bigint as line_key,
+        b.intent_key,
         -b.book_cents as cents,
         case
             when ib.category is not null then ib.category
-            when b.intent_id in (select intent_id from ambiguous_intents) then 'ambiguous_match'
+            when b.intent_key in (select intent_key from ambiguous_intents) then 'ambiguous_match'
             when b.role = 'refund' and i.updated_at >= p.as_of - p.refund_grace then 'in_flight'
         end as label
     from int_intent_book as b
     cross join p
-    join stg_intents as i using (intent_id)
+    join stg_intents as i on i.intent_key = b.intent_key
     left join intent_breaks as ib
-      on ib.intent_id = b.intent_id
+      on ib.intent_key = b.intent_key
      and ib.category = case
              when b.role = 'refund' then 'refund_missing'
              when b.direction = 'credit' then 'onramp_missing_credit'
              else 'offramp_missing_payout'
          end
-    where b.matched_line_id is null
+    where b.matched_line_key is null
 )
 
 select * from line_items

@@ -49,7 +49,7 @@ CREATE OR REPLACE TEMP MACRO names_compatible(a, b) AS
 -- Masked documents are compatible when either is unknown, or they have the same length and
 -- agree on every position where both show a digit ('***456789**' vs '12345678901').
 CREATE OR REPLACE TEMP MACRO docs_compatible(a, b) AS
-    a IS NULL OR b IS NULL
+    a IS NULL OR b IS NULL OR a = b
     OR (
         length(a) = length(b)
         AND list_bool_and(

@@ -1,6 +1,10 @@
+-- surrogate_key: intent_key
 -- stg_intents: one row per intent of the latest snapshot, renamed for matching.
--- Rename and cast only; the optional business-day window (params.date_from/date_to) keeps
--- intents created inside it.
+-- Rename and cast only; the optional business-day window (params.date_from/date_to, as the
+-- UTC instants window_start/window_end) keeps intents created inside it.
+-- intent_key is a dense integer surrogate for intent_id, valid within one run: every later
+-- model joins on it (an integer join is several times cheaper than one on a 36-character
+-- uuid); ids come back only where a person reads them.
 with
 
 source as (
@@ -40,5 +44,5 @@ renamed as (
 
 select renamed.*
 from renamed, params
-where (params.date_from is null or business_day(renamed.created_at) >= params.date_from)
-  and (params.date_to is null or business_day(renamed.created_at) <= params.date_to)
+where (params.window_start is null or renamed.created_at >= params.window_start)
+  and (params.window_end is null or renamed.created_at < params.window_end)

@@ -1,8 +1,10 @@
+-- surrogate_key: line_key
 -- stg_statement_lines: one row per normalized statement line, renamed for matching; only
 -- the columns the models use (a million lines should fit in the memory budget). Amounts
 -- stay signed cents (credit > 0) plus their magnitude. Lines booked after as_of are left
 -- out (the intents are only known up to as_of), and so are lines outside the optional
--- business-day window.
+-- business-day window. line_key is a dense integer surrogate for line_id, valid within one
+-- run, that every later model joins on (see stg_intents).
 with
 
 source as (
@@ -42,5 +44,5 @@ renamed as (
 select renamed.*
 from renamed, params
 where renamed.booked_at <= params.as_of
-  and (params.date_from is null or business_day(renamed.booked_at) >= params.date_from)
-  and (params.date_to is null or business_day(renamed.booked_at) <= params.date_to)
+  and (params.window_start is null or renamed.booked_at >= params.window_start)
+  and (params.window_end is null or renamed.booked_at < params.window_end)

@@ -247,15 +247,19 @@ def _drop(con: duckdb.DuckDBPyConnection, names: Collection[str]) -> None:
     if not names:
         return
     views = {
-        row[0]
-        for row in con.execute("SELECT view_name FROM duckdb_views() WHERE temporary").fetchall()
+        r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE temporary").fetchall()
+    }
+    tables = {
+        r[0]
+        for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE temporary").fetchall()
     }
     for name in names:
         if name in views:
             con.execute(f"DROP VIEW {name}")
-            con.execute(f"DROP TABLE IF EXISTS {name}__rows")
-        else:
-            con.execute(f"DROP TABLE IF EXISTS {name}")
+        if name in tables:
+            con.execute(f"DROP TABLE {name}")
+        if f"{name}__rows" in tables:
+            con.execute(f"DROP TABLE {name}__rows")
 
 
 def run_checks(con: duckdb.DuckDBPyConnection, *, sample: int = 5) -> list[CheckResult]:

@@ -170,6 +170,9 @@ def reconcile(
             runner.drop_tables(con, ["recon_exceptions"])  # final_exceptions holds its rows
         with _phase("summary"):
             summary = _summary(con, run_id, previous, as_of_ts, settings, checks, decisions)
+        # only the run files' sources are left to read: free the rest (the sort of a
+        # 10M-row matches file needs the room)
+        runner.drop_tables(con, [t for t in built if t not in _WRITTEN])
         dd.runs.mkdir(parents=True, exist_ok=True)
         # Arrow batches stream from DuckDB to the Parquet writer: memory stays bounded.
         with _phase("run files"), atomic_dir(dd.runs / run_id) as tmp:
@@ -207,6 +210,10 @@ def _phase(name: str) -> Iterator[None]:
     started = time.perf_counter()
     yield
     log.debug("%s: %.2f s", name, time.perf_counter() - started)
+
+
+# the model tables the run files read (recon_matches is a view over these)
+_WRITTEN = frozenset({"stg_intents", "stg_statement_lines", "int_matches", "recon_matches"})
 
 
 def _resolve_as_of(con: duckdb.DuckDBPyConnection, as_of: datetime | str | None) -> datetime:
@@ -304,12 +311,26 @@ def _copy(
     reader = con.sql(sql, params=params or None).to_arrow_reader(_BATCH_ROWS)
     if reader.schema.names != schema.names:
         raise RuntimeError(f"{path.name}: columns {reader.schema.names} != {schema.names}")
-    with pq.ParquetWriter(path, schema, compression="zstd", write_statistics=True) as writer:
+    # dictionary-encode only the columns with few distinct values (rule, status, category...):
+    # on ids, every page's dictionary attempt is wasted work before the writer falls back
+    dictionary = [f.name for f in schema if f.name in _FEW_VALUES]
+    with pq.ParquetWriter(
+        path,
+        schema,
+        compression="zstd",
+        compression_level=1,
+        use_dictionary=dictionary,
+        write_statistics=True,
+    ) as writer:
         for batch in reader:
             writer.write_batch(batch.cast(schema), row_group_size=_BATCH_ROWS)
 
 
 _BATCH_ROWS = 1_000_000
+_FEW_VALUES = frozenset(
+    {"run_id", "rule", "intent_type", "intent_status", "line_kind", "category", "priority",
+     "first_seen_run", "state"}
+)  # fmt: skip
 
 
 def _summary(

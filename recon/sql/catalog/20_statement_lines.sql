@@ -17,11 +17,14 @@ CREATE OR REPLACE VIEW statement_lines AS
 WITH stored AS (
     SELECT * FROM {statement_files}
 ),
+-- line_ids stored more than once, found by a 64-bit hash of the id (an integer group is
+-- several times cheaper than one on the text); a collision only sends a few singletons
+-- through the merge below, which groups by line_id itself and so merges them exactly
 repeated AS (
-    SELECT line_id FROM stored GROUP BY line_id HAVING count(*) > 1
+    SELECT hash(line_id) AS id_hash FROM stored GROUP BY id_hash HAVING count(*) > 1
 ),
 singletons AS (
-    SELECT s.* FROM stored AS s ANTI JOIN repeated AS r ON s.line_id IS NOT DISTINCT FROM r.line_id
+    SELECT s.* FROM stored AS s ANTI JOIN repeated AS r ON hash(s.line_id) = r.id_hash
 ),
 versions AS (
     SELECT
@@ -51,7 +54,7 @@ versions AS (
                 END,
                 imported_at DESC, source_file DESC, source_line DESC
         ) AS time_rank
-    FROM stored AS s SEMI JOIN repeated AS r ON s.line_id IS NOT DISTINCT FROM r.line_id
+    FROM stored AS s SEMI JOIN repeated AS r ON hash(s.line_id) = r.id_hash
 ),
 merged AS (
     SELECT

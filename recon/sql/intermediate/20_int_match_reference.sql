@@ -38,8 +38,9 @@ raw_tokens as (
     from lines
 ),
 
+-- (a word repeated in one text gives repeated rows: harmless, the pairs are a set)
 line_tokens as materialized (
-    select distinct line_key, direction, token, replace(token, '-', '') as token_compact
+    select line_key, direction, token, replace(token, '-', '') as token_compact
     from raw_tokens
     where length(token) >= 3
 ),
@@ -53,16 +54,33 @@ reference_values as (
     where pix_description is not null
 ),
 
-reference_token_lists as (
+-- a reference can only be found in a text that contains its join token as a word, so only
+-- the references sharing at least one word with some line are looked at further (most
+-- order numbers and descriptions appear in no statement text)
+reference_words as (
     select
-        intent_key,
-        intent_type,
         reference,
-        list_filter(
-            regexp_split_to_array(reference, '[^A-Z0-9_-]+'), lambda t: length(t) >= 3
-        ) as tokens
+        unnest(regexp_split_to_array(reference, '[^A-Z0-9_-]+')) as token
     from reference_values
     where length(reference) >= 6
+),
+
+candidate_references as (
+    select distinct reference
+    from reference_words
+    semi join line_tokens on line_tokens.token = reference_words.token
+),
+
+reference_token_lists as (
+    select
+        v.intent_key,
+        v.intent_type,
+        v.reference,
+        list_filter(
+            regexp_split_to_array(v.reference, '[^A-Z0-9_-]+'), lambda t: length(t) >= 3
+        ) as tokens
+    from reference_values as v
+    semi join candidate_references as c on c.reference = v.reference
 ),
 
 -- the join key of a reference is its token with the most digits, then the longest:

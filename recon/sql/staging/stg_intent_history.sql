@@ -1,6 +1,9 @@
+-- materialized: view
 -- stg_intent_history: one row per intent x committed snapshot, for the history checks
 -- (status_regression, intent_vanished). is_latest flags the snapshot the `intents` view
--- shows (the latest full and consistent one).
+-- shows (the latest full and consistent one). A view, not a table: with a month of daily
+-- snapshots it has tens of millions of rows, and the history checks read only the rows
+-- of intents seen more than once (none when there is a single snapshot).
 with
 
 source as (

@@ -160,7 +160,9 @@ SELECT
     (i * 4 + k)::BIGINT AS source_line,
     '0001/1234567-8' AS account,
     created_at + to_minutes(pay_delay_min) AS booked_at,
-    CASE WHEN intent_type = 'onramp' THEN amount ELSE -amount END AS amount_cents,
+    -- BIGINT as the store writes it (the strangers' UBIGINT hash would widen it to DOUBLE)
+    CAST(CASE WHEN intent_type = 'onramp' THEN amount ELSE -amount END AS BIGINT)
+        AS amount_cents,
     CASE WHEN intent_type = 'onramp' THEN 'credit' ELSE 'debit' END AS direction,
     CASE WHEN intent_type = 'onramp' THEN 'pix_in'
          WHEN intent_type = 'offramp' THEN 'pix_out' ELSE 'fee' END AS kind,

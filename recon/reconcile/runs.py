@@ -16,6 +16,7 @@ import os
 import shutil
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime
@@ -271,11 +272,7 @@ def _final_exceptions(con: duckdb.DuckDBPyConnection, run_id: str, decided: list
             coalesce(p.first_seen_run, $run_id) AS first_seen_run,
             e.age_days,
             CASE WHEN p.break_id IS NULL THEN 'new' ELSE 'persisting' END AS state,
-            d.break_id IS NOT NULL AS decided,
-            row_number() OVER (
-                ORDER BY e.category, e.intent_id NULLS LAST, e.end_to_end_id NULLS LAST,
-                         e.line_id NULLS LAST, e.break_id
-            ) AS sort_key
+            d.break_id IS NOT NULL AS decided
         FROM recon_exceptions AS e
         LEFT JOIN previous_exceptions AS p USING (break_id)
         LEFT JOIN decided_ids AS d USING (break_id)
@@ -292,7 +289,8 @@ ORDER BY intent_id, booked_at, line_id
 """
 
 _EXCEPTIONS_SQL = """
-SELECT * EXCLUDE (decided, sort_key) FROM final_exceptions WHERE NOT decided ORDER BY sort_key
+SELECT * EXCLUDE (decided) FROM final_exceptions WHERE NOT decided
+ORDER BY category, intent_id NULLS LAST, end_to_end_id NULLS LAST, line_id NULLS LAST, break_id
 """
 
 
@@ -306,7 +304,10 @@ def _copy(
     """Stream a query's rows, in order, into a Parquet file with exactly the contract schema.
 
     Batches flow from DuckDB to the writer, so memory stays bounded however many rows a run
-    has; fixed writer options make the same rows give the same file.
+    has (two batches in flight); fixed writer options make the same rows give the same file.
+    The writer encodes a batch on a worker thread while DuckDB hands over the next one
+    (both release the GIL): Parquet encoding is single-threaded, so this keeps the second
+    core busy.
     """
     reader = con.sql(sql, params=params or None).to_arrow_reader(_BATCH_ROWS)
     if reader.schema.names != schema.names:
@@ -314,19 +315,28 @@ def _copy(
     # dictionary-encode only the columns with few distinct values (rule, status, category...):
     # on ids, every page's dictionary attempt is wasted work before the writer falls back
     dictionary = [f.name for f in schema if f.name in _FEW_VALUES]
-    with pq.ParquetWriter(
-        path,
-        schema,
-        compression="zstd",
-        compression_level=1,
-        use_dictionary=dictionary,
-        write_statistics=True,
-    ) as writer:
+    with (
+        pq.ParquetWriter(
+            path,
+            schema,
+            compression="zstd",
+            compression_level=1,
+            use_dictionary=dictionary,
+            write_statistics=True,
+        ) as writer,
+        ThreadPoolExecutor(1, thread_name_prefix="recon-parquet") as encoder,
+    ):
+        pending: Future[None] | None = None
         for batch in reader:
-            writer.write_batch(batch.cast(schema), row_group_size=_BATCH_ROWS)
+            ready = batch.cast(schema)
+            if pending is not None:
+                pending.result()
+            pending = encoder.submit(writer.write_batch, ready, row_group_size=_BATCH_ROWS)
+        if pending is not None:
+            pending.result()
 
 
-_BATCH_ROWS = 1_000_000
+_BATCH_ROWS = 262_144
 _FEW_VALUES = frozenset(
     {"run_id", "rule", "intent_type", "intent_status", "line_kind", "category", "priority",
      "first_seen_run", "state"}

@@ -128,12 +128,19 @@ keyed as (
     from unique_references
 ),
 
+-- only a word as long as some compacted id can be one (a uuid: 32 characters)
+id_lengths as (
+    select min(length(token)) as shortest, max(length(token)) as longest from id_keys
+),
+
 pairs as (
     select line_tokens.line_key, id_keys.intent_key
     from line_tokens
+    cross join id_lengths
     join id_keys
       on line_tokens.token_compact = id_keys.token
      and line_tokens.direction = id_keys.direction
+    where length(line_tokens.token_compact) between id_lengths.shortest and id_lengths.longest
     union
     select line_tokens.line_key, keyed.intent_key
     from line_tokens

@@ -26,7 +26,30 @@ confirmed as (
     join stg_statement_lines as o on o.line_key = r.original_line_key
 ),
 
-joined as materialized (
+-- most intents have one payment line (and no refund): only the groups with several lines
+-- are ordered, on the few columns the order needs
+crowded as (
+    select intent_key, rule = 'refund' as is_refund
+    from confirmed
+    group by all
+    having count(*) > 1
+),
+
+ranks as (
+    select
+        c.line_key,
+        row_number() over (
+            partition by c.intent_key, c.rule = 'refund'
+            -- the end-to-end id embeds the initiation time (yyyyMMddHHmm): it orders lines
+            -- booked on the same date by statements that carry no time of day (CNAB 240)
+            order by l.booked_at, l.end_to_end_id, l.line_id
+        ) as line_rank
+    from confirmed as c
+    semi join crowded as g on g.intent_key = c.intent_key and g.is_refund = (c.rule = 'refund')
+    join stg_statement_lines as l on l.line_key = c.line_key
+),
+
+joined as (
     select
         ---------- keys
         confirmed.intent_key,
@@ -47,37 +70,14 @@ joined as materialized (
         lines.amount_abs_cents as actual_cents,
 
         ---------- timestamps (UTC)
-        lines.booked_at
+        lines.booked_at,
+
+        ---------- order among the intent's lines of the same kind
+        coalesce(ranks.line_rank, 1) as line_rank
     from confirmed
     join stg_statement_lines as lines on lines.line_key = confirmed.line_key
     join stg_intents as intents on intents.intent_key = confirmed.intent_key
-),
-
--- most intents have one payment line (and no refund): only the groups with several lines
--- need ordering
-crowded as (
-    select intent_key, rule = 'refund' as is_refund
-    from joined
-    group by all
-    having count(*) > 1
-),
-
-ranked as (
-    select j.*, 1::bigint as line_rank
-    from joined as j
-    anti join crowded as c on c.intent_key = j.intent_key and c.is_refund = (j.rule = 'refund')
-    union all
-    select
-        j.*,
-        row_number() over (
-            partition by j.intent_key, j.rule = 'refund'
-            -- the end-to-end id embeds the initiation time (yyyyMMddHHmm): it orders lines
-            -- booked on the same date by statements that carry no time of day (CNAB 240)
-            order by j.booked_at, l.end_to_end_id, l.line_id
-        ) as line_rank
-    from joined as j
-    semi join crowded as c on c.intent_key = j.intent_key and c.is_refund = (j.rule = 'refund')
-    join stg_statement_lines as l on l.line_key = j.line_key
+    left join ranks on ranks.line_key = confirmed.line_key
 )
 
 select
@@ -88,4 +88,4 @@ select
         when line_rank = 1 then 'payment'
         else 'duplicate'
     end as role
-from ranked
+from joined

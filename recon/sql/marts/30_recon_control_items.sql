@@ -3,10 +3,11 @@
 --   * each non-fee statement line, on its business day and direction: its amount, less the
 --     book amount it settles when it is the (first) payment or refund of a booked intent;
 --   * each book entry that no line settles: minus its amount, on its business day.
+-- A line that settles its book entry to the cent makes no difference (0 cents) and is not
+-- an item: on a normal day that is almost every line, so only the rest are labelled.
 -- label = the break category on that line (or, for an unsettled book entry, on that intent);
 -- otherwise one of the states that are not breaks:
---   matched           settles its book entry exactly,
---   within_tolerance  settles it within amount_tolerance_cents,
+--   within_tolerance  settles its book entry within amount_tolerance_cents,
 --   in_flight         money ahead of the status, or a status ahead of the money, still
 --                     inside its grace period (or an offramp not yet completed),
 --   returned          money that came in (went out) and was sent back, on an intent whose
@@ -20,8 +21,19 @@ p as (
     select * from params
 ),
 
+-- the lines that settle their book entry exactly
+settled as (
+    select matched_line_key as line_key
+    from int_intent_book
+    where matched_line_key is not null
+      and matched_cents = book_cents
+),
+
 lines as (
-    select * from stg_statement_lines where kind <> 'fee'
+    select l.*
+    from stg_statement_lines as l
+    anti join settled as s on s.line_key = l.line_key
+    where l.kind <> 'fee'
 ),
 
 line_breaks as (
@@ -55,8 +67,6 @@ line_items as (
         l.amount_abs_cents - coalesce(book.book_cents, 0) as cents,
         case
             when lb.category is not null then lb.category
-            when book.intent_key is not null and l.amount_abs_cents = book.book_cents
-                then 'matched'
             when book.intent_key is not null
                  and abs(l.amount_abs_cents - book.book_cents) <= p.amount_tolerance_cents
                 then 'within_tolerance'

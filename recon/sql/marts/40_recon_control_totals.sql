@@ -26,7 +26,7 @@ explained as (
         business_day,
         direction,
         sum(cents) filter (where label is not null) as explained_cents,
-        sum(cents) filter (where label not in ('matched', 'within_tolerance', 'in_flight',
+        sum(cents) filter (where label not in ('within_tolerance', 'in_flight',
                                                'returned')) as breaks_cents
     from recon_control_items
     group by all

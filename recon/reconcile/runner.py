@@ -185,6 +185,10 @@ def run_models(
     last later model that reads it is built, unless a check or the caller reads it: on a
     10M-row run the passes' tables would otherwise hold memory (or spill) until the end.
     Without `keep` every table stays (notebooks, tests).
+
+    A model that runs out of DuckDB memory (some operators cannot spill everything) is
+    retried once on a single thread, which holds about half as much in flight; a second
+    failure is raised naming the model.
     """
     models = models if models is not None else load_models()
     last_use = _last_use(models, keep) if keep is not None else {}
@@ -192,27 +196,46 @@ def run_models(
     for index, model in enumerate(models):
         started = time.perf_counter()
         try:
-            if model.is_script:
-                con.execute(model.sql)
-            elif model.view:
-                con.execute(f"CREATE OR REPLACE TEMP VIEW {model.name} AS\n{model.sql}")
-                built.append(model.name)
-            elif model.key:
-                rows = f"{model.name}__rows"
-                con.execute(f"CREATE OR REPLACE TEMP TABLE {rows} AS\n{model.sql}")
-                con.execute(
-                    f"CREATE OR REPLACE TEMP VIEW {model.name} AS "
-                    f"SELECT rowid AS {model.key}, * FROM {rows}"
-                )
-                built.append(model.name)
-            else:
-                con.execute(f"CREATE OR REPLACE TEMP TABLE {model.name} AS\n{model.sql}")
-                built.append(model.name)
+            try:
+                _build(con, model)
+            except duckdb.OutOfMemoryException as exc:
+                if _threads(con) <= 1:
+                    raise
+                log.warning("%s: %s; retrying on one thread", model.file, str(exc).splitlines()[0])
+                threads = _threads(con)
+                con.execute("SET threads = 1")
+                try:
+                    _build(con, model)
+                finally:
+                    con.execute(f"SET threads = {threads}")
         except duckdb.Error as exc:
             raise RuntimeError(f"recon/sql/{model.layer}/{model.file}: {exc}") from exc
+        if model.name:
+            built.append(model.name)
         log.debug("%s/%s: %.2f s", model.layer, model.file, time.perf_counter() - started)
         _drop(con, [n for n, last in last_use.items() if last == index])
     return built
+
+
+def _build(con: duckdb.DuckDBPyConnection, model: Model) -> None:
+    """Run a script, or (re)create a model's view / keyed table / table."""
+    if model.is_script:
+        con.execute(model.sql)
+    elif model.view:
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {model.name} AS\n{model.sql}")
+    elif model.key:
+        rows = f"{model.name}__rows"
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {rows} AS\n{model.sql}")
+        con.execute(
+            f"CREATE OR REPLACE TEMP VIEW {model.name} AS "
+            f"SELECT rowid AS {model.key}, * FROM {rows}"
+        )
+    else:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {model.name} AS\n{model.sql}")
+
+
+def _threads(con: duckdb.DuckDBPyConnection) -> int:
+    return int(con.execute("SELECT current_setting('threads')").fetchall()[0][0])
 
 
 def _last_use(models: list[Model], keep: Collection[str]) -> dict[str, int]:

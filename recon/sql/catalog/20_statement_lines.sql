@@ -13,10 +13,8 @@
 -- Most line_ids are stored once: such a line is its own merge (every arg_min of one row is
 -- that row, a null stays null), so only the line_ids stored more than once go through the
 -- window functions and aggregates; the singletons pass through untouched (UNION ALL).
--- `stored` is read three times but not materialized: keeping every column of every stored
--- row in memory cost ~150 MB at 1M lines, for a narrow second read of the Parquet.
 CREATE OR REPLACE VIEW statement_lines AS
-WITH stored AS NOT MATERIALIZED (
+WITH stored AS (
     SELECT * FROM {statement_files}
 ),
 -- line_ids stored more than once, found by a 64-bit hash of the id (an integer group is

@@ -21,7 +21,7 @@ lines as (
 
 -- the intent id itself, as written (uuid) or compacted (txid style): unique by nature, so
 -- it joins the line's tokens directly, hyphens removed on both sides
-id_keys as not materialized (
+id_keys as (
     select
         intent_key,
         case intent_type when 'onramp' then 'credit' when 'offramp' then 'debit' end as direction,
@@ -45,9 +45,8 @@ line_tokens as materialized (
     where length(token) >= 3
 ),
 
--- free-text references (client_reference, pix_description): keys only when unique.
--- (read twice, not materialized: 1.7M rows at 1M intents, cheaper to scan again than hold)
-reference_values as not materialized (
+-- free-text references (client_reference, pix_description): keys only when unique
+reference_values as (
     select intent_key, intent_type, upper(client_reference) as reference from stg_intents
     where client_reference is not null
     union all

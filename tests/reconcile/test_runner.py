@@ -1,0 +1,75 @@
+"""The model runner's storage conventions and its out-of-memory retry."""
+
+from __future__ import annotations
+
+import logging
+
+import duckdb
+import pytest
+
+from recon.reconcile import runner
+
+
+def _models() -> list[runner.Model]:
+    return [
+        runner.Model("things", "staging", "things.sql", "SELECT 'a' AS id UNION ALL SELECT 'b'", key="thing_key"),
+        runner.Model("pairs", "intermediate", "pairs.sql", "SELECT thing_key, id FROM things"),
+        runner.Model("shown", "marts", "shown.sql", "SELECT id FROM pairs", view=True),
+    ]  # fmt: skip
+
+
+def test_surrogate_keys_are_dense_row_positions_and_views_stay_views():
+    con = duckdb.connect()
+    assert runner.run_models(con, _models()) == ["things", "pairs", "shown"]
+    keys = sorted(r[0] for r in con.execute("SELECT thing_key FROM things").fetchall())
+    assert keys == [0, 1]
+    kinds = dict(
+        con.execute(
+            "SELECT table_name, 'table' FROM duckdb_tables() WHERE temporary UNION ALL "
+            "SELECT view_name, 'view' FROM duckdb_views() WHERE temporary AND NOT internal"
+        ).fetchall()
+    )
+    assert kinds == {"things__rows": "table", "things": "view", "pairs": "table", "shown": "view"}
+    runner.drop_tables(con, ["things", "pairs", "shown"])
+    assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary").fetchall() == [(0,)]
+
+
+def test_header_lines_declare_keys_and_views():
+    models = {m.name: m for m in runner.load_models()}
+    assert models["stg_intents"].key == "intent_key"
+    assert models["stg_statement_lines"].key == "line_key"
+    assert models["recon_matches"].view and models["stg_intent_history"].view
+    assert not models["int_matches"].view and not models["int_matches"].key
+
+
+def test_a_model_out_of_memory_is_retried_on_one_thread(monkeypatch, caplog):
+    con = duckdb.connect()
+    con.execute("SET threads = 2")
+    real, calls = runner._build, []
+
+    def flaky(con_: duckdb.DuckDBPyConnection, model: runner.Model) -> None:
+        calls.append((model.name, runner._threads(con_)))
+        if model.name == "pairs" and runner._threads(con_) > 1:
+            raise duckdb.OutOfMemoryException("Out of Memory Error: failed to pin block")
+        real(con_, model)
+
+    monkeypatch.setattr(runner, "_build", flaky)
+    with caplog.at_level(logging.WARNING, logger="recon.reconcile.runner"):
+        runner.run_models(con, _models())
+    assert ("pairs", 2) in calls and ("pairs", 1) in calls
+    assert runner._threads(con) == 2  # restored
+    assert "retrying on one thread" in caplog.text
+    assert con.execute("SELECT count(*) FROM pairs").fetchall() == [(2,)]
+
+
+def test_out_of_memory_on_one_thread_names_the_model(monkeypatch):
+    con = duckdb.connect()
+    con.execute("SET threads = 2")
+
+    def broke(con_: duckdb.DuckDBPyConnection, model: runner.Model) -> None:
+        raise duckdb.OutOfMemoryException("Out of Memory Error: failed to pin block")
+
+    monkeypatch.setattr(runner, "_build", broke)
+    with pytest.raises(RuntimeError, match=r"recon/sql/staging/things.sql: Out of Memory"):
+        runner.run_models(con, _models())
+    assert runner._threads(con) == 2

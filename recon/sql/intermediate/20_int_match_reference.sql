@@ -11,12 +11,9 @@
 -- checked with a substring test on the few pairs that share that token.
 with
 
-lines as (
-    select l.line_key, l.direction, upper(l.description) as description_upper
-    from stg_statement_lines as l
-    anti join int_match_txid as claimed on claimed.line_key = l.line_key
-    where l.kind in ('pix_in', 'pix_out')
-      and l.description is not null
+-- the words of the unclaimed lines' texts (int_line_words)
+line_tokens as not materialized (
+    select * from int_line_words
 ),
 
 -- the intent id itself, as written (uuid) or compacted (txid style): unique by nature, so
@@ -29,24 +26,9 @@ id_keys as (
     from stg_intents
 ),
 
--- every token of every line's text, streamed
-raw_tokens as (
-    select
-        line_key,
-        direction,
-        unnest(regexp_split_to_array(description_upper, '[^A-Z0-9_-]+')) as token
-    from lines
-),
-
--- (a word repeated in one text gives repeated rows: harmless, the pairs are a set)
-line_tokens as materialized (
-    select line_key, direction, token, replace(token, '-', '') as token_compact
-    from raw_tokens
-    where length(token) >= 3
-),
-
 -- free-text references (client_reference, pix_description): keys only when unique
-reference_values as (
+-- (read twice: recomputed rather than held, 17M rows at 10M intents)
+reference_values as not materialized (
     select intent_key, intent_type, upper(client_reference) as reference from stg_intents
     where client_reference is not null
     union all
@@ -130,7 +112,7 @@ keyed as (
 
 -- only a word as long as some compacted id can be one (a uuid: 32 characters)
 id_lengths as (
-    select min(length(token)) as shortest, max(length(token)) as longest from id_keys
+    select min(length(txid_key)) as shortest, max(length(txid_key)) as longest from stg_intents
 ),
 
 pairs as (
@@ -147,8 +129,8 @@ pairs as (
     join keyed
       on line_tokens.token = keyed.join_token
      and line_tokens.direction = keyed.direction
-    join lines on lines.line_key = line_tokens.line_key
-    where contains(lines.description_upper, keyed.reference)
+    join stg_statement_lines as lines on lines.line_key = line_tokens.line_key
+    where contains(upper(lines.description), keyed.reference)
 ),
 
 line_counts as (

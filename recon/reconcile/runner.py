@@ -286,9 +286,18 @@ def _drop(con: duckdb.DuckDBPyConnection, names: Collection[str]) -> None:
 
 
 def run_checks(con: duckdb.DuckDBPyConnection, *, sample: int = 5) -> list[CheckResult]:
-    """Run every `checks/*.sql` assertion; each returns the rows that break its invariant."""
+    """Run every `checks/*.sql` assertion; each returns the rows that break its invariant.
+
+    Files starting with ``_`` (macros the checks share) run first, as they are.
+    """
     results: list[CheckResult] = []
-    for file, sql in _files("checks"):
+    files = _files("checks")
+    for file, sql in [f for f in files if f[0].startswith("_")]:
+        try:
+            con.execute(sql)
+        except duckdb.Error as exc:
+            raise RuntimeError(f"recon/sql/checks/{file}: {exc}") from exc
+    for file, sql in [f for f in files if not f[0].startswith("_")]:
         name = file.removesuffix(".sql")
         started = time.perf_counter()
         try:

@@ -177,8 +177,12 @@ def reconcile(
         dd.runs.mkdir(parents=True, exist_ok=True)
         # Arrow batches stream from DuckDB to the Parquet writer: memory stays bounded.
         with _phase("run files"), atomic_dir(dd.runs / run_id) as tmp:
-            _copy(con, _MATCHES_SQL, {"run_id": run_id}, tmp / "matches.parquet", MATCHES_SCHEMA)
-            _copy(con, _EXCEPTIONS_SQL, {}, tmp / "exceptions.parquet", EXCEPTIONS_SCHEMA)
+            with _phase("matches.parquet"):
+                _copy(
+                    con, _MATCHES_SQL, {"run_id": run_id}, tmp / "matches.parquet", MATCHES_SCHEMA
+                )
+            with _phase("exceptions.parquet"):
+                _copy(con, _EXCEPTIONS_SQL, {}, tmp / "exceptions.parquet", EXCEPTIONS_SCHEMA)
             write_json(tmp / "summary.json", summary.to_json())
     finally:
         con.close()

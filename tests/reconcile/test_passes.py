@@ -70,6 +70,34 @@ def test_shared_reference_is_not_a_key(world):
     assert matches(run(world)) == {(uid(1), e2e(1), "attributes")}
 
 
+def test_reference_of_several_words_joins_on_its_most_specific_word(world):
+    # "Pedido 7KX2Q9A" (several words) is found in a longer text, case aside; a one-word
+    # reference equal to that word ("7KX2Q9A") is another intent's: a text holding the
+    # whole phrase names both (ambiguous), a text holding only the word names one
+    a = intent(1, amount=5_000, pix_description="Pedido 7KX2Q9A")
+    b = intent(2, amount=6_000, client_reference="7KX2Q9A")
+    c = intent(3, amount=7_000, client_reference="Z9Q8W7 Loja Centro")
+    world.snapshot([a, b, c], AS_OF)
+    world.statement([
+        line(1, amount=5_000, description="pagamento pedido 7kx2q9a obrigado"),
+        line(2, amount=6_000, description="ref 7KX2Q9A"),
+        line(3, amount=7_000, description="Z9Q8W7 LOJA CENTRO"),
+    ])  # fmt: skip
+    result = run(world)
+    assert matches(result) == {(uid(2), e2e(2), "reference"), (uid(3), e2e(3), "reference")}
+    assert breaks(result) == {("ambiguous_match", None, e2e(1))}
+
+
+def test_short_reference_is_not_a_key(world):
+    # a reference under 6 characters is too weak to prove anything: attributes decide
+    a = intent(1, amount=5_000, client_reference="AB12")
+    b = intent(2, amount=6_000)
+    world.snapshot([a, b], AS_OF)
+    world.statement([line(1, amount=6_000, description="AB12")])
+    result = run(world)
+    assert matches(result) == {(uid(2), e2e(1), "attributes")}
+
+
 def test_attributes_need_a_unique_candidate_on_both_sides(world):
     # one line, two fitting intents -> ambiguous; the intents are not reported missing
     a, b = intent(1, amount=5_000), intent(2, amount=5_000)

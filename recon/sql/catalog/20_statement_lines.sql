@@ -14,7 +14,9 @@
 -- that row, a null stays null), so only the line_ids stored more than once go through the
 -- window functions and aggregates; the singletons pass through untouched (UNION ALL).
 CREATE OR REPLACE VIEW statement_lines AS
-WITH stored AS (
+-- (not materialized: read three times, but a copy of every column of every stored line
+-- would cost more than three scans of the Parquet files; at 10M lines, 9.5 s vs 4.3 s)
+WITH stored AS NOT MATERIALIZED (
     SELECT * FROM {statement_files}
 ),
 -- line_ids stored more than once, found by a 64-bit hash of the id (an integer group is

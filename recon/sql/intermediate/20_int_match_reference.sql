@@ -22,7 +22,7 @@ id_keys as (
     select
         intent_key,
         case intent_type when 'onramp' then 'credit' when 'offramp' then 'debit' end as direction,
-        txid_key as token
+        upper(replace(intent_id, '-', '')) as token
     from stg_intents
 ),
 
@@ -112,7 +112,10 @@ keyed as (
 
 -- only a word as long as some compacted id can be one (a uuid: 32 characters)
 id_lengths as (
-    select min(length(txid_key)) as shortest, max(length(txid_key)) as longest from stg_intents
+    select
+        min(length(replace(intent_id, '-', ''))) as shortest,
+        max(length(replace(intent_id, '-', ''))) as longest
+    from stg_intents
 ),
 
 pairs as (

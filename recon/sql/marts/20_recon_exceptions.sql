@@ -12,7 +12,8 @@ p as (
     select * from params
 ),
 
-payments as (
+-- (read four times: a filter on int_matches each time, not a copy of its rows)
+payments as not materialized (
     select * from int_matches where role = 'payment'
 ),
 

@@ -1,7 +1,7 @@
 -- surrogate_key: line_key
 -- stg_statement_lines: one row per normalized statement line, renamed for matching; only
 -- the columns the models use (a million lines should fit in the memory budget). Amounts
--- stay signed cents (credit > 0) plus their magnitude. Lines booked after as_of are left
+-- are magnitudes in cents; direction says credit or debit. Lines booked after as_of are left
 -- out (the intents are only known up to as_of), and so are lines outside the optional
 -- business-day window. line_key is a dense integer surrogate for line_id, valid within one
 -- run, that every later model joins on (see stg_intents).
@@ -24,8 +24,7 @@ renamed as (
         direction,
         kind,
 
-        ---------- amounts (cents)
-        amount_cents,
+        ---------- amount (cents, a magnitude: direction says which way it moved)
         abs(amount_cents) as amount_abs_cents,
 
         ---------- counterparty

@@ -30,10 +30,9 @@ import os
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import pandas as pd
 import pyarrow as pa
 
 from recon.config import DataDir
@@ -44,6 +43,9 @@ from recon.schemas import (
     STATEMENT_LINES_SCHEMA,
     STATEMENT_QUARANTINE_SCHEMA,
 )
+
+if TYPE_CHECKING:  # pandas loads only where a DataFrame is asked for (it costs ~50 MB)
+    import pandas as pd
 
 __all__ = [
     "VIEW_NAMES",

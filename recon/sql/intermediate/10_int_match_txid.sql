@@ -14,7 +14,7 @@ lines as (
 intents as (
     select
         intent_key,
-        upper(replace(intent_id, '-', '')) as txid_key,
+        txid_form(intent_id) as txid_key,
         case intent_type when 'onramp' then 'credit' when 'offramp' then 'debit' end as direction
     from stg_intents
 ),

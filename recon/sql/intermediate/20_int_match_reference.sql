@@ -22,7 +22,7 @@ id_keys as (
     select
         intent_key,
         case intent_type when 'onramp' then 'credit' when 'offramp' then 'debit' end as direction,
-        upper(replace(intent_id, '-', '')) as token
+        txid_form(intent_id) as token
     from stg_intents
 ),
 
@@ -113,8 +113,8 @@ keyed as (
 -- only a word as long as some compacted id can be one (a uuid: 32 characters)
 id_lengths as (
     select
-        min(length(replace(intent_id, '-', ''))) as shortest,
-        max(length(replace(intent_id, '-', ''))) as longest
+        min(length(txid_form(intent_id))) as shortest,
+        max(length(txid_form(intent_id))) as longest
     from stg_intents
 ),
 

@@ -19,6 +19,9 @@ CREATE OR REPLACE TEMP MACRO local_ts(ts) AS
             || ' ' || (SELECT business_tz FROM params)
     END;
 
+-- An intent id in the txid form of dynamic PIX charges: no hyphens, upper case.
+CREATE OR REPLACE TEMP MACRO txid_form(id) AS upper(replace(id, '-', ''));
+
 -- The business day (DATE) of a UTC instant.
 CREATE OR REPLACE TEMP MACRO business_day(ts) AS
     CAST(timezone((SELECT business_tz FROM params), ts) AS DATE);

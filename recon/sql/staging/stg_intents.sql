@@ -21,7 +21,7 @@ renamed as (
         status,
 
         ---------- references a statement line may carry (the txid form of the id,
-        ---------- upper(replace(intent_id, '-', '')), is computed where a pass joins on it:
+        ---------- txid_form(intent_id), is computed where a pass joins on it:
         ---------- stored, it would be 400 MB more per 10M intents to hold or spill)
         nullif(trim(client_reference), '') as client_reference,
         nullif(trim(pix_description), '') as pix_description,

@@ -51,6 +51,7 @@ __all__ = [
     "VIEW_NAMES",
     "SnapshotInfo",
     "connect",
+    "input_bytes",
     "latest_run",
     "latest_snapshot",
     "list_snapshots",
@@ -233,6 +234,15 @@ def _manifests_relation(snaps: list[SnapshotInfo]) -> str:
         rows.append("(" + ", ".join(_literal(values[n]) for n, _ in _MANIFEST_COLUMNS) + ")")
     names = ", ".join(n for n, _ in _MANIFEST_COLUMNS)
     return f"(SELECT {casts} FROM (VALUES {', '.join(rows)}) AS m({names}))"
+
+
+def input_bytes(data: str | os.PathLike[str] | DataDir | None = None) -> int:
+    """Bytes on disk of what a reconciliation reads: the latest full, consistent snapshot and
+    every statement file (the engine sizes its work storage by it)."""
+    dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
+    latest = latest_snapshot(dd)
+    files = [*(latest.files if latest else ()), *dd.root.glob(STATEMENT_GLOB)]
+    return sum(f.stat().st_size for f in files)
 
 
 def latest_run(data: DataDir) -> Path | None:

@@ -84,6 +84,21 @@ def test_intents_is_the_latest_full_consistent_snapshot(data_dir: DataDir) -> No
     assert catalog.latest_snapshot(data_dir, consistent=False).run_id == rows[-1][0]  # type: ignore[union-attr]
 
 
+def test_input_bytes_counts_the_latest_snapshot_and_the_statements(data_dir: DataDir) -> None:
+    assert catalog.input_bytes(data_dir) == 0
+    fake = FakeList.of(30)
+    snap(data_dir, fake)
+    second = snap(data_dir, fake)  # only the latest full snapshot is read by a run
+    latest = catalog.latest_snapshot(data_dir)
+    assert latest is not None and latest.run_id == second
+    parts = sum(f.stat().st_size for f in latest.files)
+    assert parts > 0 and catalog.input_bytes(data_dir) == parts
+    statements = data_dir.root / "statements" / "source=bank" / "batch.parquet"
+    statements.parent.mkdir(parents=True)
+    statements.write_bytes(b"x" * 1234)  # sized, not read
+    assert catalog.input_bytes(data_dir) == parts + 1234
+
+
 def test_uncommitted_folders_are_invisible(data_dir: DataDir) -> None:
     fake = FakeList.of(5)
     result = extract(data_dir, client=FakeAsyncClient(fake), quiet=True)

@@ -154,8 +154,11 @@ def reconcile(
     temp_dir = Path(settings.temp_directory or (dd.root / ".tmp-duckdb")) / run_id
     with _phase("catalog"):
         con = catalog.connect(dd)
+        inputs = catalog.input_bytes(dd)
     try:
-        runner.configure(con, settings, temp_dir)
+        on_disk = settings.work_on_disk(inputs)
+        log.debug("inputs %d bytes: work tables %s", inputs, "on disk" if on_disk else "in memory")
+        runner.configure(con, settings, temp_dir, on_disk=on_disk)
         as_of_ts = _resolve_as_of(con, as_of)
         runner.set_params(con, settings, as_of_ts)
         with _phase("models"):
@@ -177,12 +180,14 @@ def reconcile(
         dd.runs.mkdir(parents=True, exist_ok=True)
         # Arrow batches stream from DuckDB to the Parquet writer: memory stays bounded.
         with _phase("run files"), atomic_dir(dd.runs / run_id) as tmp:
+            with _phase("exceptions.parquet"):
+                _copy(con, _EXCEPTIONS_SQL, {}, tmp / "exceptions.parquet", EXCEPTIONS_SCHEMA)
+            # the breaks are written: their rows (0.8 GB at 10M) make room for the matches' sort
+            con.execute("DROP TABLE final_exceptions")
             with _phase("matches.parquet"):
                 _copy(
                     con, _MATCHES_SQL, {"run_id": run_id}, tmp / "matches.parquet", MATCHES_SCHEMA
                 )
-            with _phase("exceptions.parquet"):
-                _copy(con, _EXCEPTIONS_SQL, {}, tmp / "exceptions.parquet", EXCEPTIONS_SCHEMA)
             write_json(tmp / "summary.json", summary.to_json())
     finally:
         con.close()

@@ -12,7 +12,11 @@
     memory_limit = "1GB"                # DuckDB, spilling to temp_directory beyond it
     threads = 2
     temp_directory = ""                 # default: <data>/.tmp-duckdb
+    work_storage = "auto"               # the engine's work tables: "memory", "disk" (a
+                                        # scratch database in temp_directory) or "auto"
 
+"auto" keeps the work tables in memory while the inputs (Parquet bytes of the latest snapshot
+and the statements; staged, about 3x that) fit in memory_limit, and on disk beyond it.
 Durations are numbers of seconds or strings like "90s", "30m", "2h", "1d", "1h30m".
 """
 
@@ -31,7 +35,11 @@ __all__ = ["ReconcileSettings", "parse_duration"]
 
 _DURATION_PART = re.compile(r"(\d+)\s*([smhd])")
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-_MEMORY = re.compile(r"^\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$", re.IGNORECASE)
+_MEMORY = re.compile(r"^\s*(\d+(\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$", re.IGNORECASE)
+_UNIT_BYTES = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
+               "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}  # fmt: skip
+_STAGED_EXPANSION = 3  # staged tables in memory / their Parquet bytes (measured: 2.8 at 10M)
+WORK_STORAGE = ("auto", "memory", "disk")
 
 
 def parse_duration(value: Any, *, name: str) -> timedelta:
@@ -74,6 +82,7 @@ class ReconcileSettings:
     memory_limit: str = "1GB"
     threads: int = 2
     temp_directory: str | None = None
+    work_storage: str = "auto"
 
     def __post_init__(self) -> None:
         tol = self.amount_tolerance_cents
@@ -103,6 +112,31 @@ class ReconcileSettings:
             raise ConfigError(
                 f"[reconcile] threads: expected an integer >= 1, got {self.threads!r}"
             )
+        if self.work_storage not in WORK_STORAGE:
+            raise ConfigError(
+                f"[reconcile] work_storage: expected one of {', '.join(WORK_STORAGE)}, "
+                f"got {self.work_storage!r}"
+            )
+
+    @property
+    def memory_limit_bytes(self) -> int:
+        """memory_limit in bytes, as DuckDB reads it (GB = 10^9 bytes, GiB = 2^30)."""
+        match = _MEMORY.match(self.memory_limit)
+        assert match is not None  # validated in __post_init__
+        number, unit = float(match.group(1)), match.group(3).upper()
+        return int(number * _UNIT_BYTES[unit])
+
+    def work_on_disk(self, input_bytes: int) -> bool:
+        """Whether the work tables go to a scratch database on disk, for inputs of this size.
+
+        Staged, the inputs take about 3x their Parquet bytes. While that fits memory_limit,
+        memory is faster (nothing to write); beyond it DuckDB would spill the tables to temp
+        files and write them again each time it evicts them, where blocks of a database file
+        are written once and dropped from memory for free (10M rows: 90 s vs 83 s).
+        """
+        if self.work_storage == "auto":
+            return input_bytes * _STAGED_EXPANSION > self.memory_limit_bytes
+        return self.work_storage == "disk"
 
     @classmethod
     def from_mapping(cls, section: dict[str, Any]) -> ReconcileSettings:

@@ -25,13 +25,35 @@ def test_surrogate_keys_are_dense_row_positions_and_views_stay_views():
     assert keys == [0, 1]
     kinds = dict(
         con.execute(
-            "SELECT table_name, 'table' FROM duckdb_tables() WHERE temporary UNION ALL "
-            "SELECT view_name, 'view' FROM duckdb_views() WHERE temporary AND NOT internal"
+            "SELECT table_name, 'table' FROM duckdb_tables() WHERE database_name = 'recon_work' "
+            "UNION ALL SELECT view_name, 'view' FROM duckdb_views() WHERE temporary AND NOT internal"
         ).fetchall()
     )
     assert kinds == {"things__rows": "table", "things": "view", "pairs": "table", "shown": "view"}
     runner.drop_tables(con, ["things", "pairs", "shown"])
-    assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary").fetchall() == [(0,)]
+    assert con.execute("SELECT count(*) FROM duckdb_tables()").fetchall() == [(0,)]
+
+
+def test_model_tables_shadow_catalog_views_of_the_same_name():
+    con = duckdb.connect()
+    con.execute("CREATE VIEW pairs AS SELECT 'catalog' AS id")  # like the catalog's run views
+    runner.run_models(con, _models())
+    assert sorted(con.execute("SELECT id FROM pairs").fetchall()) == [("a",), ("b",)]
+    runner.drop_tables(con, ["things", "pairs", "shown"])
+    assert con.execute("SELECT id FROM pairs").fetchall() == [("catalog",)]
+
+
+def test_work_tables_on_disk_live_in_a_scratch_file(tmp_path):
+    con = duckdb.connect()
+    runner.use_work_database(con, tmp_path / "work.duckdb")
+    runner.run_models(con, _models())
+    path = con.execute(
+        "SELECT path FROM duckdb_databases() WHERE database_name = 'recon_work'"
+    ).fetchall()[0][0]
+    assert path == str(tmp_path / "work.duckdb")
+    assert sorted(con.execute("SELECT thing_key, id FROM pairs").fetchall()) == [(0, "a"), (1, "b")]
+    runner.use_work_database(con)  # attached already: kept
+    assert con.execute("SELECT count(*) FROM pairs").fetchall() == [(2,)]
 
 
 def test_header_lines_declare_keys_and_views():

@@ -238,3 +238,29 @@ def test_spill_folder_is_per_run_and_removed(world, tmp_path):
     result = run(world, run_id="r1", settings=ReconcileSettings(temp_directory=str(spill)))
     assert result.summary.checks_passed
     assert not (spill / "r1").exists()
+
+
+def test_work_tables_on_disk_give_the_same_run(world, tmp_path, monkeypatch):
+    _world(world)
+    attached = []
+    real = runner.use_work_database
+
+    def spy(con, path=None):
+        attached.append(path)
+        real(con, path)
+
+    monkeypatch.setattr(runner, "use_work_database", spy)
+    spill = tmp_path / "spill"
+    memory = run(world, run_id="in-memory", settings=ReconcileSettings(work_storage="memory"))
+    disk = run(
+        world,
+        run_id="on-disk",
+        settings=ReconcileSettings(work_storage="disk", temp_directory=str(spill)),
+    )
+    assert [p for p in attached if p is not None] == [spill / "on-disk" / "work.duckdb"]
+    assert not (spill / "on-disk").exists()  # the scratch database went with the run
+    for name in ("matches.parquet", "exceptions.parquet"):
+        a, b = pq.read_table(memory.path / name), pq.read_table(disk.path / name)
+        drop = [c for c in ("run_id", "first_seen_run", "state") if c in a.column_names]
+        assert a.drop(drop).equals(b.drop(drop)), name
+    assert memory.summary.counts == disk.summary.counts

@@ -21,6 +21,7 @@ def test_defaults_are_the_team_contract():
     assert s.refund_grace == timedelta(hours=24)
     assert s.business_tz == "America/Sao_Paulo"
     assert s.date_from is None and s.date_to is None
+    assert s.work_storage == "auto"
 
 
 def test_loaded_from_recon_toml(data_dir, monkeypatch):
@@ -37,6 +38,7 @@ def test_loaded_from_recon_toml(data_dir, monkeypatch):
         'date_to = "2026-11-14"\n'
         'memory_limit = "512MB"\n'
         "threads = 1\n"
+        'work_storage = "disk"\n'
     )
     s = ReconcileSettings.load(data_dir)
     assert s.amount_tolerance_cents == 5
@@ -45,6 +47,25 @@ def test_loaded_from_recon_toml(data_dir, monkeypatch):
     assert s.refund_grace == timedelta(days=2)
     assert (s.date_from, s.date_to) == (date(2026, 11, 1), date(2026, 11, 14))
     assert s.as_dict()["onramp_payment_grace"] == 5400
+    assert s.work_storage == "disk" and s.memory_limit_bytes == 512 * 10**6
+
+
+@pytest.mark.parametrize(
+    ("limit", "expected"),
+    [("1GB", 10**9), ("1.5 GB", 1_500_000_000), ("850MB", 850 * 10**6), ("2GiB", 2 * 2**30),
+     ("512 kib", 512 * 1024), ("100B", 100)],
+)  # fmt: skip
+def test_memory_limit_in_bytes_as_duckdb_reads_it(limit, expected):
+    assert ReconcileSettings(memory_limit=limit).memory_limit_bytes == expected
+
+
+def test_work_storage_auto_goes_to_disk_when_the_staged_inputs_outgrow_memory():
+    auto = ReconcileSettings(memory_limit="900MB")
+    assert not auto.work_on_disk(0)
+    assert not auto.work_on_disk(300 * 10**6)  # staged ~900MB: fits
+    assert auto.work_on_disk(300 * 10**6 + 1)
+    assert not ReconcileSettings(work_storage="memory").work_on_disk(10**15)
+    assert ReconcileSettings(work_storage="disk").work_on_disk(0)
 
 
 def test_no_file_means_defaults(data_dir, monkeypatch):
@@ -67,6 +88,7 @@ def test_no_file_means_defaults(data_dir, monkeypatch):
         ({"date_from": "2026-11-10", "date_to": "2026-11-01"}, "after date_to"),
         ({"memory_limit": "lots"}, "memory_limit"),
         ({"threads": 0}, "threads"),
+        ({"work_storage": "ssd"}, "work_storage"),
         ({"tolerance": 1}, "unknown setting"),
     ],
 )

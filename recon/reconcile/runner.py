@@ -123,12 +123,20 @@ def configure(
     on_disk: bool = False,
 ) -> None:
     """Bound DuckDB's memory (spilling beyond it to `temp_dir`) and its threads; with `on_disk`,
-    keep the work tables in a scratch database file in `temp_dir`."""
+    keep the work tables in a scratch database file in `temp_dir`.
+
+    On disk, the data is larger than memory: DuckDB evicts and reloads buffer blocks all the
+    time, so its block allocator keeps up to memory_limit of them for reuse instead of
+    handing the pages back to the OS and faulting them in again (10M rows: 80 s -> 74 s; the
+    peak RSS is the same). In memory it would only raise the peak (1M: +90 MiB).
+    """
     temp_dir.mkdir(parents=True, exist_ok=True)
     con.execute(f"SET memory_limit = '{settings.memory_limit}'")  # validated by the settings
     con.execute(f"SET threads = {int(settings.threads)}")
     con.execute(f"SET temp_directory = {_quote(str(temp_dir))}")
     con.execute("SET preserve_insertion_order = false")
+    if on_disk:
+        con.execute(f"SET block_allocator_memory = '{settings.memory_limit}'")
     use_work_database(con, temp_dir / "work.duckdb" if on_disk else None)
 
 

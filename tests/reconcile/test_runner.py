@@ -95,3 +95,26 @@ def test_out_of_memory_on_one_thread_names_the_model(monkeypatch):
     with pytest.raises(RuntimeError, match=r"recon/sql/staging/things.sql: Out of Memory"):
         runner.run_models(con, _models())
     assert runner._threads(con) == 2
+
+
+@pytest.mark.parametrize("on_disk", [False, True])
+def test_configure_sizes_the_engine_for_memory_or_disk(tmp_path, on_disk):
+    from recon.reconcile import ReconcileSettings
+
+    con = duckdb.connect()
+    runner.configure(con, ReconcileSettings(memory_limit="256MB"), tmp_path, on_disk=on_disk)
+
+    def setting(name: str) -> str:
+        return str(con.execute(f"SELECT current_setting('{name}')").fetchall()[0][0])
+
+    path = con.execute(
+        "SELECT path FROM duckdb_databases() WHERE database_name = 'recon_work'"
+    ).fetchall()[0][0]
+    if on_disk:
+        assert path == str(tmp_path / "work.duckdb")
+        assert setting("block_allocator_memory") != "0 bytes"
+        assert setting("fsync_mode").upper() == "NONE"
+    else:
+        assert path is None or path == ":memory:" or not path
+        assert setting("block_allocator_memory") == "0 bytes"
+    assert setting("preserve_insertion_order").lower() == "false"

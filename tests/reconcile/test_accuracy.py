@@ -16,7 +16,7 @@ SEEDS = (1, 2, 3)
 DAYS, INTENTS_PER_DAY = 3, 60
 
 
-def _job(seed: int, root: Path):
+def _job(seed: int, root: Path, work_storage: str = "auto"):
     from recon.extract import extract
     from recon.sandbox import build_world
     from recon.sandbox.exports import STATEMENT_FILES, export_statements
@@ -32,13 +32,16 @@ def _job(seed: int, root: Path):
     extract(data, transport=transport, **api)
     export_statements(sandbox.bank, root / "sandbox")
     import_statements([root / "sandbox" / name for name in STATEMENT_FILES], data=data)
-    result = reconcile(data, settings=ReconcileSettings())
+    result = reconcile(data, settings=ReconcileSettings(work_storage=work_storage))
     return sandbox, result
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_sandbox_breaks_found_exactly(seed, tmp_path):
-    sandbox, result = _job(seed, tmp_path)
+# every seed as a daily run would (work tables in memory), one with the big-data storage
+@pytest.mark.parametrize(
+    ("seed", "work_storage"), [*((seed, "auto") for seed in SEEDS), (SEEDS[0], "disk")]
+)
+def test_sandbox_breaks_found_exactly(seed, work_storage, tmp_path):
+    sandbox, result = _job(seed, tmp_path, work_storage)
     found = {
         (r["category"], r["intent_id"], r["end_to_end_id"])
         for r in pq.read_table(result.exceptions_path).to_pylist()

@@ -2,7 +2,9 @@
 
 `build(con, settings, as_of)` leaves the staging, intermediate and mart tables (and the
 checks' results) on `con`, without publishing a run, so an analyst can query
-`recon_exceptions`, `recon_control_totals` or any intermediate pass directly.
+`recon_exceptions`, `recon_control_totals` or any intermediate pass directly. The tables
+live in the in-memory database `recon_work`, attached to `con` and put first on its
+search path (see `runner.use_work_database`).
 """
 
 from __future__ import annotations

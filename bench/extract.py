@@ -6,7 +6,7 @@
 
 The emulator runs in its own process on loopback with 20 ms added latency per request
 (`WireFaults(latency_ms=20)`), filled with `bulk_load`. Each tool runs in a fresh process
-(so its peak RSS, `ru_maxrss`, is its own), against the same server, in the same run:
+(so its peak RSS, VmHWM, is its own), against the same server, in the same run:
 
 1. no drift: recon (concurrency 8) and dlt, each timed from the first request to the
    committed Parquet; intents/s, ratio, peak RSS, duplicates and misses against the
@@ -33,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from _rss import peak_rss_mb  # bench/ is on sys.path: the scripts run as files
 
 ROOT = Path(__file__).resolve().parents[1]
 KEYS = "bench-key-a,bench-key-b"
@@ -217,25 +219,6 @@ def run_dlt(url: str, key: str, out: str) -> dict[str, Any]:
     elapsed = time.perf_counter() - t0
     files = sorted(str(p) for p in (Path(out) / "lake").rglob("*.parquet") if "intents" in str(p))
     return {"elapsed": elapsed, "files": files}
-
-
-def peak_rss_mb() -> float:
-    """This process's own peak resident set: VmHWM of its address space (Linux).
-
-    Not `ru_maxrss`: Linux carries the high-water mark across fork+exec, so a child's
-    ru_maxrss starts at its parent's RSS (this bench's parent holds the server's id set:
-    ~400 MB at 1M intents), which is what earlier figures here measured.
-    """
-    import resource
-
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
 def child(tool: str, url: str, key: str, out: str, concurrency: int) -> None:

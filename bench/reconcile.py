@@ -18,8 +18,9 @@ intents (70% onramps) and about N statement lines. Every matching pass has work 
      5%  intent expired unpaid + a stranger's PIX -> unmatched_credit / unmatched_debit
     plus a fee every ~1000 lines.
 
-Each engine runs in its own child process, so its wall time and peak RSS
-(`resource.getrusage(RUSAGE_SELF).ru_maxrss`) are its own. The DuckDB side is the full
+Each engine runs in its own child process, so its wall time and peak RSS (VmHWM, see
+_rss.py: not ru_maxrss, which a child inherits from the parent that generated the data)
+are its own. The DuckDB side is the full
 `recon.reconcile.reconcile()` (catalog views, every model with reasons and control totals,
 checks, run files written). The pandas side runs the same passes and break rules over the
 same Parquet and counts breaks per category (no reason text, control totals or history
@@ -31,7 +32,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -40,6 +40,8 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from _rss import peak_rss_mb  # bench/ is on sys.path: the scripts run as files
 
 BASE = datetime(2026, 10, 1, tzinfo=UTC)
 SPAN_DAYS = 30
@@ -443,7 +445,7 @@ def child(args: argparse.Namespace) -> None:
         out = run_duckdb(root, args.memory_limit, args.threads)
     else:
         out = run_pandas(root)
-    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["peak_rss_mb"] = peak_rss_mb()
     print(json.dumps(out, sort_keys=True, default=str))
 
 

@@ -17,6 +17,7 @@
 
 "auto" keeps the work tables in memory while the inputs (Parquet bytes of the latest snapshot
 and the statements; staged, about 3x that) fit in memory_limit, and on disk beyond it.
+
 Durations are numbers of seconds or strings like "90s", "30m", "2h", "1d", "1h30m".
 """
 

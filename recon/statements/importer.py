@@ -440,7 +440,14 @@ def _stored_coverage(data: DataDir) -> set[tuple[Any, ...]]:
         return set()
     table = pa.concat_tables(pq.read_table(f) for f in files)
     return {
-        (r["account"], r["source_format"], _us(r["covered_from"]), _us(r["covered_to"]), r["basis"], r["scope"])
+        (
+            r["account"],
+            r["source_format"],
+            _us(r["covered_from"]),
+            _us(r["covered_to"]),
+            r["basis"],
+            r["scope"],
+        )
         for r in table.to_pylist()
     }
 

@@ -11,8 +11,7 @@ import pytest
 
 from recon.config import DataDir
 from recon.errors import UsageError
-from recon.statements import import_statements
-from recon.statements import cnab240, ofx, pixjson
+from recon.statements import cnab240, import_statements, ofx, pixjson
 from recon.statements.commands import parse_period
 from recon.statements.lines import EPOCH, Coverage, days_coverage
 
@@ -73,7 +72,9 @@ def test_pix_json_pretty_and_minified_agree(fixtures, tmp_path):
     body = json.loads((fixtures / "pix.json").read_text(encoding="utf-8"))
     minified = tmp_path / "min.json"
     minified.write_text(json.dumps(body) + "\n", encoding="utf-8")
-    assert pixjson.parse_file(minified).coverage == pixjson.parse_file(fixtures / "pix.json").coverage
+    assert (
+        pixjson.parse_file(minified).coverage == pixjson.parse_file(fixtures / "pix.json").coverage
+    )
 
 
 def test_webhook_body_covers_nothing(fixtures):

@@ -1,11 +1,12 @@
 -- Pass 1, txid: a statement txid equal to the intent id without hyphens (the convention for
 -- dynamic PIX charges). Deterministic: one intent per txid, so every pair is confirmed.
 -- A payment line of the right direction only (onramp <- credit, offramp -> debit);
--- devoluções are left to the refund pass.
+-- devoluções are left to the refund pass. Like every pass, it pairs a line only with an
+-- intent that existed when the money moved: created_at <= booked_latest + clock_skew.
 with
 
 lines as (
-    select line_key, txid, direction
+    select line_key, txid, direction, booked_latest
     from stg_statement_lines
     where kind in ('pix_in', 'pix_out')
       and txid is not null
@@ -15,6 +16,7 @@ intents as (
     select
         intent_key,
         txid_form(intent_id) as txid_key,
+        created_at,
         case intent_type when 'onramp' then 'credit' when 'offramp' then 'debit' end as direction
     from stg_intents
 ),
@@ -25,6 +27,8 @@ pairs as (
     join intents
       on lines.txid = intents.txid_key
      and lines.direction = intents.direction
+    cross join params as p
+    where intents.created_at <= lines.booked_latest + p.clock_skew
 )
 
 select

@@ -600,8 +600,12 @@ def _coverage_facts(
                 if end + settings.statements_overdue <= as_of:
                     overdue.append(day.isoformat())
             day += timedelta(days=1)
-    return coverage, awaiting, tuple(uncovered), tuple(overdue), coverage_sentence(
-        coverage, awaiting, settings.business_tz
+    return (
+        coverage,
+        awaiting,
+        tuple(uncovered),
+        tuple(overdue),
+        coverage_sentence(coverage, awaiting, settings.business_tz),
     )
 
 
@@ -623,15 +627,21 @@ def coverage_sentence(
 
     spans = [c for c in coverage if c["side"] == "credit"]
     if spans:
-        covers = "statements cover " + ", ".join(
-            f"{local(c['from'])} to {local(c['to'])}" for c in spans
-        ) + f" {business_tz}"
+        covers = (
+            "statements cover "
+            + ", ".join(f"{local(c['from'])} to {local(c['to'])}" for c in spans)
+            + f" {business_tz}"
+        )
         payouts = [c for c in coverage if c["side"] == "debit"]
         if payouts != [dict(c, side="debit") for c in spans]:
-            covers += " (payouts: " + (
-                ", ".join(f"{local(c['from'])} to {local(c['to'])}" for c in payouts)
-                or "no account statement"
-            ) + ")"
+            covers += (
+                " (payouts: "
+                + (
+                    ", ".join(f"{local(c['from'])} to {local(c['to'])}" for c in payouts)
+                    or "no account statement"
+                )
+                + ")"
+            )
     else:
         covers = "no statement covers any time yet"
     n = int(awaiting.get("intents", 0))

@@ -258,9 +258,7 @@ def _refunded(world, *parts: int, updated=T0 + H, as_of=AS_OF):
     world.snapshot([intent(1, amount=20_000, status="refunded", updated=updated)], as_of)
     lines = [line(1, amount=20_000, txid=tx(1), at=T0 + M)]
     lines += [
-        line(
-            100 + i, kind="pix_refund_out", amount=cents, refund_of=e2e(1), at=T0 + (10 + i) * M
-        )  # fmt: skip
+        line(100 + i, kind="pix_refund_out", amount=cents, refund_of=e2e(1), at=T0 + (10 + i) * M)
         for i, cents in enumerate(parts)
     ]
     world.statement(lines)

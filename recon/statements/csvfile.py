@@ -56,6 +56,7 @@ from recon.money import AmountError, parse_cents, parse_plain_cents
 from recon.statements import csvsniff
 from recon.statements.describe import describe
 from recon.statements.lines import (
+    E2E_RE,
     KINDS,
     Bad,
     LineError,
@@ -315,6 +316,10 @@ def _day_start(text: str, fmt: str, tz: tzinfo) -> str:
     return dt.replace(tzinfo=tz).isoformat()
 
 
+_BR_AMOUNT = re.compile(r"-?[0-9]{1,3}(?:\.[0-9]{3})*,[0-9]{2}|-?[0-9]+,[0-9]{2}")
+_classify = lru_cache(maxsize=1 << 16)(classify)
+
+
 class _Reader:
     """Reads one file with one profile; keeps the per-row state small for speed."""
 
@@ -331,6 +336,9 @@ class _Reader:
         try:
             if self.p.decimal_mark == ".":
                 cents = parse_plain_cents(s)
+            elif self.p.decimal_mark == "," and _BR_AMOUNT.fullmatch(s):
+                digits = int(s.lstrip("-").replace(".", "").replace(",", ""))
+                cents = -digits if s[0] == "-" else digits
             else:
                 cents = parse_cents(s, decimal_mark=self.p.decimal_mark)
         except AmountError as exc:
@@ -701,7 +709,10 @@ def _rows(
         elif i_kind is not None:
             kind = row.kind
         else:
-            kind, found_e2e, found_of = classify(row.direction, desc, ref or e2e)
+            document = ref or e2e
+            if document is not None and (len(document) < 32 or not E2E_RE.search(document)):
+                document = None  # holds no PIX id: the text decides (cached per text)
+            kind, found_e2e, found_of = _classify(row.direction, desc, document)
             e2e = e2e or found_e2e
             refund_of = refund_of or found_of
             if ref is not None and ref in (e2e, refund_of):
@@ -749,7 +760,7 @@ def _rows(
                 line=offset + reader.line_num,
             ) from None
         line = offset + reader.line_num
-        if not cells or not any(c.strip() for c in cells):
+        if not cells or not "".join(cells).strip():
             continue
         try:
             if len(cells) < width:

@@ -25,6 +25,7 @@ credit because its amount says so).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 from recon.statements.lines import E2E_RE, pix_ids
@@ -122,6 +123,7 @@ def _nubank_parts(rest: str) -> tuple[str | None, str | None, str | None]:
     return name, doc, (m.group("bank").strip() if m else None)
 
 
+@lru_cache(maxsize=1 << 16)  # statements repeat their texts (same payers, same fees)
 def describe(text: str | None, direction: str | None = None) -> Described:
     """What `text` says about the movement (see the module doc).
 

@@ -37,6 +37,7 @@ Without a kind column the kind comes from the text (recon.statements.lines.class
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import re
@@ -63,6 +64,7 @@ from recon.statements.lines import (
     ParseResult,
     classify,
     clean,
+    days_coverage,
     vclean,
 )
 
@@ -492,18 +494,15 @@ def _add_info(
     table = result.to_table()
     days = pc.utf8_slice_codeunits(table.column("booked_at"), 0, 10)
     low_high = pc.min_max(days).as_py() if table.num_rows else {"min": None, "max": None}
-    if declared is not None:
-        result.period = declared
-        result.info["period_declared"] = True
+    if declared is not None:  # the statement's own period ("Período ;01/11/2026 a 05/11/2026")
+        result.coverage = [days_coverage(declared[0], declared[1], "csv preamble period")]
+        result.info["period"] = declared
     elif low_high["min"] is not None:
-        try:  # a malformed time is reported by the importer, with its line
-            result.period = (
+        with contextlib.suppress(ValueError):  # a bad time: the importer reports its line
+            result.info["period"] = (
                 date.fromisoformat(str(low_high["min"])),
                 date.fromisoformat(str(low_high["max"])),
             )
-            result.info["period_declared"] = False
-        except ValueError:
-            result.period = None
     result.info.update(
         profile=profile.name,
         layout=profile.label or profile.name,

@@ -3,8 +3,8 @@
 For every format it runs the same parse path as `statements import` (sniffing, the parser,
 the importer's time cast) and reports: format, CSV layout and how it was sniffed (encoding,
 delimiter, decimal mark, date format), the account label the lines would get (and the one
-the file names, if any), the period covered (declared by the file, else first and last
-booking day in America/Sao_Paulo), the first lines parsed, counts per kind, and credit and
+the file names, if any), the period covered (what the import would record in
+statement_coverage: the file's stated period, else its first to last booking day), the first lines parsed, counts per kind, and credit and
 debit totals in cents and in R$. Nothing is written.
 """
 
@@ -13,11 +13,9 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-
-import pyarrow.compute as pc
 
 from recon.config import DataDir
 from recon.errors import StatementError
@@ -25,11 +23,13 @@ from recon.money import format_brl
 from recon.statements.importer import (
     FORMAT_CHOICES,
     _expand,
+    file_coverage,
     parse_path,
     resolve_account,
     rows_to_table,
 )
-from recon.statements.lines import BUSINESS_TZ
+from recon.statements.importer import describe as describe_period
+from recon.statements.lines import BUSINESS_TZ, EPOCH
 
 __all__ = ["inspect_statements", "render_text"]
 
@@ -47,18 +47,25 @@ SHOWN_COLUMNS = (
 )
 
 
-def _period(parsed: Any, table: Any) -> tuple[str | None, str | None, bool]:
-    if parsed.period is not None:
-        low, high = parsed.period
-        return low.isoformat(), high.isoformat(), bool(parsed.info.get("period_declared"))
-    if not table.num_rows:
-        return None, None, False
-    span = pc.min_max(table.column("booked_at")).as_py()
-    return (
-        span["min"].astimezone(BUSINESS_TZ).date().isoformat(),
-        span["max"].astimezone(BUSINESS_TZ).date().isoformat(),
-        False,
-    )
+def _periods(parsed: Any, table: Any) -> list[dict[str, Any]]:
+    """The periods the import would record for this file (importer.file_coverage)."""
+    out = []
+    for c in file_coverage(parsed, table, None):
+        first, end = (
+            (EPOCH + timedelta(microseconds=us)).astimezone(BUSINESS_TZ)
+            for us in (c.start_us, c.end_us)
+        )
+        last = (end - timedelta(microseconds=1)).date()
+        out.append(
+            {
+                "first": first.date().isoformat(),
+                "last": last.isoformat(),
+                "basis": c.basis,
+                "scope": c.scope,
+                "text": describe_period(c),
+            }
+        )
+    return out
 
 
 def _one(path: Path, fmt: str, csv_profile: Any, account: str, lines: int) -> dict[str, Any]:
@@ -73,20 +80,19 @@ def _one(path: Path, fmt: str, csv_profile: Any, account: str, lines: int) -> di
     amounts = table.column("amount_cents").to_pylist()
     credits = [a for a in amounts if a > 0]
     debits = [a for a in amounts if a < 0]
-    first, last, declared = _period(parsed, table)
     shown = []
     for row in table.slice(0, lines).select(list(SHOWN_COLUMNS)).to_pylist():
         row["booked_at"] = row["booked_at"].astimezone(BUSINESS_TZ).isoformat()
         shown.append(row)
     bad = parsed.bad + time_bad
-    info = {k: v for k, v in parsed.info.items() if k not in ("period_declared",)}
+    info = {k: v for k, v in parsed.info.items() if k != "period"}
     return {
         "file": str(path),
         "format": fmt,
         "csv": info or None,
         "account": account,
         "declared_account": info.get("declared_account"),
-        "period": {"first": first, "last": last, "declared": declared},
+        "periods": _periods(parsed, table),
         "lines": table.num_rows,
         "malformed": len(bad),
         "first_malformed": (
@@ -159,11 +165,8 @@ def render_text(reports: list[dict[str, Any]]) -> str:
         out.append(head)
         said = f" (the file names account {r['declared_account']})" if r["declared_account"] else ""
         out.append(f"  account: {r['account']}{said}")
-        p = r["period"]
-        how = "declared by the file" if p["declared"] else "first and last booking day"
-        out.append(
-            f"  period: {p['first']} .. {p['last']} ({how})" if p["first"] else "  period: -"
-        )
+        periods = [p["text"] for p in r["periods"]] or ["none (no lines, no stated period)"]
+        out.extend(f"  covers: {text}" for text in periods)
         c, d = r["credits"], r["debits"]
         out.append(
             f"  lines: {r['lines']} ({c['count']} credits {c['brl']}, {d['count']} debits "

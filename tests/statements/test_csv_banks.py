@@ -32,7 +32,7 @@ def test_bank_export_read_exactly(tmp_path, name, text, encoding, layout, lines,
     assert result.bad == []
     got = [(r[2], r[4], r[8]) for r in result.all_rows()]
     assert got == lines
-    assert result.period == period
+    assert result.info["period"] == period
     for row in result.all_rows():
         assert row[3] == ("debit" if row[2] < 0 else "credit")
 

@@ -33,7 +33,9 @@ def test_inspect_json_reports_layout_period_totals(tmp_path, capsys) -> None:
     assert (f["csv"]["delimiter"], f["csv"]["decimal_mark"]) == (";", ",")
     assert f["declared_account"] == "72385499"
     assert f["account"] == "default"
-    assert f["period"] == {"first": "2026-11-01", "last": "2026-11-05", "declared": True}
+    (period,) = f["periods"]
+    assert (period["first"], period["last"]) == ("2026-11-01", "2026-11-05")
+    assert period["basis"] == "csv preamble period"
     assert f["lines"] == 3 and f["malformed"] == 0
     assert f["credits"] == {"count": 1, "cents": 100000, "brl": "R$ 1.000,00"}
     assert f["debits"] == {"count": 2, "cents": -30590, "brl": "R$ -305,90"}

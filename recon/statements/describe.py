@@ -104,8 +104,8 @@ def _document(text: str) -> str | None:
 def _tidy(name: str | None) -> str | None:
     if not name:
         return None
-    s = " ".join(name.replace('"', " ").split()).strip(" -–:;,")
-    s = re.sub(r"(?:\s+[-–])+$", "", re.sub(r"(?:\s+[-–])+(?=\s)", "", s)).strip(" -–:;,")
+    s = _KEY_RE.sub(" ", _LABELLED_DOC.sub(" ", name)).replace('"', " ")
+    s = re.sub(r"(?:\s+[-–])+\s+", " - ", " ".join(s.split())).strip(" -–:;,")
     if not s or _NOT_A_NAME.match(s) or not any(c.isalpha() for c in s):
         return None
     return s

@@ -27,11 +27,17 @@ Profiles (`--csv-profile`):
       amount = "Valor"             # required unless sign = "split" (credit, debit)
       # credit, debit, indicator, kind, end_to_end_id, txid, refund_of, refund_id,
       # counterparty_name, counterparty_document, counterparty_key, description,
-      # bank_reference, balance
+      # detail (a second text column, joined with " - "), bank_reference, balance
       [kinds]                      # values of the kind column -> recon kind
       "PIX RECEBIDO" = "pix_in"
 
-Without a kind column the kind comes from the text (recon.statements.lines.classify).
+Without `--csv-profile` the psp and bank profiles are recognized by their header, and any
+other CSV by its content (recon.statements.csvsniff: header vocabulary, sniffed encoding,
+delimiter, decimal mark, date format and preamble, named bank layouts).
+
+Without a kind column the kind comes from the text (recon.statements.lines.classify), and
+the counterparty, document and key from the description when the columns have none
+(recon.statements.describe). Card statements: kind other, a purchase is a debit.
 `source_line` is the physical line number in the file (preamble and header counted).
 """
 

@@ -26,7 +26,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Concatenate, NamedTuple, ParamSpec, TypeVar
+from typing import Any, Concatenate, Generic, NamedTuple, ParamSpec, TypeVar
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 import httpx
@@ -185,24 +185,37 @@ class _Pager:
         return fresh
 
 
-class _Core:
+HttpT = TypeVar("HttpT", httpx.Client, httpx.AsyncClient)
+TransportT = TypeVar("TransportT", httpx.BaseTransport, httpx.AsyncBaseTransport)
+SleepT = TypeVar("SleepT", Callable[[float], None], Callable[[float], Awaitable[None]])
+
+
+class _Core(Generic[HttpT, TransportT, SleepT]):
     """Everything the sync and async clients share except carrying out I/O."""
+
+    _http: HttpT
+    _sleep: SleepT
 
     def __init__(
         self,
-        base_url: str | None,
-        api_key: str | None,
+        base_url: str | None = None,
+        api_key: str | None = None,
         *,
-        has_transport: bool,
-        client_base_url: str | None,
-        retry: RetryPolicy | None,
-        max_rps: float | None,
-        clock: Callable[[], float] | None,
-        rng: random.Random | None,
-        limits: Limits | None,
+        transport: TransportT | None = None,
+        client: HttpT | None = None,
+        timeout: float = 30.0,
+        retry: RetryPolicy | None = None,
+        max_rps: float | None = None,
+        clock: Callable[[], float] | None = None,
+        sleep: SleepT | None = None,
+        rng: random.Random | None = None,
+        limits: Limits | None = None,
     ):
-        url = base_url or os.environ.get("RECON_BASE_URL") or client_base_url
-        if not url and has_transport:
+        if transport is not None and client is not None:
+            raise UsageError("pass transport= or client=, not both")
+        url = base_url or os.environ.get("RECON_BASE_URL")
+        url = url or (str(client.base_url) or None if client is not None else None)
+        if not url and transport is not None:
             url = _IN_PROCESS_BASE_URL
         if not url:
             raise ConfigError("no API base URL: pass base_url= or set RECON_BASE_URL")
@@ -222,12 +235,19 @@ class _Core:
             secrets=(key, self._url_secret.value),
         )
         self.retry = self._pacer.policy
+        self._http_owned = client is None
+        timeouts = httpx.Timeout(timeout, read=self.limits.read_timeout or timeout)
+        self._http = client if client is not None else self._new_http(transport, timeouts)
+        self._sleep = sleep if sleep is not None else self._default_sleep()
+
+    def _new_http(self, transport: TransportT | None, timeout: httpx.Timeout) -> HttpT:
+        raise NotImplementedError
+
+    def _default_sleep(self) -> SleepT:
+        raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self.base_url!r}, api_key={self._key!r})"
-
-    def _timeout(self, timeout: float) -> httpx.Timeout:
-        return httpx.Timeout(timeout, read=self.limits.read_timeout or timeout)
 
     @property
     def stats(self) -> ClientStats:
@@ -446,10 +466,16 @@ def create_onramp(
     client_reference: str | None = None,
     idempotency_key: str | None = None,
 ) -> Call[Intent]:
-    """``POST /v2/intents/onramp``; one idempotency key (generated if None) for all tries."""
-    destination = {"destinationWallet": destination_wallet}
+    """``POST /v2/intents/onramp``: the payer gets `pixInfo` to pay; one idempotency key
+    (generated if None) for all tries, so a retried create cannot create twice."""
     return _create_intent(
-        api, "onramp", destination, amount_cents, chain_id, client_reference, idempotency_key
+        api,
+        "onramp",
+        {"destinationWallet": destination_wallet},
+        amount_cents,
+        chain_id,
+        client_reference,
+        idempotency_key,
     )
 
 
@@ -536,13 +562,7 @@ def _awaitable(
     return method
 
 
-def _transport_base_url(client: httpx.Client | httpx.AsyncClient | None) -> str | None:
-    if client is None:
-        return None
-    return str(client.base_url) or None
-
-
-class Client(_Core):
+class Client(_Core[httpx.Client, httpx.BaseTransport, Callable[[float], None]]):
     """Synchronous client of the v2 API.
 
     ``base_url`` defaults to ``$RECON_BASE_URL`` and ``api_key`` to ``$RECON_API_KEY``.
@@ -552,37 +572,13 @@ class Client(_Core):
     send (:class:`~recon.api.protocol.Limits`).
     """
 
-    def __init__(
-        self,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        *,
-        transport: httpx.BaseTransport | None = None,
-        client: httpx.Client | None = None,
-        timeout: float = 30.0,
-        retry: RetryPolicy | None = None,
-        max_rps: float | None = None,
-        clock: Callable[[], float] | None = None,
-        sleep: Callable[[float], None] | None = None,
-        rng: random.Random | None = None,
-        limits: Limits | None = None,
-    ):
-        if transport is not None and client is not None:
-            raise UsageError("pass transport= or client=, not both")
-        super().__init__(
-            base_url,
-            api_key,
-            has_transport=transport is not None,
-            client_base_url=_transport_base_url(client),
-            retry=retry,
-            max_rps=max_rps,
-            clock=clock,
-            rng=rng,
-            limits=limits,
-        )
-        self._sleep = sleep or time.sleep
-        self._http_owned = client is None
-        self._http = client or httpx.Client(transport=transport, timeout=self._timeout(timeout))
+    def _new_http(
+        self, transport: httpx.BaseTransport | None, timeout: httpx.Timeout
+    ) -> httpx.Client:
+        return httpx.Client(transport=transport, timeout=timeout)
+
+    def _default_sleep(self) -> Callable[[float], None]:
+        return time.sleep
 
     def close(self) -> None:
         """Close the underlying connection pool (only if this client created it)."""
@@ -628,46 +624,33 @@ class Client(_Core):
             )
 
 
-class AsyncClient(_Core):
+class AsyncClient(
+    _Core[httpx.AsyncClient, httpx.AsyncBaseTransport, Callable[[float], Awaitable[None]]]
+):
     """Asynchronous twin of :class:`Client`: the same methods, awaited.
 
     All concurrent requests of one AsyncClient share one pause gate (a 429 holds them all
     until its Retry-After instant) and one token bucket (``max_rps``).
     """
 
-    def __init__(
-        self,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        *,
-        transport: httpx.AsyncBaseTransport | None = None,
-        client: httpx.AsyncClient | None = None,
-        timeout: float = 30.0,
-        retry: RetryPolicy | None = None,
-        max_rps: float | None = None,
-        clock: Callable[[], float] | None = None,
-        sleep: Callable[[float], Awaitable[None]] | None = None,
-        rng: random.Random | None = None,
-        limits: Limits | None = None,
-    ):
-        if transport is not None and client is not None:
-            raise UsageError("pass transport= or client=, not both")
-        super().__init__(
-            base_url,
-            api_key,
-            has_transport=transport is not None,
-            client_base_url=_transport_base_url(client),
-            retry=retry,
-            max_rps=max_rps,
-            clock=clock,
-            rng=rng,
-            limits=limits,
-        )
-        self._sleep = sleep or asyncio.sleep
-        self._http_owned = client is None
-        self._http = client or httpx.AsyncClient(
-            transport=transport, timeout=self._timeout(timeout)
-        )
+    def _new_http(
+        self, transport: httpx.AsyncBaseTransport | None, timeout: httpx.Timeout
+    ) -> httpx.AsyncClient:
+        return httpx.AsyncClient(transport=transport, timeout=timeout)
+
+    def _default_sleep(self) -> Callable[[float], Awaitable[None]]:
+        return asyncio.sleep
+
+    # the same operations as Client's, awaited
+    create_party = _awaitable(create_party)
+    get_party = _awaitable(get_party)
+    bind_wallet = _awaitable(bind_wallet)
+    create_onramp = _awaitable(create_onramp)
+    create_offramp = _awaitable(create_offramp)
+    get_intent = _awaitable(get_intent)
+    list_intents = _awaitable(list_intents)
+    list_intents_raw = _awaitable(list_intents_raw)
+    approve_burn = _awaitable(approve_burn)
 
     async def aclose(self) -> None:
         """Close the underlying connection pool (only if this client created it)."""
@@ -684,16 +667,6 @@ class AsyncClient(_Core):
         return await run_async(
             call, lambda r: send_async(self._http, r, self.limits, self._pacer), self._sleep
         )
-
-    create_party = _awaitable(create_party)
-    get_party = _awaitable(get_party)
-    bind_wallet = _awaitable(bind_wallet)
-    create_onramp = _awaitable(create_onramp)
-    create_offramp = _awaitable(create_offramp)
-    get_intent = _awaitable(get_intent)
-    list_intents = _awaitable(list_intents)
-    list_intents_raw = _awaitable(list_intents_raw)
-    approve_burn = _awaitable(approve_burn)
 
     async def iter_intents(
         self, *, intent_type: str = "all", status: str = "all", page_size: int = 100

@@ -12,6 +12,7 @@ nothing visible, and the next start removes the leftovers.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import shutil
 import sys
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -51,6 +52,7 @@ FLATTEN_ROWS = 1_024
 INTENT_TYPES = ("all", "onramp", "offramp")
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,17 @@ def _micros(dt: datetime) -> int:
 
 def _iso(dt: datetime) -> str:
     return dt.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _blocking(fn: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, T]:
+    """A coroutine function as a plain function with the same signature (see `_run`)."""
+
+    @functools.wraps(fn)
+    def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        return _run(lambda: fn(*args, **kwargs))
+
+    run.__name__ = run.__qualname__ = fn.__name__.removesuffix("_async")
+    return run
 
 
 def _run(coro_factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
@@ -343,7 +356,7 @@ def _fetcher(client: Any, intent_type: str, status: str) -> Any:
     return fetch
 
 
-def extract(
+async def extract_async(
     data: str | os.PathLike[str] | DataDir | None = None,
     *,
     base_url: str | None = None,
@@ -366,43 +379,9 @@ def extract(
     `max_passes`) until the id set is proven complete (see `recon.extract.walk`). Returns the
     snapshot; raises `InconsistentSnapshotError` (exit 3) after publishing it with
     ``consistent: false`` when the list never stood still. `quiet=None` shows a progress bar
-    only on a terminal. Works inside a running event loop too (e.g. Jupyter); from async
-    code, `await extract_async(...)` instead.
+    only on a terminal. `extract` is the same function run to completion (it also works
+    inside a running event loop, e.g. Jupyter); from async code, `await extract_async(...)`.
     """
-    return _run(
-        lambda: extract_async(
-            data,
-            base_url=base_url,
-            api_key=api_key,
-            client=client,
-            transport=transport,
-            intent_type=intent_type,
-            status=status,
-            concurrency=concurrency,
-            max_rps=max_rps,
-            quiet=quiet,
-            max_passes=max_passes,
-            page_size=page_size,
-        )
-    )
-
-
-async def extract_async(
-    data: str | os.PathLike[str] | DataDir | None = None,
-    *,
-    base_url: str | None = None,
-    api_key: str | None = None,
-    client: Any = None,
-    transport: Any = None,
-    intent_type: str = "all",
-    status: str = "all",
-    concurrency: int = 8,
-    max_rps: float | None = None,
-    quiet: bool | None = None,
-    max_passes: int = 5,
-    page_size: int = MAX_LIMIT,
-) -> SnapshotResult:
-    """`extract` as a coroutine, for async callers (same arguments and result)."""
     if intent_type not in INTENT_TYPES:
         raise UsageError(f"intent_type must be one of {', '.join(INTENT_TYPES)}: {intent_type!r}")
     if status != "all" and status not in INTENT_STATUSES:
@@ -560,6 +539,9 @@ async def _extract(
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return SnapshotResult(run_id, final, manifest)
+
+
+extract = _blocking(extract_async)
 
 
 def _retries(client: Any) -> int:

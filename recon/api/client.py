@@ -382,13 +382,22 @@ class _Core(Generic[HttpT, TransportT, SleepT]):
 
     def _call(self, request: Request) -> Call[Any]:
         """Send ``request`` (with retries) and return its JSON body."""
-        response = yield from self._exchange(request)
-        try:
-            return _loads(response.content)
-        except ValueError:
-            raise ResponseShapeError(
-                f"{request.what} returned {response.status} with a body that is not JSON"
-            ) from None
+        return _json_body((yield from self._exchange(request)), request)
+
+
+def _json_body(response: Received, request: Request) -> Any:
+    """A 2xx response's JSON; a body declared as something else, or not JSON, is an error."""
+    media = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if media and not (media.endswith("/json") or media.endswith("+json")):
+        raise ResponseShapeError(
+            f"{request.what} returned {response.status} with Content-Type {media!r}, not JSON"
+        )
+    try:
+        return _loads(response.content)
+    except ValueError:
+        raise ResponseShapeError(
+            f"{request.what} returned {response.status} with a body that is not JSON"
+        ) from None
 
 
 def _reason(status: int) -> str:
@@ -513,13 +522,7 @@ def list_intents_raw(
     }
     request = api._request("GET", "/v2/intents", params=params)
     response = yield from api._exchange(request)
-    try:
-        body = _loads(response.content)
-    except ValueError:
-        raise ResponseShapeError(
-            f"{request.what} returned {response.status} with a body that is not JSON"
-        ) from None
-    return RawPage(_page_body(body), response.headers.get("date"))
+    return RawPage(_page_body(_json_body(response, request)), response.headers.get("date"))
 
 
 def list_intents(

@@ -82,9 +82,9 @@ class Limits:
     """
 
     max_body_bytes: int = 64 * MiB
-    max_decoded_bytes: int = 256 * MiB
+    max_decoded_bytes: int = 64 * MiB
     read_timeout: float | None = None
-    response_deadline: float = 300.0
+    response_deadline: float = 120.0
 
     def __post_init__(self) -> None:
         for name in ("max_body_bytes", "max_decoded_bytes"):

@@ -33,8 +33,9 @@ import pyarrow.parquet as pq
 from filelock import FileLock, Timeout
 
 from recon.config import DataDir, new_run_id
-from recon.errors import LockedError, PaginationError, UsageError, redact
+from recon.errors import LockedError, PaginationError, ResponseLimitError, UsageError, redact
 from recon.extract.flatten import RowBuffer, flatten_page, page_items, with_lineage
+from recon.extract.settings import ExtractSettings
 from recon.extract.walk import MAX_LIMIT, Walker
 from recon.schemas import INTENT_STATUSES, INTENTS_SCHEMA
 from recon.storage import atomic_dir, clean_leftovers, write_json
@@ -370,6 +371,7 @@ async def extract_async(
     quiet: bool | None = None,
     max_passes: int = 5,
     page_size: int = MAX_LIMIT,
+    settings: ExtractSettings | None = None,
 ) -> SnapshotResult:
     """Walk ``GET /v2/intents`` into a new, atomically published snapshot.
 
@@ -379,7 +381,10 @@ async def extract_async(
     `max_passes`) until the id set is proven complete (see `recon.extract.walk`). Returns the
     snapshot; raises `InconsistentSnapshotError` (exit 3) after publishing it with
     ``consistent: false`` when the list never stood still. `quiet=None` shows a progress bar
-    only on a terminal. `extract` is the same function run to completion (it also works
+    only on a terminal. `settings` bounds the walk against a broken or hostile server
+    (sizes, `total`, deadlines, retries; default: recon.toml's `[extract]`, see
+    `recon.extract.settings`); crossing a bound raises `ResponseLimitError` (exit 3) and
+    publishes nothing. `extract` is the same function run to completion (it also works
     inside a running event loop, e.g. Jupyter); from async code, `await extract_async(...)`.
     """
     if intent_type not in INTENT_TYPES:
@@ -396,6 +401,8 @@ async def extract_async(
         raise UsageError(f"page_size must be 1..{MAX_LIMIT}")
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
     dd.ensure()
+    if settings is None:
+        settings = ExtractSettings.load(dd)
     if quiet is None:
         quiet = not sys.stderr.isatty()
     # One extract at a time per data directory: while we hold the lock, every `.tmp-*`
@@ -411,7 +418,14 @@ async def extract_async(
         if owned:
             from recon.api import AsyncClient
 
-            client = AsyncClient(base_url, api_key, transport=transport, max_rps=max_rps)
+            client = AsyncClient(
+                base_url,
+                api_key,
+                transport=transport,
+                max_rps=max_rps,
+                limits=settings.limits,
+                retry=settings.retry,
+            )
         secret = api_key if api_key is not None else os.environ.get("RECON_API_KEY")
         shown_url = redact(str(getattr(client, "base_url", base_url) or ""), secret)
         try:
@@ -426,6 +440,7 @@ async def extract_async(
                 page_size=page_size,
                 progress=not quiet,
                 max_rps=max_rps,
+                settings=settings,
             )
         finally:
             if owned:
@@ -449,6 +464,7 @@ async def _extract(
     page_size: int,
     progress: bool,
     max_rps: float | None,
+    settings: ExtractSettings,
 ) -> SnapshotResult:
     started = datetime.now(UTC)
     t0 = time.monotonic()
@@ -476,10 +492,17 @@ async def _extract(
                 page_size=page_size,
                 concurrency=concurrency,
                 max_passes=max_passes,
+                max_total=settings.max_total,
                 on_progress=bar.update,
             )
             try:
-                walk = await walker.run()
+                async with asyncio.timeout(settings.deadline):
+                    walk = await walker.run()
+            except TimeoutError:
+                raise ResponseLimitError(
+                    f"the walk did not finish within {settings.deadline:g}s (deadline); "
+                    "nothing was published"
+                ) from None
             finally:
                 writer.close()
         snapshot_at_us()  # fixes the time even for an empty list

@@ -151,12 +151,12 @@ def _loads(content: bytes) -> Any:
     try:
         return orjson.loads(content)
     except orjson.JSONDecodeError as exc:
-        if "recursion" in str(exc).lower():
-            raise ResponseLimitError("JSON nested deeper than 1,024 levels") from None
+        if "depth" in str(exc) or "recursion" in str(exc):
+            raise ResponseLimitError("the JSON body is nested deeper than 1,024 levels") from None
         try:
             return json.loads(content)
         except RecursionError:
-            raise ResponseLimitError("JSON nested too deeply") from None
+            raise ResponseLimitError("the JSON body is nested too deeply") from None
 
 
 # 400/422 (validation errors) and 429 (retry hint) need extra arguments: built in `_error`.
@@ -398,6 +398,8 @@ def _json_body(response: Received, request: Request) -> Any:
         raise ResponseShapeError(
             f"{request.what} returned {response.status} with a body that is not JSON"
         ) from None
+    except ResponseLimitError as exc:
+        raise ResponseLimitError(f"{request.what}: {exc}") from None
 
 
 def _reason(status: int) -> str:

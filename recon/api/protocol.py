@@ -355,7 +355,11 @@ async def send_async(
     except httpx.HTTPError as exc:
         return _failure(exc, request, pacer)
     except TimeoutError:
-        return Failed(httpx.ReadTimeout(f"no complete response in {limits.response_deadline:g}s"))
+        return Failed(
+            httpx.ReadTimeout(
+                f"no complete response in {limits.response_deadline:g}s (response_deadline)"
+            )
+        )
 
 
 def run_blocking(

@@ -8,8 +8,10 @@ A view file reads its data through placeholders that this module fills in:
     {snapshot_manifests} one row per committed snapshot, from its `_manifest.json`
     {statement_files}    every statement Parquet file, STATEMENT_LINES_SCHEMA
     {quarantine_files}   every quarantine Parquet file, STATEMENT_QUARANTINE_SCHEMA
+    {coverage_files}     every statement-coverage Parquet file, STATEMENT_COVERAGE_SCHEMA
     {run_matches}        the latest run's matches.parquet, MATCHES_SCHEMA
     {run_exceptions}     the latest run's exceptions.parquet, EXCEPTIONS_SCHEMA
+    {run_awaiting}       the latest run's awaiting.parquet, AWAITING_SCHEMA
     {run_id_latest}      the latest committed run id as a SQL string literal (or NULL)
 
 When a source has no file yet, the placeholder becomes a typed empty relation, so every
@@ -37,9 +39,11 @@ import pyarrow as pa
 
 from recon.config import DataDir
 from recon.schemas import (
+    AWAITING_SCHEMA,
     EXCEPTIONS_SCHEMA,
     INTENTS_SCHEMA,
     MATCHES_SCHEMA,
+    STATEMENT_COVERAGE_SCHEMA,
     STATEMENT_LINES_SCHEMA,
     STATEMENT_QUARANTINE_SCHEMA,
 )
@@ -65,8 +69,10 @@ VIEW_NAMES = (
     "snapshots",
     "status_history",
     "statement_lines",
+    "statement_coverage",
     "recon_matches",
     "recon_exceptions",
+    "recon_awaiting",
 )
 
 SNAPSHOT_GLOB = "snapshots/snapshot_date=*/run_id=*/part-*.parquet"
@@ -74,6 +80,7 @@ SNAPSHOT_DIR_GLOB = "snapshot_date=*/run_id=*"
 MANIFEST_NAME = "_manifest.json"
 STATEMENT_GLOB = "statements/source=*/*.parquet"
 QUARANTINE_GLOB = "statements/quarantine/*.parquet"
+COVERAGE_GLOB = "statements/coverage/*.parquet"
 
 
 def _duck_type(t: pa.DataType) -> str:
@@ -276,10 +283,20 @@ def _sources(data: DataDir) -> dict[str, str]:
             STATEMENT_QUARANTINE_SCHEMA,
             exists=any(root.glob(QUARANTINE_GLOB)),
         ),
+        "coverage_files": parquet_relation(
+            root / COVERAGE_GLOB,
+            STATEMENT_COVERAGE_SCHEMA,
+            exists=any(root.glob(COVERAGE_GLOB)),
+        ),
         "run_matches": parquet_relation(
             (run or root) / "matches.parquet",
             MATCHES_SCHEMA,
             exists=bool(run and (run / "matches.parquet").is_file()),
+        ),
+        "run_awaiting": parquet_relation(
+            (run or root) / "awaiting.parquet",
+            AWAITING_SCHEMA,
+            exists=bool(run and (run / "awaiting.parquet").is_file()),
         ),
         "run_exceptions": parquet_relation(
             (run or root) / "exceptions.parquet",

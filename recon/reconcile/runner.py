@@ -176,9 +176,13 @@ def _quote(text: str) -> str:
 
 
 def set_params(
-    con: duckdb.DuckDBPyConnection, settings: ReconcileSettings, as_of: datetime
+    con: duckdb.DuckDBPyConnection,
+    settings: ReconcileSettings,
+    as_of: datetime,
+    manual: Collection[tuple[str, str]] = (),
 ) -> None:
-    """(Re)create the one-row `params` table and the `categories` vocabulary, values bound."""
+    """(Re)create the one-row `params` table, the `categories` vocabulary and the
+    `manual_matches` a person confirmed ((intent_id, line_id) pairs), values bound."""
 
     def seconds(value: Any) -> int:
         return int(value.total_seconds())
@@ -195,6 +199,8 @@ def set_params(
             CAST($offramp AS BIGINT) AS offramp_payout_grace_s,
             to_seconds(CAST($refund AS BIGINT)) AS refund_grace,
             CAST($refund AS BIGINT) AS refund_grace_s,
+            to_seconds(CAST($skew AS BIGINT)) AS clock_skew,
+            CAST($accounts AS VARCHAR[]) AS accounts,
             CAST($tz AS VARCHAR) AS business_tz,
             CAST($date_from AS DATE) AS date_from,
             CAST($date_to AS DATE) AS date_to,
@@ -211,6 +217,8 @@ def set_params(
             "onramp": seconds(settings.onramp_payment_grace),
             "offramp": seconds(settings.offramp_payout_grace),
             "refund": seconds(settings.refund_grace),
+            "skew": seconds(settings.clock_skew),
+            "accounts": list(settings.accounts),
             "tz": settings.business_tz,
             "date_from": _iso(settings.date_from),
             "date_to": _iso(settings.date_to),
@@ -223,6 +231,9 @@ def set_params(
         "INSERT INTO categories VALUES (?, ?, ?)",
         [(c.name, c.priority, c.meaning) for c in CATEGORIES.values()],
     )
+    con.execute("CREATE OR REPLACE TEMP TABLE manual_matches (intent_id VARCHAR, line_id VARCHAR)")
+    if manual:
+        con.executemany("INSERT INTO manual_matches VALUES (?, ?)", [list(p) for p in manual])
 
 
 def _iso(value: date | None) -> str | None:

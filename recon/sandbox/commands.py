@@ -70,7 +70,8 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         help="write the world's statements in every format + the ground truth",
         description=(
             "Build the world and write pix.json, statement.ofx, extrato.cnab240, "
-            "extrato_psp.csv, extrato_banco.csv, expected_breaks.csv, expected_matches.csv, "
+            "extrato_psp.csv, extrato_banco.csv, extrato_inter.csv, extrato_nubank.csv, "
+            "expected_breaks.csv, expected_matches.csv, "
             "planted_faults.csv and README.md into --out, without serving."
         ),
     )
@@ -84,7 +85,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 def _build(args: argparse.Namespace) -> Any:
     from datetime import datetime
 
-    from recon.sandbox.serve import build_world
+    from recon.sandbox.compose import build_world
 
     end = None
     if args.end:
@@ -114,8 +115,8 @@ def _date(text: str | None, flag: str) -> Any:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Build the world and serve it until interrupted."""
-    from recon.sandbox.faults import WireFaults
-    from recon.sandbox.serve import serve
+    from recon.sandbox.serving import serve
+    from recon.sandbox.wire_faults import WireFaults
 
     try:
         faults = WireFaults(

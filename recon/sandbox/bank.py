@@ -216,7 +216,7 @@ class Bank:
         at: datetime,
         amount_cents: int,
         payee_name: str,
-        payee_document: str,
+        payee_document: str | None,
         payee_key: str,
         payee_ispb: str,
         remittance: str | None = None,
@@ -279,6 +279,45 @@ class Bank:
                 counterparty_document=original.counterparty_document,
                 counterparty_ispb=original.counterparty_ispb,
                 description="DEVOLUCAO PIX",
+                refund=refund,
+                intent_id=intent_id,
+            )
+        )
+
+    def return_payout(
+        self,
+        rng: random.Random,
+        original: Movement,
+        *,
+        at: datetime,
+        intent_id: str | None = None,
+    ) -> Movement:
+        """Book a devolução received (credit): the payee's bank sent one of our payouts back."""
+        at = _second(at)
+        if original.kind != PIX_OUT or original.end_to_end_id is None:
+            raise ValueError("only a payout we sent can come back")
+        amount = -original.amount_cents
+        rtr_id = self.end_to_end_id(rng, original.counterparty_ispb or self.account.ispb, at, "D")
+        refund = Refund(
+            id="DV" + "".join(rng.choice(_ALNUM) for _ in range(18)),
+            rtr_id=rtr_id,
+            amount_cents=amount,
+            requested_at=at,
+            settled_at=at,
+            status="DEVOLVIDO",
+        )
+        return self._book(
+            Movement(
+                id=self._next_id(at),
+                kind=PIX_REFUND_IN,
+                booked_at=at,
+                amount_cents=amount,
+                end_to_end_id=rtr_id,
+                refund_of=original.end_to_end_id,
+                counterparty_name=original.counterparty_name,
+                counterparty_document=original.counterparty_document,
+                counterparty_ispb=original.counterparty_ispb,
+                description="DEVOLUCAO PIX RECEBIDA",
                 refund=refund,
                 intent_id=intent_id,
             )

@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode
+from zoneinfo import ZoneInfo
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
@@ -35,7 +36,7 @@ from starlette.staticfiles import StaticFiles
 from recon.config import DataDir, load_config
 from recon.errors import ConfigError, UsageError
 from recon.money import format_brl
-from recon.reconcile import audit, decisions, manual
+from recon.reconcile import ReconcileSettings, audit, decisions, manual
 from recon.review import auth
 from recon.review.store import COVERAGE, SORTS, STATUSES, BreakView, FilterError, Filters, Store
 from recon.schemas import CATEGORIES
@@ -67,6 +68,7 @@ class ReviewSettings:
     users_file: Path
     four_eyes_p1: bool = False
     base_url: str = ""
+    business_tz: str = "America/Sao_Paulo"  # [reconcile] business_tz: times are shown in it
 
     @property
     def auth(self) -> bool:
@@ -92,7 +94,8 @@ class ReviewSettings:
         if not isinstance(four, bool):
             raise ConfigError("recon.toml [review] four_eyes_p1 must be true or false")
         path = auth.users_path(data, users_file or section.get("users_file"))
-        return cls(auth.load_users(path), path, four, str(section.get("base_url", "")))
+        tz = ReconcileSettings.load(data, config).business_tz
+        return cls(auth.load_users(path), path, four, str(section.get("base_url", "")), tz)
 
 
 @dataclass(frozen=True)
@@ -124,7 +127,8 @@ def _brl(cents: Any) -> str:
     return ("−" if value < 0 else "") + format_brl(abs(value))
 
 
-def _when(value: Any) -> str:
+def _when(value: Any, tz: ZoneInfo) -> str:
+    """A time in the business time zone, as the break reasons write it."""
     if value is None or value == "":
         return "—"
     if isinstance(value, str):
@@ -135,7 +139,8 @@ def _when(value: Any) -> str:
     if isinstance(value, datetime):
         if value.tzinfo is None:
             value = value.replace(tzinfo=UTC)
-        return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+        local = value.astimezone(tz)
+        return local.strftime("%Y-%m-%d %H:%M ") + f"({local.strftime('%z')[:3]})"
     return str(value)
 
 
@@ -144,14 +149,14 @@ def _short(value: Any, keep: int = 10) -> str:
     return text if len(text) <= keep + 1 else text[:keep] + "…"
 
 
-def _environment() -> Environment:
+def _environment(tz: ZoneInfo) -> Environment:
     env = Environment(
         loader=PackageLoader("recon.review", "templates"),
         autoescape=select_autoescape(["html"]),
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(brl=_brl, when=_when, short=_short)
+    env.filters.update(brl=_brl, when=lambda v: _when(v, tz), short=_short)
     return env
 
 
@@ -166,7 +171,7 @@ class ReviewApp:
         self.settings = settings
         self.store = Store(data)
         self.sessions = auth.Sessions(auth.load_secret(data))
-        self.env = _environment()
+        self.env = _environment(ZoneInfo(settings.business_tz))
         self.local_user = _os_user()
 
     # ------------------------------------------------------------------ sessions

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -237,6 +238,7 @@ class Store:
         self.data = data
         self._lock = threading.Lock()
         self._frame: pd.DataFrame | None = None
+        self._orders: dict[str, np.ndarray[Any, Any]] = {}
         self._run: Path | None = None
         self._state: ReviewState = ReviewState()
         self._state_sig: tuple[tuple[int, int], ...] | None = None
@@ -254,7 +256,7 @@ class Store:
                 return run, self._frame
         frame = self._load(run)
         with self._lock:
-            self._run, self._frame = run, frame
+            self._run, self._frame, self._orders = run, frame, {}
         return run, frame
 
     def _load(self, run: Path | None) -> pd.DataFrame:
@@ -336,7 +338,7 @@ class Store:
         """One page of the breaks that pass `filters`, sorted."""
         run, df = self.frame()
         st = self.state()
-        counts = {str(p): int(n) for p, n in df["priority"].value_counts().items()}
+        counts = self._counts(df)
         mask = pd.Series(True, index=df.index)
         ids = df["break_id"]
         if filters.status == "open":
@@ -366,14 +368,14 @@ class Store:
                 mask &= ids.isin(mine)
         if filters.q:
             mask &= self._search(df, filters.q)
-        hits = df[mask]
-        keys, ascending = SORTS[filters.sort]
-        hits = hits.sort_values([*keys, "break_id"], ascending=[*ascending, True], kind="stable")
+        # the frame's rows in this sort's order (computed once per run), kept where the mask is
+        order = self._order(df, filters.sort)
+        hits = order[mask.to_numpy()[order]]
         total = len(hits)
         pages = max(1, -(-total // filters.per_page))
         page = min(filters.page, pages)
         start = (page - 1) * filters.per_page
-        chunk = hits.iloc[start : start + filters.per_page]
+        chunk = df.iloc[hits[start : start + filters.per_page]]
         rows = []
         for rec in chunk.drop(columns=["_hay"]).to_dict("records"):
             bid = rec["break_id"]
@@ -384,6 +386,32 @@ class Store:
             rec["manual"] = bool(rec.get("line_id") and rec["line_id"] in st.manual)
             rows.append({str(k): (None if _isna(v) else v) for k, v in rec.items()})
         return Page(rows, total, page, pages, filters, run.name if run else None, counts)
+
+    def _counts(self, df: pd.DataFrame) -> dict[str, int]:
+        """Open breaks per priority in the whole run (cached with the frame)."""
+        with self._lock:
+            cached = self._orders.get("#counts") if df is self._frame else None
+        if cached is None:
+            counts = df["priority"].value_counts()
+            cached = np.array([int(counts.get(p, 0)) for p in ("P1", "P2", "P3")])
+            with self._lock:
+                if df is self._frame:
+                    self._orders["#counts"] = cached
+        return {p: int(n) for p, n in zip(("P1", "P2", "P3"), cached, strict=True)}
+
+    def _order(self, df: pd.DataFrame, sort: str) -> np.ndarray[Any, Any]:
+        """Row positions of `df` sorted by `sort` (then break_id), cached with the frame."""
+        with self._lock:
+            cached = self._orders.get(sort) if df is self._frame else None
+        if cached is not None:
+            return cached
+        keys, ascending = SORTS[sort]
+        ordered = df.sort_values([*keys, "break_id"], ascending=[*ascending, True], kind="stable")
+        positions = df.index.get_indexer(ordered.index)
+        with self._lock:
+            if df is self._frame:
+                self._orders[sort] = positions
+        return positions
 
     @staticmethod
     def _search(df: pd.DataFrame, q: str) -> pd.Series:

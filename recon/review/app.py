@@ -2,7 +2,8 @@
 
 Starlette, server-rendered HTML (Jinja2), every asset shipped in this package. Routes:
 
-    GET  /                         the queue (filters, search, sort and pages as query parameters)
+    GET  /                         the queue (filters, search, sort and pages as query parameters;
+                                   JSON with `Accept: application/json` or `format=json`)
     GET  /breaks/<break_id>        a break: evidence side by side, reason, history, actions
     POST /breaks/<break_id>/<action>   assign | comment | resolve | reopen | confirm | approve
     GET  /login, POST /login, POST /logout
@@ -29,7 +30,7 @@ from zoneinfo import ZoneInfo
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -38,7 +39,16 @@ from recon.errors import ConfigError, UsageError
 from recon.money import format_brl
 from recon.reconcile import ReconcileSettings, audit, decisions, manual
 from recon.review import auth
-from recon.review.store import COVERAGE, SORTS, STATUSES, BreakView, FilterError, Filters, Store
+from recon.review.store import (
+    COVERAGE,
+    SORTS,
+    STATUSES,
+    BreakView,
+    FilterError,
+    Filters,
+    Page,
+    Store,
+)
 from recon.schemas import CATEGORIES
 
 log = logging.getLogger(__name__)
@@ -257,12 +267,16 @@ class ReviewApp:
         try:
             filters = Filters.parse(request.query_params)
         except FilterError as exc:
+            if _wants_json(request):
+                return JSONResponse({"error": str(exc)}, status_code=400)
             filters = Filters()
             page = self.store.queue(filters)
             return self._render(
                 "queue.html", session, new, 400, page=page, error=str(exc), **self._choices()
             )
         page = self.store.queue(filters)
+        if _wants_json(request):
+            return JSONResponse(_page_json(page))
         return self._render("queue.html", session, new, page=page, error="", **self._choices())
 
     def _choices(self) -> dict[str, Any]:
@@ -495,6 +509,32 @@ class ReviewApp:
 
 
 _DUMMY_HASH = auth.hash_password("dummy-password-for-timing")
+
+
+def _wants_json(request: Request) -> bool:
+    return request.query_params.get("format") == "json" or request.headers.get(
+        "accept", ""
+    ).startswith("application/json")
+
+
+def _page_json(page: Page) -> dict[str, Any]:
+    """The queue page as JSON: the same rows as the HTML, amounts in cents."""
+    keep = ("break_id", "run_id", "category", "priority", "intent_id", "line_id",
+            "end_to_end_id", "expected_cents", "actual_cents", "delta_cents", "reason",
+            "first_seen_run", "age_days", "state", "coverage", "assignee", "comments",
+            "pending", "manual")  # fmt: skip
+    rows = []
+    for row in page.rows:
+        out = {k: _plain(row.get(k)) for k in keep}
+        out["decided"] = row.get("decided") is not None
+        rows.append(out)
+    return {"run_id": page.run_id, "total": page.total, "page": page.page,
+            "pages": page.pages, "per_page": page.filters.per_page, "breaks": rows}  # fmt: skip
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars as Python ones (JSON)."""
+    return value.item() if hasattr(value, "item") else value
 
 
 def _bid(view: BreakView) -> str:

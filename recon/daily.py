@@ -49,7 +49,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import pyarrow.parquet as pq
 
 from recon.config import DEFAULT_BUSINESS_TZ, DataDir, load_config
-from recon.errors import ConfigError, LockedError, UsageError
+from recon.errors import EXIT_BREAKS, EXIT_OK, ConfigError, LockedError, UsageError
 from recon.storage import write_json
 
 __all__ = [
@@ -65,7 +65,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 LOCK_NAME = ".daily.lock"
-EXIT_OK, EXIT_BREAKS = 0, 1
 
 
 @dataclass(frozen=True)

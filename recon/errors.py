@@ -15,6 +15,7 @@
         ├── PaginationError         a list walk that could not be made consistent
         │   └── InconsistentSnapshotError   published with consistent=false
         ├── ResponseShapeError      a 2xx body without the shape the spec promises
+        ├── ResponseLimitError      a response that crossed a bound (size, depth, deadline)
         ├── IntentParseError        an intent we cannot take as it is
         └── ApiStatusError          an HTTP error response; carries status, code, request, response
             ├── ValidationError     400, with `validation_errors`
@@ -63,6 +64,7 @@ __all__ = [
     "RateLimited",
     "ReconError",
     "ReconciliationError",
+    "ResponseLimitError",
     "ResponseShapeError",
     "RunChecksFailed",
     "ServerError",
@@ -207,6 +209,11 @@ class IntentParseError(ApiError):
         super().__init__(f"{who}{where}: field {field!r}: {message}")
         self.intent_id = intent_id
         self.field = field
+
+
+class ResponseLimitError(ApiError):
+    """A response crossed one of the client's bounds (size, decoded size, JSON depth, page
+    size, `total`, the walk's deadline): the server is broken or hostile; nothing is kept."""
 
 
 class ApiStatusError(ApiError):

@@ -258,31 +258,7 @@ class Bank:
             raise ValueError("only a received PIX can be returned")
         if not 0 < amount_cents <= original.amount_cents:
             raise ValueError("a devolução is positive and at most the amount received")
-        rtr_id = self.end_to_end_id(rng, self.account.ispb, at, prefix="D")
-        refund = Refund(
-            id="DV" + "".join(rng.choice(_ALNUM) for _ in range(18)),
-            rtr_id=rtr_id,
-            amount_cents=amount_cents,
-            requested_at=at,
-            settled_at=at,
-            status="DEVOLVIDO",
-        )
-        return self._book(
-            Movement(
-                id=self._next_id(at),
-                kind=PIX_REFUND_OUT,
-                booked_at=at,
-                amount_cents=-amount_cents,
-                end_to_end_id=rtr_id,
-                refund_of=original.end_to_end_id,
-                counterparty_name=original.counterparty_name,
-                counterparty_document=original.counterparty_document,
-                counterparty_ispb=original.counterparty_ispb,
-                description="DEVOLUCAO PIX",
-                refund=refund,
-                intent_id=intent_id,
-            )
-        )
+        return self._devolucao(rng, original, at, -amount_cents, self.account.ispb, intent_id)
 
     def return_payout(
         self,
@@ -296,12 +272,24 @@ class Bank:
         at = _second(at)
         if original.kind != PIX_OUT or original.end_to_end_id is None:
             raise ValueError("only a payout we sent can come back")
-        amount = -original.amount_cents
-        rtr_id = self.end_to_end_id(rng, original.counterparty_ispb or self.account.ispb, at, "D")
+        ispb = original.counterparty_ispb or self.account.ispb
+        return self._devolucao(rng, original, at, -original.amount_cents, ispb, intent_id)
+
+    def _devolucao(
+        self,
+        rng: random.Random,
+        original: Movement,
+        at: datetime,
+        signed_cents: int,
+        ispb: str,
+        intent_id: str | None,
+    ) -> Movement:
+        """A devolução of `original` (sent when `signed_cents` < 0, received when > 0)."""
+        rtr_id = self.end_to_end_id(rng, ispb, at, prefix="D")
         refund = Refund(
             id="DV" + "".join(rng.choice(_ALNUM) for _ in range(18)),
             rtr_id=rtr_id,
-            amount_cents=amount,
+            amount_cents=abs(signed_cents),
             requested_at=at,
             settled_at=at,
             status="DEVOLVIDO",
@@ -309,15 +297,15 @@ class Bank:
         return self._book(
             Movement(
                 id=self._next_id(at),
-                kind=PIX_REFUND_IN,
+                kind=PIX_REFUND_OUT if signed_cents < 0 else PIX_REFUND_IN,
                 booked_at=at,
-                amount_cents=amount,
+                amount_cents=signed_cents,
                 end_to_end_id=rtr_id,
                 refund_of=original.end_to_end_id,
                 counterparty_name=original.counterparty_name,
                 counterparty_document=original.counterparty_document,
                 counterparty_ispb=original.counterparty_ispb,
-                description="DEVOLUCAO PIX RECEBIDA",
+                description="DEVOLUCAO PIX" if signed_cents < 0 else "DEVOLUCAO PIX RECEBIDA",
                 refund=refund,
                 intent_id=intent_id,
             )

@@ -225,7 +225,7 @@ def generate(root: Path, n: int) -> dict[str, Any]:
                 CAST($as_of AS TIMESTAMPTZ) AS covered_to, 'declared' AS basis,
                 'all' AS scope, CAST($lines AS BIGINT) AS lines,
                 TIMESTAMPTZ '2026-11-01 00:00:00+00' AS imported_at)
-            TO '{covered / 'bench.parquet'}' (FORMAT parquet)""",
+            TO '{covered / "bench.parquet"}' (FORMAT parquet)""",
         {"as_of": AS_OF, "lines": con.execute("SELECT count(*) FROM gen_lines").fetchall()[0][0]},
     )
     lines = con.execute("SELECT count(*) FROM gen_lines").fetchall()[0][0]
@@ -273,7 +273,9 @@ def run_pandas(root: Path) -> dict[str, Any]:
     as_of = pd.Timestamp(AS_OF)
     tol = 0
     intents = pd.read_parquet(glob.glob(str(root / "snapshots/*/*/part-*.parquet"))[0])
-    lines = pd.concat(pd.read_parquet(p) for p in glob.glob(str(root / "statements/source=*/*.parquet")))
+    lines = pd.concat(
+        pd.read_parquet(p) for p in glob.glob(str(root / "statements/source=*/*.parquet"))
+    )
     lines = lines[lines.booked_at <= as_of].copy()
     lines["amount_abs"] = lines.amount_cents.abs()
     intents["direction"] = np.where(intents.intent_type == "onramp", "credit", "debit")

@@ -28,7 +28,12 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-__all__ = ["AmountError", "format_brl", "format_cents", "parse_cents"]
+__all__ = ["MAX_CENTS", "AmountError", "check_range", "format_brl", "format_cents", "parse_cents"]
+
+# The largest magnitude any parser accepts: R$ 9,999,999,999,999.99 (15 digits of cents).
+# Far above any real movement or balance, far below int64's 2^63 - 1, so sums of many
+# amounts stay exact in int64 columns and Arrow/DuckDB never overflow.
+MAX_CENTS = 10**15 - 1
 
 
 class AmountError(ValueError):
@@ -38,7 +43,7 @@ class AmountError(ValueError):
 _BLANKS = re.compile(r"[\s\u00a0\u202f]+")
 _BODY = re.compile(r"[0-9.,]+")
 _GROUPED = re.compile(r"[1-9][0-9]{0,2}(?:S[0-9]{3})+")  # 'S' stands for the separator
-_PLAIN_DOT = re.compile(r"-?[0-9]+\.[0-9]{2}")
+_PLAIN_DOT = re.compile(r"-?[0-9]{1,13}\.[0-9]{2}")
 
 
 def _strip_sign(text: str, original: str) -> tuple[bool, str]:
@@ -119,9 +124,18 @@ def parse_cents(text: str, *, decimal_mark: str | None = None) -> int:
         raise AmountError(f"decimal mark without decimals in {text!r}")
     if len(fraction) > 2 and fraction[2:].strip("0"):
         raise AmountError(f"more than two decimal places in {text!r} (recon never rounds)")
+    if len(integer.lstrip("0")) > 13:
+        raise AmountError(f"amount out of range in {text[:40]!r} (more than R$ 10 trillion)")
     value = Decimal(f"{integer or '0'}.{(fraction[:2] or '0')}")
     cents = int(value * 100)
     return -cents if negative else cents
+
+
+def check_range(cents: int, text: str = "") -> int:
+    """`cents` if its magnitude is at most MAX_CENTS, else AmountError."""
+    if -MAX_CENTS <= cents <= MAX_CENTS:
+        return cents
+    raise AmountError(f"amount out of range {text[:40]!r} (more than R$ 10 trillion)")
 
 
 def parse_plain_cents(text: str) -> int:
@@ -132,7 +146,7 @@ def parse_plain_cents(text: str) -> int:
     if _PLAIN_DOT.fullmatch(text) is not None:
         whole, frac = text[:-3], text[-2:]
         cents = abs(int(whole)) * 100 + int(frac)
-        return -cents if whole.startswith("-") else cents
+        return check_range(-cents if whole.startswith("-") else cents, text)
     return parse_cents(text, decimal_mark=".")
 
 

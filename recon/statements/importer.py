@@ -38,7 +38,7 @@ from recon.config import DataDir, load_config, new_run_id
 from recon.errors import StatementError, StatementParseError, UsageError
 from recon.schemas import STATEMENT_LINES_SCHEMA, STATEMENT_QUARANTINE_SCHEMA, TS
 from recon.statements import store
-from recon.statements.lines import FORMATS, PARSED_SCHEMA, Bad, ParseResult
+from recon.statements.lines import FORMATS, PARSED_SCHEMA, Bad, ParseResult, check_bounds
 
 __all__ = ["FileReport", "ImportReport", "ParseResult", "import_parsed", "import_statements"]
 
@@ -180,7 +180,7 @@ def rows_to_table(
     imported_at: datetime,
 ) -> tuple[pa.Table, list[Bad]]:
     """The parser's lines as an Arrow table with the schema columns (line_id still empty)."""
-    lines = parsed.to_table()
+    lines, out_of_bounds = check_bounds(parsed.to_table())
     n = lines.num_rows
     texts = lines.column("booked_at").combine_chunks()
     booked, more_bad = _cast_times(texts)
@@ -189,6 +189,17 @@ def rows_to_table(
         Bad(numbers[i].as_py(), "booked_at", reason, str(texts[i].as_py()))
         for i, reason in more_bad
     ]
+    if out_of_bounds:
+        whole = parsed.to_table()
+        bad += [
+            Bad(
+                whole.column("source_line")[i].as_py(),
+                field,
+                reason,
+                str(whole.column(field)[i].as_py())[:200],
+            )
+            for i, field, reason in out_of_bounds
+        ]
     arrays: dict[str, Any] = {name: lines.column(name) for name in PARSED_SCHEMA.names}
     arrays.update(
         {

@@ -58,7 +58,7 @@ _DATE = re.compile(
     r"(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(?:(\d{2})(?:\.(\d{1,6})\d*)?)?)?"
     r"\s*(?:\[\s*([+-]?\d{1,2}(?:[.:]\d{1,2})?)\s*(?::[^\]]*)?\])?"
 )
-_PLAIN = re.compile(r"[-+]?[0-9]+[.,][0-9]{2}")
+_PLAIN = re.compile(r"[-+]?[0-9]{1,13}[.,][0-9]{2}")
 _DOC = re.compile(
     r"[\d*]{2}\.[\d*]{3}\.[\d*]{3}/[\d*]{4}-[\d*]{2}|[\d*]{3}\.[\d*]{3}\.[\d*]{3}-[\d*]{2}"
 )
@@ -256,7 +256,7 @@ def _fast(chunks: list[str], first_line: int) -> ParseResult | None:
     amount = tag("TRNAMT")
     if (
         amount.null_count
-        or not pc.all(pc.match_substring_regex(amount, r"^[+-]?[0-9]+[.,][0-9]{2}$")).as_py()
+        or not pc.all(pc.match_substring_regex(amount, r"^[+-]?[0-9]{1,13}[.,][0-9]{2}$")).as_py()
     ):
         return None
     cents = pc.cast(

@@ -109,12 +109,16 @@ def _expand(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, bool]]:
 
 def parse_path(path: Path, fmt: str, *, csv_profile: Any = None) -> tuple[str, ParseResult]:
     """Parse one file with the given (or sniffed) format; returns (format, result)."""
-    from recon.statements import cnab240, csvfile, ofx, pixjson, sniff
+    from recon.statements import camt, cnab240, csvfile, ofx, openfinance, pixjson, sniff
 
     if fmt == "auto":
         fmt = sniff.sniff_format(path, csv_profile=csv_profile)
     if fmt == "pix-json":
         return fmt, pixjson.parse_file(path)
+    if fmt == "camt":
+        return fmt, camt.parse_file(path)
+    if fmt == "open-finance":
+        return fmt, openfinance.parse_file(path)
     if fmt == "ofx":
         return fmt, ofx.parse_file(path)
     if fmt == "cnab240":

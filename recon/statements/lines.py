@@ -353,3 +353,21 @@ def load_json(text: str, source: str) -> Any:
         raise StatementError(f"{source}: unreadable JSON: {exc}") from exc
     except RecursionError as exc:
         raise StatementError(f"{source}: JSON nested too deep") from exc
+
+
+def json_documents(text: str, source: str) -> list[Any]:
+    """The JSON documents in a file: one document, a list of them, or one per line (NDJSON)."""
+    try:
+        doc = load_json(text, source)
+    except json.JSONDecodeError as first:
+        docs = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                docs.append(load_json(line, f"{source}:{number}"))
+            except json.JSONDecodeError as exc:
+                where = f"line {first.lineno}" if number == 1 else f"line {number}"
+                raise StatementError(f"{source}: not valid JSON ({where}): {exc.msg}") from exc
+        return docs
+    return doc if isinstance(doc, list) else [doc]

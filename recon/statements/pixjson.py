@@ -43,29 +43,11 @@ from recon.statements.lines import (
     ParseResult,
     clean,
     iso_to_us,
-    load_json,
+    json_documents,
     vclean,
 )
 
 REFUND_STATUSES = ("EM_PROCESSAMENTO", "DEVOLVIDO", "NAO_REALIZADO")
-
-
-def _documents(text: str, source: str) -> list[Any]:
-    """The JSON bodies in a file: one document, a list of them, or NDJSON."""
-    try:
-        doc = load_json(text, source)
-    except json.JSONDecodeError as first:
-        docs = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                docs.append(load_json(line, f"{source}:{number}"))
-            except json.JSONDecodeError as exc:
-                where = f"line {first.lineno}" if number == 1 else f"line {number}"
-                raise StatementError(f"{source}: not valid JSON ({where}): {exc.msg}") from exc
-        return docs
-    return doc if isinstance(doc, list) else [doc]
 
 
 def _items(docs: Iterable[Any], source: str) -> Iterator[Any]:
@@ -496,8 +478,8 @@ def parse_documents(docs: Iterable[Any], source: str) -> ParseResult:
     docs = list(docs)
     items = list(_items(docs, source))
     result = _fast(items) or _item_path(items)
-    params = [d.get("parametros") if isinstance(d, dict) else None for d in docs]
-    params = [p if isinstance(p, dict) else {} for p in params]
+    found = [d.get("parametros") if isinstance(d, dict) else None for d in docs]
+    params: list[dict[str, Any]] = [p if isinstance(p, dict) else {} for p in found]
     _coverage(result, [p.get("inicio") for p in params], [p.get("fim") for p in params])
     return result
 
@@ -535,4 +517,4 @@ def parse_file(path: Path) -> ParseResult:
     if fast is not None:
         return fast
     text = path.read_bytes().decode("utf-8-sig")
-    return parse_documents(_documents(text, str(path)), str(path))
+    return parse_documents(json_documents(text, str(path)), str(path))

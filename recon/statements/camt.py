@@ -39,6 +39,7 @@ off, and a document that declares a DTD at all is refused: no entity can be expa
 from __future__ import annotations
 
 import re
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,7 @@ from recon.statements.lines import (
     ParseResult,
     classify,
     clean,
+    days_coverage,
     iso_to_us,
 )
 
@@ -349,7 +351,25 @@ def _close(box: _Container, result: ParseResult, source: str, quarantined: bool)
                 f"{closing[0]} cents"
             )
     if box.start and box.end:
-        result.coverage.append(Coverage(box.account, box.start, box.end, "FrToDt"))
+        period = _covered(box.start, box.end)
+        if period is None:
+            result.warnings.append("FrToDt is reversed or unreadable: no statement period")
+            return
+        result.coverage = [*(result.coverage or []), period]
+
+
+def _covered(start: str, end: str) -> Coverage | None:
+    """[start, end) of FrToDt: days are whole business days; ToDtTm is the last instant
+    covered (inclusive), so the exclusive end is one microsecond after it."""
+    try:
+        if len(start) == 10 and len(end) == 10:
+            first, last = date.fromisoformat(start), date.fromisoformat(end)
+            return days_coverage(first, last, "camt FrToDt") if last >= first else None
+        lo = iso_to_us(start if len(start) > 10 else start + "T00:00:00", naive_tz=BUSINESS_TZ)
+        hi = iso_to_us(end if len(end) > 10 else end + "T23:59:59.999999", naive_tz=BUSINESS_TZ)
+    except (LineError, ValueError):
+        return None
+    return Coverage(lo, hi + 1, "camt FrToDt") if hi >= lo else None
 
 
 def _period(el: Any, box: _Container) -> None:
@@ -362,8 +382,7 @@ def _period(el: Any, box: _Container) -> None:
             iso_to_us(text, naive_tz=BUSINESS_TZ)
         except LineError:
             continue
-        aware = text.endswith("Z") or re.search(r"[+-]\d{2}:\d{2}$", text)
-        setattr(box, attr, text if aware else _with_local_offset(text))
+        setattr(box, attr, text)
     for name, attr in (("FrDt", "start"), ("ToDt", "end")):
         text = _text(parts.get(name))
         if text and getattr(box, attr) is None:
@@ -404,6 +423,7 @@ def parse_stream(stream: Any, source: str) -> ParseResult:
     first = True
     not_money: dict[str, int] = {}
     currencies: set[str] = set()
+    notifications_only = [True]
     events = etree.iterparse(
         stream,
         events=("start", "end"),
@@ -423,6 +443,7 @@ def parse_stream(stream: Any, source: str) -> ParseResult:
             name = _local(el.tag)
             if name in CONTAINERS:
                 if event == "start":
+                    notifications_only[0] = notifications_only[0] and name == "Ntfctn"
                     box = _Container()
                     box.line = el.sourceline or 0
                 else:
@@ -459,6 +480,8 @@ def parse_stream(stream: Any, source: str) -> ParseResult:
         ) from exc
     if first:
         raise StatementError(f"{source}: not an ISO 20022 camt document (no statement found)")
+    if result.coverage is None and notifications_only[0]:
+        result.coverage = []  # camt.054: single notifications, no statement period
     if not_money:
         counts = ", ".join(f"{k} {v}" for k, v in sorted(not_money.items()))
         result.checks.append(f"{sum(not_money.values())} entries not booked, not lines ({counts})")

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -45,11 +46,11 @@ from recon.statements.lines import (
     BUSINESS_TZ,
     E2E_FULL,
     Bad,
-    Coverage,
     LineError,
     ParseResult,
     classify,
     clean,
+    days_coverage,
     iso_to_us,
     json_documents,
 )
@@ -121,8 +122,6 @@ def _booked(item: dict[str, Any]) -> str:
         raise LineError("transactionDateTime", "missing (and no transactionDate)")
     if not _DAY.fullmatch(day[:10]):
         raise LineError("transactionDate", f"not a date: {day[:40]!r}")
-    from datetime import date, datetime
-
     try:
         d = date.fromisoformat(day[:10])
     except ValueError as exc:
@@ -249,24 +248,27 @@ def _check_total(pages: list[dict[str, Any]], items: int, result: ParseResult, s
 
 
 def _coverage(pages: list[dict[str, Any]], result: ParseResult) -> None:
-    account = None
+    """The request's fromBookingDate .. toBookingDate (whole days) from `links.self`; without
+    them the importer takes the lines' first to last day."""
     starts: list[str] = []
     ends: list[str] = []
     for page in pages:
-        acct, query = _query(page)
-        account = account or acct
+        query = _query(page)[1]
         for key, bucket in (("fromBookingDate", starts), ("toBookingDate", ends)):
             values = query.get(key)
             if values and _DAY.fullmatch(values[0]):
                 bucket.append(values[0])
-    if starts and ends:
-        result.coverage.append(
-            Coverage(account, min(starts), max(ends), "fromBookingDate/toBookingDate")
-        )
+    if not starts or not ends:
         return
-    days = sorted({str(r[1])[:10] for r in result.rows})
-    if days:
-        result.coverage.append(Coverage(account, days[0], days[-1], "first/last line"))
+    try:
+        first, last = date.fromisoformat(min(starts)), date.fromisoformat(max(ends))
+    except ValueError:
+        result.warnings.append("fromBookingDate/toBookingDate unreadable: no statement period")
+        return
+    if last < first:
+        result.warnings.append("toBookingDate is before fromBookingDate: no statement period")
+        return
+    result.coverage = [days_coverage(first, last, "open-finance fromBookingDate/toBookingDate")]
 
 
 def _raw(item: Any) -> str:

@@ -395,6 +395,25 @@ _BODY = pa.schema(
 _ITEM_PATH_KEYS = ("tipo", "status", "gnExtras", "favorecido")
 
 
+def _periods(params: Iterable[Any], result: ParseResult) -> list[Coverage]:
+    """The periods `parametros.inicio` .. `fim` of the bodies (a `GET /pix` response; the
+    pages of one query share theirs). A body without them (a webhook) covers nothing: [].
+    """
+    out: list[Coverage] = []
+    for p in params:
+        if not isinstance(p, dict) or not p.get("inicio") or not p.get("fim"):
+            continue
+        try:
+            start, end = iso_to_us(str(p["inicio"])), iso_to_us(str(p["fim"]))
+        except LineError as exc:
+            result.warnings.append(f"parametros inicio/fim unreadable ({exc.reason}): no period")
+            continue
+        period = Coverage(start, end, "pix-json parametros.inicio/fim", "received")
+        if end >= start and period not in out:
+            out.append(period)
+    return out
+
+
 def _arrow_file(path: Path) -> ParseResult | None:
     """Bodies one per line (saved pages, minified responses) read by pyarrow's JSON reader,
     with the API Pix types enforced; None = use the Python reader (pretty-printed files,
@@ -416,6 +435,7 @@ def _arrow_file(path: Path) -> ParseResult | None:
     items = items.combine_chunks() if isinstance(items, pa.ChunkedArray) else items
     if items.null_count:
         return None
+    params = table.column("parametros").to_pylist()
 
     def field(name: str) -> Any:
         return pc.struct_field(items, name)
@@ -440,47 +460,21 @@ def _arrow_file(path: Path) -> ParseResult | None:
     )
     if result is None:
         return None
+    result.coverage = _periods(params, result)
     devolucoes = field("devolucoes")
     parents = pc.list_parent_indices(devolucoes).to_pylist()
     if parents:
-        result = _add_refunds(result, parents, pc.list_flatten(devolucoes).to_pylist(), e2e)
-    if result is not None:
-        params = table.column("parametros")
-        _coverage(
-            result,
-            pc.struct_field(params, "inicio").to_pylist(),
-            pc.struct_field(params, "fim").to_pylist(),
-        )
+        return _add_refunds(result, parents, pc.list_flatten(devolucoes).to_pylist(), e2e)
     return result
-
-
-def _coverage(result: ParseResult, starts: list[Any], ends: list[Any]) -> None:
-    """The period the bodies' `parametros.inicio`/`fim` state (every page of one query
-    states the same; several queries: from the earliest start to the latest end)."""
-    valid = [
-        (a, b)
-        for a, b in zip(starts, ends, strict=True)
-        if isinstance(a, str) and isinstance(b, str)
-    ]
-    if not valid:
-        return
-    try:
-        lo = min(valid, key=lambda p: iso_to_us(p[0]))[0]
-        hi = max(valid, key=lambda p: iso_to_us(p[1]))[1]
-    except LineError:
-        result.warnings.append("parametros.inicio/fim unreadable: coverage not known")
-        return
-    result.coverage.append(Coverage(None, lo, hi, "parametros.inicio/fim"))
 
 
 def parse_documents(docs: Iterable[Any], source: str) -> ParseResult:
     """Lines from already-decoded API Pix bodies (used by `recon statements pull`)."""
     docs = list(docs)
     items = list(_items(docs, source))
+    params = [d.get("parametros") for d in docs if isinstance(d, dict)]
     result = _fast(items) or _item_path(items)
-    found = [d.get("parametros") if isinstance(d, dict) else None for d in docs]
-    params: list[dict[str, Any]] = [p if isinstance(p, dict) else {} for p in found]
-    _coverage(result, [p.get("inicio") for p in params], [p.get("fim") for p in params])
+    result.coverage = _periods(params, result)
     return result
 
 

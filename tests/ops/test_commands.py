@@ -165,7 +165,6 @@ def test_bad_config_exits_2(
 def test_resolve_one_and_from_csv(
     data_dir: DataDir, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    pytest.importorskip("recon.reconcile.decisions")
     ids = ["0123456789abcdef", "fedcba9876543210", "00000000aaaaaaaa"]
     write_run(
         data_dir.runs,

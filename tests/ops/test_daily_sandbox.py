@@ -16,7 +16,7 @@ from recon.config import DataDir
 
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    serve = pytest.importorskip("recon.sandbox.serve")
+    serve = pytest.importorskip("recon.sandbox.compose")
     from recon.sandbox.exports import STATEMENT_FILES, export_statements
 
     sandbox = serve.build_world(seed=3, days=2, intents_per_day=30)

@@ -54,7 +54,7 @@ def test_bad_sizes_are_usage_errors(tmp_path: Path) -> None:
 
 def _parts_ready() -> None:
     for module, name in [
-        ("recon.sandbox.serve", "build_world"),
+        ("recon.sandbox.compose", "build_world"),
         ("recon.reconcile", "reconcile"),
         ("recon.statements", "import_statements"),
         ("recon.extract", "extract"),

@@ -3,6 +3,7 @@ banks publish (001.02 flat status and Dbtr/Nm, 001.08 Sts/Cd and Pty/Nm, batch e
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from recon.config import DataDir
 from recon.errors import StatementError, StatementParseError
 from recon.statements import import_statements
 from recon.statements.camt import parse_bytes, parse_file
+from recon.statements.lines import BUSINESS_TZ, to_us
 from recon.statements.sniff import sniff_format
 
 from .conftest import FIXTURES, by_e2e, view_rows
@@ -40,9 +42,13 @@ def test_v02_fields_balance_and_batch() -> None:
     ]
     assert any("opening -5000 + 107456 = closing 102456" in c for c in result.checks)
     assert any("INFO 1" in c for c in result.checks)  # an INFO entry is no money
-    (cov,) = result.coverage
-    assert cov.account == "BR1800360305000010009795493C1"
-    assert (cov.start, cov.end) == ("2026-11-01T00:00:00-03:00", "2026-11-01T23:59:59-03:00")
+    (cov,) = result.coverage or []
+    start = datetime(2026, 11, 1, tzinfo=BUSINESS_TZ)
+    assert (cov.start_us, cov.end_us, cov.basis) == (
+        to_us(start),
+        to_us(start + timedelta(days=1)) - 999_999,  # ToDtTm 23:59:59 is the last second
+        "camt FrToDt",
+    )
 
 
 def test_v08_status_code_fee_and_pending() -> None:
@@ -54,7 +60,9 @@ def test_v08_status_code_fee_and_pending() -> None:
 
 
 def test_camt054_devolucao() -> None:
-    (row,) = parse_file(FIXTURES / "camt054.xml").all_rows()
+    result = parse_file(FIXTURES / "camt054.xml")
+    assert result.coverage == []  # a notification states no period
+    (row,) = result.all_rows()
     assert row[2:8] == (
         -11000,
         "debit",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from recon.config import DataDir
 from recon.errors import StatementError, StatementParseError
 from recon.statements import import_statements
+from recon.statements.lines import days_coverage
 from recon.statements.openfinance import parse_documents, parse_file
 from recon.statements.sniff import sniff_format
 
@@ -32,13 +34,11 @@ def test_fixture() -> None:
     assert fee[2:5] == (-350, "debit", "fee") and fee[12] == "TRF20261101000002"
     assert any("LANCAMENTO_FUTURO 1" in c for c in result.checks)  # scheduled: no money
     assert any("= meta.totalRecords" in c for c in result.checks)
-    (cov,) = result.coverage
-    assert (cov.account, cov.start, cov.end, cov.source) == (
-        "291e5a29-49ed-401f-a583-193caa7aceee",
-        "2026-11-01",
-        "2026-11-01",
-        "fromBookingDate/toBookingDate",
-    )
+    assert result.coverage == [
+        days_coverage(
+            date(2026, 11, 1), date(2026, 11, 1), "open-finance fromBookingDate/toBookingDate"
+        )
+    ]
 
 
 def test_sniffed_and_imported(data_dir: DataDir) -> None:
@@ -78,8 +78,7 @@ def test_list_of_pages_and_fallback_coverage(tmp_path: Path) -> None:
     ]
     result = parse_documents([first, second], "pages.json")
     assert [r[0] for r in result.all_rows()] == [1, 2, 4]
-    (cov,) = result.coverage
-    assert (cov.start, cov.end, cov.source) == ("2026-11-01", "2026-11-04", "first/last line")
+    assert result.coverage is None  # the importer takes the lines' days
 
 
 @pytest.mark.parametrize(

@@ -46,6 +46,11 @@ _GROUPED = re.compile(r"[1-9][0-9]{0,2}(?:S[0-9]{3})+")  # 'S' stands for the se
 _PLAIN_DOT = re.compile(r"-?[0-9]{1,13}\.[0-9]{2}")
 
 
+def _show(text: str) -> str:
+    """`text` quoted for an error message, cut short: a damaged file may hold megabytes."""
+    return repr(text) if len(text) <= 40 else repr(text[:40]) + f"... ({len(text)} characters)"
+
+
 def _strip_sign(text: str, original: str) -> tuple[bool, str]:
     """Split off the one sign mark an amount may carry; return (negative, unsigned body)."""
     marks = 0
@@ -62,7 +67,7 @@ def _strip_sign(text: str, original: str) -> tuple[bool, str]:
     if s.startswith("R$"):
         s = s[2:]
     if marks > 1:
-        raise AmountError(f"more than one sign in amount {original!r}")
+        raise AmountError(f"more than one sign in amount {_show(original)}")
     return negative, s
 
 
@@ -92,7 +97,7 @@ def parse_cents(text: str, *, decimal_mark: str | None = None) -> int:
     Raises AmountError for anything that is not an amount or would need rounding.
     """
     if not isinstance(text, str):
-        raise AmountError(f"not a text amount: {text!r}")
+        raise AmountError(f"not a text amount: {repr(text)[:60]}")
     if decimal_mark not in (None, ".", ","):
         raise AmountError(f"decimal mark must be ',' or '.', got {decimal_mark!r}")
     s = _BLANKS.sub("", text)
@@ -102,7 +107,7 @@ def parse_cents(text: str, *, decimal_mark: str | None = None) -> int:
         raise AmountError("empty amount")
     negative, body = _strip_sign(s, text)
     if not body or _BODY.fullmatch(body) is None:
-        raise AmountError(f"not an amount: {text!r}")
+        raise AmountError(f"not an amount: {_show(text)}")
     mark = decimal_mark if decimal_mark is not None else _infer_mark(body)
     if mark is None:
         integer, fraction = body, ""
@@ -110,22 +115,22 @@ def parse_cents(text: str, *, decimal_mark: str | None = None) -> int:
     else:
         thousands = "," if mark == "." else "."
         if body.count(mark) > 1:
-            raise AmountError(f"more than one decimal mark {mark!r} in {text!r}")
+            raise AmountError(f"more than one decimal mark {mark!r} in {_show(text)}")
         integer, _, fraction = body.partition(mark)
         if thousands in fraction:
-            raise AmountError(f"thousands separator after the decimal mark in {text!r}")
+            raise AmountError(f"thousands separator after the decimal mark in {_show(text)}")
     if thousands in integer:
         if not _grouped(integer, thousands):
-            raise AmountError(f"thousands separators not in groups of three in {text!r}")
+            raise AmountError(f"thousands separators not in groups of three in {_show(text)}")
         integer = integer.replace(thousands, "")
     if not integer and not fraction:
-        raise AmountError(f"not an amount: {text!r}")
+        raise AmountError(f"not an amount: {_show(text)}")
     if mark is not None and mark in body and not fraction:
-        raise AmountError(f"decimal mark without decimals in {text!r}")
+        raise AmountError(f"decimal mark without decimals in {_show(text)}")
     if len(fraction) > 2 and fraction[2:].strip("0"):
-        raise AmountError(f"more than two decimal places in {text!r} (recon never rounds)")
+        raise AmountError(f"more than two decimal places in {_show(text)} (recon never rounds)")
     if len(integer.lstrip("0")) > 13:
-        raise AmountError(f"amount out of range in {text[:40]!r} (more than R$ 10 trillion)")
+        raise AmountError(f"amount out of range in {_show(text)} (more than R$ 10 trillion)")
     value = Decimal(f"{integer or '0'}.{(fraction[:2] or '0')}")
     cents = int(value * 100)
     return -cents if negative else cents
@@ -135,7 +140,7 @@ def check_range(cents: int, text: str = "") -> int:
     """`cents` if its magnitude is at most MAX_CENTS, else AmountError."""
     if -MAX_CENTS <= cents <= MAX_CENTS:
         return cents
-    raise AmountError(f"amount out of range {text[:40]!r} (more than R$ 10 trillion)")
+    raise AmountError(f"amount out of range {_show(text)} (more than R$ 10 trillion)")
 
 
 def parse_plain_cents(text: str) -> int:

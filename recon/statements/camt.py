@@ -475,8 +475,9 @@ def parse_stream(stream: Any, source: str) -> ParseResult:
                 _period(el, box)
     except etree.XMLSyntaxError as exc:
         line = exc.position[0] if exc.position else None
+        reason = " ".join(str(exc.msg).split()).split(", line ")[0]
         raise StatementParseError(
-            f"not well-formed XML: {exc.msg}", file=source, line=line, field="XML"
+            f"not well-formed XML: {reason[:300]}", file=source, line=line, field="XML"
         ) from exc
     if first:
         raise StatementError(f"{source}: not an ISO 20022 camt document (no statement found)")

@@ -22,6 +22,7 @@ whole import with a StatementParseError naming file, line and field.
 
 from __future__ import annotations
 
+import csv
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -143,6 +144,18 @@ def parse_path(path: Path, fmt: str, *, csv_profile: Any = None) -> tuple[str, P
     if fmt == "csv":
         return fmt, csvfile.parse_file(path, csvfile.resolve_profile(csv_profile, path))
     raise UsageError(f"unknown statement format {fmt!r}; choose one of {', '.join(FORMAT_CHOICES)}")
+
+
+def read_source(path: Path, fmt: str, *, csv_profile: Any = None) -> tuple[str, ParseResult]:
+    """`parse_path`, with a file that cannot be decoded turned into a StatementError."""
+    try:
+        return parse_path(path, fmt, csv_profile=csv_profile)
+    except csv.Error as exc:  # e.g. a field over the csv module's limit
+        raise StatementError(f"{path}: unreadable CSV: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise StatementError(
+            f"{path}: cannot decode the file: {exc.reason} at byte {exc.start}"
+        ) from exc
 
 
 # --------------------------------------------------------------------------- arrow
@@ -635,10 +648,7 @@ def import_statements(
             except StatementError:
                 skipped.append(str(path))
                 continue
-        try:
-            fmt, parsed = parse_path(path, fmt, csv_profile=csv_profile)
-        except UnicodeDecodeError as exc:
-            raise StatementError(f"{path}: cannot decode the file: {exc}") from exc
+        fmt, parsed = read_source(path, fmt, csv_profile=csv_profile)
         sources.append((str(path.resolve()), fmt, parsed))
     if not sources:
         raise UsageError(

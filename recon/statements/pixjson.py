@@ -426,6 +426,7 @@ def _arrow_file(path: Path) -> ParseResult | None:
                 explicit_schema=_BODY, unexpected_field_behavior="ignore"
             ),
         )
+        table.validate(full=True)  # invalid UTF-8 in a string: the Python path names it
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OSError):
         return None
     pix = table.column("pix")

@@ -30,10 +30,9 @@ from decimal import Decimal
 
 __all__ = ["MAX_CENTS", "AmountError", "check_range", "format_brl", "format_cents", "parse_cents"]
 
-# The largest magnitude any parser accepts: R$ 9,999,999,999,999.99 (15 digits of cents).
-# Far above any real movement or balance, far below int64's 2^63 - 1, so sums of many
-# amounts stay exact in int64 columns and Arrow/DuckDB never overflow.
-MAX_CENTS = 10**15 - 1
+# The largest magnitude any parser accepts: what amount_cents (int64) holds. A larger amount
+# is an error, never an OverflowError or a wrapped number further down.
+MAX_CENTS = (1 << 63) - 1
 
 
 class AmountError(ValueError):
@@ -129,18 +128,18 @@ def parse_cents(text: str, *, decimal_mark: str | None = None) -> int:
         raise AmountError(f"decimal mark without decimals in {_show(text)}")
     if len(fraction) > 2 and fraction[2:].strip("0"):
         raise AmountError(f"more than two decimal places in {_show(text)} (recon never rounds)")
-    if len(integer.lstrip("0")) > 13:
-        raise AmountError(f"amount out of range in {_show(text)} (more than R$ 10 trillion)")
+    if len(integer.lstrip("0")) > 17:
+        raise AmountError(f"amount out of range in {_show(text)} (more than 2^63 - 1 cents)")
     value = Decimal(f"{integer or '0'}.{(fraction[:2] or '0')}")
     cents = int(value * 100)
-    return -cents if negative else cents
+    return check_range(-cents if negative else cents, text)
 
 
 def check_range(cents: int, text: str = "") -> int:
     """`cents` if its magnitude is at most MAX_CENTS, else AmountError."""
     if -MAX_CENTS <= cents <= MAX_CENTS:
         return cents
-    raise AmountError(f"amount out of range {_show(text)} (more than R$ 10 trillion)")
+    raise AmountError(f"amount out of range {_show(text)} (more than 2^63 - 1 cents)")
 
 
 def parse_plain_cents(text: str) -> int:

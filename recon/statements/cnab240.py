@@ -68,7 +68,7 @@ def _number(record: str, start: int, end: int, field: str) -> int:
 def _signed(record: str, start: int, end: int, sign_pos: int, field: str) -> int:
     value = _number(record, start, end, field)
     if value > MAX_CENTS:
-        raise LineError(field, f"{value} cents is out of range (more than R$ 10 trillion)")
+        raise LineError(field, f"{value} cents is out of range (more than 2^63 - 1)")
     sign = record[sign_pos - 1]
     if sign == "D":
         return -value

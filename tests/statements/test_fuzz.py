@@ -80,7 +80,7 @@ def test_crashers_found_before(path: Path) -> None:
     ("name", "field"),
     [
         ("cnab240--record-cut-inside-the-e2e-id.cnab240", "numero_documento"),
-        ("cnab240--amount-of-18-nines.cnab240", "valor_lancamento"),
+        ("cnab240--amount-of-18-nines.cnab240", None),  # exact, then the sums disagree
         ("ofx--amount-over-2-63-cents.ofx", "TRNAMT"),
         ("ofx--balance-40k-characters.ofx", "BALAMT"),
         ("pix-json--valor-over-2-63-cents.json", "valor"),

@@ -230,6 +230,23 @@ def pending_inbox_files(dd: DataDir) -> list[Path]:
     )
 
 
+def _richest_first(paths: list[Path]) -> list[Path]:
+    """Inbox files, the formats that carry PIX ids first (API Pix, CNAB 240, OFX, then CSV):
+    a bank CSV without PIX ids finds the movements they name instead of adding its own
+    (one import per file, so the importer's own ordering cannot see across files)."""
+    from recon.errors import StatementError
+    from recon.statements.lines import FORMAT_RANK
+    from recon.statements.sniff import sniff_format
+
+    def rank(path: Path) -> tuple[int, str]:
+        try:
+            return FORMAT_RANK.get(sniff_format(path), len(FORMAT_RANK) + 1), path.name
+        except (StatementError, OSError, UnicodeDecodeError):
+            return len(FORMAT_RANK) + 1, path.name  # its import names what is wrong
+
+    return sorted(paths, key=rank)
+
+
 def _move_processed(path: Path, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / path.name
@@ -366,7 +383,7 @@ def _run_locked(
     # 2. import the inbox, one file at a time so a bad file is named and the rest kept.
     imported: list[str] = []
     processed = dd.inbox / "processed" / day.isoformat()
-    for path in pending_inbox_files(dd):
+    for path in _richest_first(pending_inbox_files(dd)):
         steps.import_statements([path], data=dd)
         _move_processed(path, processed)
         imported.append(path.name)

@@ -19,7 +19,7 @@ One run per business day, safe to schedule and to re-run:
   assessed again from the recorded run. ``force=True`` (``--force``) runs the whole job again
   (new snapshot, new inbox files, a new run whose breaks keep their ids and first-seen run)
   and points the day's record at the new run.
-- **Exit codes** (DESIGN.md): 0 ok; 1 when open breaks of a failing priority exist (P1 by
+- **Exit codes** (README, Contracts): 0 ok; 1 when open breaks of a failing priority exist (P1 by
   default) or there are more open breaks than ``max_breaks``; 2 usage/input; 3 upstream API.
   Thresholds live in ``recon.toml``::
 
@@ -49,7 +49,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import pyarrow.parquet as pq
 
 from recon.config import DEFAULT_BUSINESS_TZ, DataDir, load_config
-from recon.errors import ConfigError, LockedError, UsageError
+from recon.errors import EXIT_BREAKS, EXIT_OK, ConfigError, LockedError, UsageError
 from recon.storage import write_json
 
 __all__ = [
@@ -65,7 +65,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 LOCK_NAME = ".daily.lock"
-EXIT_OK, EXIT_BREAKS = 0, 1
 
 
 @dataclass(frozen=True)
@@ -279,6 +278,28 @@ def settings_kw(
     return {"settings": ReconcileSettings.load(data, str(config))}
 
 
+def _notify(
+    dd: DataDir,
+    config: str | os.PathLike[str] | None,
+    run_dir: Path,
+    report: Path,
+    exit_code: int,
+    day: date,
+) -> None:
+    """Send the run's notifications; whatever happens, the daily job's result stands."""
+    try:
+        from recon.review.notify import notify_run
+
+        outcome = notify_run(
+            run_dir, load_config(config, dd), exit_code=exit_code, report=report,
+            date=day.isoformat(),
+        )  # fmt: skip
+        if outcome.sent:
+            log.info("notified by %s", ", ".join(outcome.sent))
+    except Exception as exc:  # never fail the reconciliation for a notification
+        log.warning("notify: %s", exc)
+
+
 def run_daily(
     data: str | os.PathLike[str] | DataDir | None = None,
     *,
@@ -411,6 +432,8 @@ def _run_locked(
             "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
         },
     )
+    # 5. tell people (webhook / e-mail, [notify] in recon.toml); a failure is only logged
+    _notify(dd, config, run_dir, report, verdict.exit_code, day)
     return DailyResult(
         date=day,
         run_id=result.run_id,

@@ -360,3 +360,11 @@ def test_coverage_filter_tells_covered_from_not_covered(data_dir, open_app) -> N
     assert rows["unmatched_credit"] not in covered and set(covered) == set(rows.values()) - {
         rows["unmatched_credit"]
     }
+
+
+def test_an_empty_data_dir_shows_an_empty_queue(data_dir, open_app) -> None:
+    c = open_app(data_dir)
+    page = c.get("/")
+    assert page.status_code == 200 and "none yet" in page.text and listed(page.text) == []
+    assert c.get("/?format=json").json()["total"] == 0
+    assert c.get("/breaks/0123456789abcdef").status_code == 404

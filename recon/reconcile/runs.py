@@ -3,6 +3,8 @@
     data/runs/<run_id>/matches.parquet      MATCHES_SCHEMA, one row per confirmed pair
     data/runs/<run_id>/exceptions.parquet   EXCEPTIONS_SCHEMA, one row per open break
     data/runs/<run_id>/summary.json         RunSummary (counts, totals, control totals, checks)
+    data/runs/<run_id>/flows.parquet        what the report draws besides the breaks, as of
+                                            the run (recon.reconcile.flows)
 
 The folder appears atomically (recon.storage.atomic_dir). Same inputs and settings give the
 same rows in the same order; only run_id and first_seen_run depend on the run.
@@ -30,6 +32,7 @@ import pyarrow.parquet as pq
 from recon import catalog
 from recon.config import DataDir, new_run_id
 from recon.errors import ReconciliationError, SnapshotError, UsageError
+from recon.reconcile import flows as run_flows
 from recon.reconcile import runner
 from recon.reconcile.decisions import load_decisions
 from recon.reconcile.settings import ReconcileSettings
@@ -134,12 +137,18 @@ def reconcile(
     settings: ReconcileSettings | None = None,
     run_id: str | None = None,
     strict: bool = True,
+    flows: bool = True,
 ) -> RunResult:
     """Match every intent of the latest snapshot to the statement lines; publish a run.
 
     `as_of` defaults to the latest snapshot's snapshot_at (server time); `settings` to
     recon.toml's `[reconcile]`. The run is published even when a check fails; then, with
     `strict` (default), RunChecksFailed is raised carrying the result.
+
+    `flows` (default) also writes ``flows.parquet``: the funnel, expiry and time-to-pay frames
+    of the snapshots as they are now, and the trend of the last runs, so the run's report
+    never recomputes them later. `flows=False` leaves the intent-flow frames out (the
+    matching benchmark, which measures the passes alone); the trend is always written.
     """
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
     settings = settings or ReconcileSettings.load(dd)
@@ -149,6 +158,9 @@ def reconcile(
     if (dd.runs / run_id).exists():
         raise UsageError(f"run {run_id} already exists")
     previous = catalog.latest_run(dd)
+    # before the engine's own connection opens, so the two never hold memory at once
+    with _phase("flows"):
+        flow_frames = run_flows.flow_frames(dd) if flows else {}
 
     # DuckDB spills here beyond memory_limit; one folder per run, so runs never share files
     temp_dir = Path(settings.temp_directory or (dd.root / ".tmp-duckdb")) / run_id
@@ -189,6 +201,12 @@ def reconcile(
                     con, _MATCHES_SQL, {"run_id": run_id}, tmp / "matches.parquet", MATCHES_SCHEMA
                 )
             write_json(tmp / "summary.json", summary.to_json())
+            history = run_flows.run_history(
+                dd.runs, run_id, summary.as_of, tmp / "exceptions.parquet"
+            )
+            run_flows.write_flows(
+                {**flow_frames, "run_history": history}, tmp / run_flows.FLOWS_FILE
+            )
     finally:
         con.close()
         shutil.rmtree(temp_dir, ignore_errors=True)

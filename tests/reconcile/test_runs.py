@@ -60,6 +60,7 @@ def test_run_folder_and_summary(world):
     result = run(world, run_id="r1")
     assert sorted(p.name for p in result.path.iterdir()) == [
         "exceptions.parquet",
+        "flows.parquet",
         "matches.parquet",
         "summary.json",
     ]

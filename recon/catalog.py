@@ -8,6 +8,7 @@ A view file reads its data through placeholders that this module fills in:
     {snapshot_manifests} one row per committed snapshot, from its `_manifest.json`
     {statement_files}    every statement Parquet file, STATEMENT_LINES_SCHEMA
     {quarantine_files}   every quarantine Parquet file, STATEMENT_QUARANTINE_SCHEMA
+    {coverage_files}     every statement-coverage Parquet file, STATEMENT_COVERAGE_SCHEMA
     {run_matches}        the latest run's matches.parquet, MATCHES_SCHEMA
     {run_exceptions}     the latest run's exceptions.parquet, EXCEPTIONS_SCHEMA
     {run_id_latest}      the latest committed run id as a SQL string literal (or NULL)
@@ -40,6 +41,7 @@ from recon.schemas import (
     EXCEPTIONS_SCHEMA,
     INTENTS_SCHEMA,
     MATCHES_SCHEMA,
+    STATEMENT_COVERAGE_SCHEMA,
     STATEMENT_LINES_SCHEMA,
     STATEMENT_QUARANTINE_SCHEMA,
 )
@@ -65,6 +67,7 @@ VIEW_NAMES = (
     "snapshots",
     "status_history",
     "statement_lines",
+    "statement_coverage",
     "recon_matches",
     "recon_exceptions",
 )
@@ -74,6 +77,7 @@ SNAPSHOT_DIR_GLOB = "snapshot_date=*/run_id=*"
 MANIFEST_NAME = "_manifest.json"
 STATEMENT_GLOB = "statements/source=*/*.parquet"
 QUARANTINE_GLOB = "statements/quarantine/*.parquet"
+COVERAGE_GLOB = "statements/coverage/*.parquet"
 
 
 def _duck_type(t: pa.DataType) -> str:
@@ -275,6 +279,11 @@ def _sources(data: DataDir) -> dict[str, str]:
             root / QUARANTINE_GLOB,
             STATEMENT_QUARANTINE_SCHEMA,
             exists=any(root.glob(QUARANTINE_GLOB)),
+        ),
+        "coverage_files": parquet_relation(
+            root / COVERAGE_GLOB,
+            STATEMENT_COVERAGE_SCHEMA,
+            exists=any(root.glob(COVERAGE_GLOB)),
         ),
         "run_matches": parquet_relation(
             (run or root) / "matches.parquet",

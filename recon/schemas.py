@@ -78,6 +78,24 @@ STATEMENT_LINES_SCHEMA = pa.schema(
     ]
 )
 
+# One row per statement period recorded by an import: the account's statements cover
+# [covered_from, covered_to) (UTC, end exclusive); `basis` says how we know (the file's own
+# period, the first to last day of its lines, or a period declared at import) and `scope`
+# which movements the statement lists.
+STATEMENT_COVERAGE_SCHEMA = pa.schema(
+    [
+        ("account", pa.string()),
+        ("source_format", pa.string()),
+        ("source_file", pa.string()),
+        ("covered_from", TS),
+        ("covered_to", TS),  # exclusive
+        ("basis", pa.string()),
+        ("scope", pa.string()),  # all | received (API Pix: PIX received and their devoluções)
+        ("lines", pa.int64()),  # lines the file held (a covered period may hold none)
+        ("imported_at", TS),
+    ]
+)
+
 STATEMENT_QUARANTINE_SCHEMA = pa.schema(
     [
         ("source_format", pa.string()),
@@ -122,6 +140,25 @@ MATCHES_SCHEMA = pa.schema(
         ("expected_cents", pa.int64()),
         ("actual_cents", pa.int64()),
         ("booked_at", TS),
+    ]
+)
+
+
+# One row per intent whose money would fall outside the statements' coverage: a state, not a
+# break (runs/<run_id>/awaiting.parquet, view recon_awaiting). `would_be` is the category
+# the intent would raise if the statement covering [window_from, window_to) showed no money.
+AWAITING_SCHEMA = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("intent_id", pa.string()),
+        ("intent_type", pa.string()),
+        ("intent_status", pa.string()),
+        ("direction", pa.string()),  # credit | debit: where the money is expected
+        ("expected_cents", pa.int64()),
+        ("window_from", TS),
+        ("window_to", TS),
+        ("would_be", pa.string()),
+        ("reason", pa.string()),
     ]
 )
 
@@ -178,6 +215,12 @@ CATEGORIES: dict[str, Category] = {
             "offramp_stuck_paying_out", "P2", "paying_out past the grace period with no payout"
         ),
         Category("unmatched_debit", "P1", "a PIX debit that no intent explains"),
+        Category(
+            "offramp_payout_returned",
+            "P1",
+            "a payout came back (devolução from the payee's bank) and the offramp is still "
+            "completed",
+        ),
         Category("refund_missing", "P1", "refunded intent with no refund line"),
         Category(
             "refund_amount_mismatch", "P1", "refund line amount differs from what was received"

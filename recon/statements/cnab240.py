@@ -33,10 +33,12 @@ from recon.errors import StatementError, StatementParseError
 from recon.statements.lines import (
     BUSINESS_TZ,
     Bad,
+    Coverage,
     LineError,
     ParseResult,
     classify,
     clean,
+    days_coverage,
 )
 
 RECORD = 240
@@ -101,11 +103,12 @@ def _detail(record: str, line: int) -> tuple[Any, ...]:
 
 
 class _Batch:
-    __slots__ = ("bad", "credits", "debits", "header_line", "opening", "records")
+    __slots__ = ("bad", "credits", "debits", "header_line", "opening", "opening_day", "records")
 
-    def __init__(self, header_line: int, opening: int | None):
+    def __init__(self, header_line: int, opening: int | None, opening_day: date | None = None):
         self.header_line = header_line
         self.opening = opening
+        self.opening_day = opening_day
         self.records = 1
         self.debits = 0
         self.credits = 0
@@ -159,13 +162,14 @@ def parse_text(text: str, source: str) -> ParseResult:
                         f"{source}:{line}: batch service {record[9:11]!r} is not 04 (extrato)"
                     )
                 opening = _signed(record, 151, 168, 169, "saldo_inicial")
-                batch = _Batch(line, opening)
+                batch = _Batch(line, opening, _day(record[142:150]))
                 batches += 1
             elif kind == "5":
                 if batch is None:
                     raise LineError("tipo_registro", "batch trailer without a batch header")
                 batch.records += 1
                 _check_batch(record, line, batch, fail, result)
+                _cover(batch.opening_day, _day(record[142:150]), result)
                 batch = None
             elif kind == "9":
                 file_trailer_seen = True
@@ -201,6 +205,25 @@ def parse_text(text: str, source: str) -> ParseResult:
     if not file_trailer_seen:
         raise StatementParseError("no file trailer (record type 9)", file=source, line=records)
     return result
+
+
+def _day(text: str) -> date | None:
+    """A DDMMAAAA balance date, or None when blank or not a date (it only sets coverage)."""
+    try:
+        return date(int(text[4:]), int(text[2:4]), int(text[:2])) if text.isdigit() else None
+    except ValueError:
+        return None
+
+
+def _cover(first: date | None, last: date | None, result: ParseResult) -> None:
+    """A batch covers its opening balance date through its closing balance date (whole
+    business days); without both dates the file states no period for it."""
+    if first is None or last is None or last < first:
+        result.warnings.append("batch balance dates missing or reversed: no statement period")
+        return
+    periods: list[Coverage] = result.coverage if result.coverage is not None else []
+    periods.append(days_coverage(first, last, "cnab240 balance dates"))
+    result.coverage = periods
 
 
 def _check_batch(record: str, line: int, batch: _Batch, fail: Any, result: ParseResult) -> None:

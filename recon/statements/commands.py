@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from datetime import date
 from typing import Any
 
 FORMATS = ("auto", "pix-json", "ofx", "cnab240", "csv")
@@ -43,6 +44,13 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     imp.add_argument(
         "--account", default=None, help="account label (default: recon.toml or 'default')"
     )
+    imp.add_argument(
+        "--period",
+        default=None,
+        metavar="FIRST..LAST",
+        help="business days the files cover, e.g. 2026-11-01..2026-11-03 (default: each "
+        "file's own period, else the first to last day of its lines)",
+    )
     imp.set_defaults(func=run_import)
 
     pull = actions.add_parser(
@@ -77,6 +85,8 @@ def _print(report: Any) -> None:
             f"{f.path} [{f.format}]: read {f.read}, imported {f.imported}, "
             f"duplicate {f.duplicate}, quarantined {f.quarantined}"
         )
+        for period in f.coverage:
+            print(f"  covers {period}")
         for warning in f.warnings:
             print(f"  warning: {warning}")
     for skipped in report.skipped_files:
@@ -95,9 +105,30 @@ def run_import(args: argparse.Namespace) -> int:
         quarantine=args.quarantine,
         account=args.account,
         csv_profile=args.csv_profile,
+        period=parse_period(args.period),
     )
     _print(report)
     return 0
+
+
+def parse_period(text: str | None) -> tuple[date, date] | None:
+    """`FIRST..LAST` (ISO dates, inclusive) -> (first, last); UsageError if malformed."""
+    from recon.errors import UsageError
+
+    if text is None:
+        return None
+    first, sep, last = text.partition("..")
+    try:
+        if not sep:
+            raise ValueError(text)
+        period = (date.fromisoformat(first.strip()), date.fromisoformat(last.strip()))
+    except ValueError:
+        raise UsageError(
+            f"--period {text!r}: expected FIRST..LAST, e.g. 2026-11-01..2026-11-03"
+        ) from None
+    if period[1] < period[0]:
+        raise UsageError(f"--period {text!r}: the last day is before the first")
+    return period
 
 
 def run_pull(args: argparse.Namespace) -> int:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +33,27 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from recon.config import DataDir, load_config, new_run_id
 from recon.errors import StatementError, StatementParseError, UsageError
-from recon.schemas import STATEMENT_LINES_SCHEMA, STATEMENT_QUARANTINE_SCHEMA, TS
+from recon.schemas import (
+    STATEMENT_COVERAGE_SCHEMA,
+    STATEMENT_LINES_SCHEMA,
+    STATEMENT_QUARANTINE_SCHEMA,
+    TS,
+)
 from recon.statements import store
-from recon.statements.lines import FORMATS, PARSED_SCHEMA, Bad, ParseResult
+from recon.statements.lines import (
+    BUSINESS_TZ,
+    EPOCH,
+    FORMATS,
+    PARSED_SCHEMA,
+    Bad,
+    Coverage,
+    ParseResult,
+    days_coverage,
+)
 
 __all__ = ["FileReport", "ImportReport", "ParseResult", "import_parsed", "import_statements"]
 
@@ -60,6 +75,7 @@ class FileReport:
     written: str | None  # the Parquet file written, if any
     checks: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    coverage: tuple[str, ...] = ()  # the periods the file covers, as text a person reads
 
 
 @dataclass(frozen=True)
@@ -354,6 +370,92 @@ def _raise_first(bad: list[Bad], source_file: str) -> None:
     )
 
 
+# --------------------------------------------------------------------------- coverage
+
+
+def file_coverage(
+    parsed: ParseResult, table: pa.Table, period: tuple[date, date] | None
+) -> list[Coverage]:
+    """The periods one file covers: a declared `period` (whole business days) wins; else
+    what the file states (parsed.coverage); else, when it states nothing (None), the first
+    to the last business day of its lines (a CSV); a file with no lines and no period of
+    its own covers nothing."""
+    if period is not None:
+        return [days_coverage(period[0], period[1], "declared")]
+    if parsed.coverage is not None:
+        return list(parsed.coverage)
+    booked = table.column("booked_at")
+    if table.num_rows == 0 or booked.null_count == table.num_rows:
+        return []
+    low, high = (v.as_py().astimezone(BUSINESS_TZ).date() for v in (pc.min(booked), pc.max(booked)))
+    return [days_coverage(low, high, "lines first/last day")]
+
+
+def _coverage_table(
+    seen: set[tuple[Any, ...]],
+    periods: list[Coverage],
+    *,
+    account: str,
+    source_format: str,
+    source_file: str,
+    lines: int,
+    imported_at: datetime,
+) -> pa.Table:
+    """Coverage rows not already stored (same account, format, period and basis)."""
+    rows = []
+    for c in periods:
+        key = (account, source_format, c.start_us, c.end_us, c.basis, c.scope)
+        if key in seen:
+            continue
+        seen.add(key)
+        rows.append(
+            {
+                "account": account,
+                "source_format": source_format,
+                "source_file": source_file,
+                "covered_from": EPOCH + timedelta(microseconds=c.start_us),
+                "covered_to": EPOCH + timedelta(microseconds=c.end_us),
+                "basis": c.basis,
+                "scope": c.scope,
+                "lines": lines,
+                "imported_at": imported_at,
+            }
+        )
+    return pa.Table.from_pylist(rows, schema=STATEMENT_COVERAGE_SCHEMA)
+
+
+def describe(period: Coverage) -> str:
+    """'2026-11-01 00:00 .. 2026-11-04 00:00 America/Sao_Paulo (ofx DTSTART/DTEND)'."""
+    start, end = (
+        (EPOCH + timedelta(microseconds=us)).astimezone(BUSINESS_TZ).strftime("%Y-%m-%d %H:%M")
+        for us in (period.start_us, period.end_us)
+    )
+    scope = "" if period.scope == "all" else f", {period.scope} PIX only"
+    return f"{start} .. {end} {BUSINESS_TZ} ({period.basis}{scope})"
+
+
+def _stored_coverage(data: DataDir) -> set[tuple[Any, ...]]:
+    files = store.coverage_files(data)
+    if not files:
+        return set()
+    table = pa.concat_tables(pq.read_table(f) for f in files)
+    return {
+        (
+            r["account"],
+            r["source_format"],
+            _us(r["covered_from"]),
+            _us(r["covered_to"]),
+            r["basis"],
+            r["scope"],
+        )
+        for r in table.to_pylist()
+    }
+
+
+def _us(value: datetime) -> int:
+    return (value - EPOCH) // timedelta(microseconds=1)
+
+
 def resolve_account(account: str | None, data: DataDir) -> str:
     """The account label: the argument, else recon.toml [statements] account, else 'default'."""
     if account:
@@ -369,8 +471,12 @@ def import_parsed(
     *,
     quarantine: bool = False,
     account: str | None = None,
+    period: tuple[date, date] | None = None,
 ) -> ImportReport:
-    """Import already-parsed sources [(source_file, format, ParseResult)] (see module doc)."""
+    """Import already-parsed sources [(source_file, format, ParseResult)] (see module doc).
+
+    Each file's statement period is recorded in `statement_coverage` (`file_coverage`);
+    `period` declares it instead (first and last business day, inclusive)."""
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
     dd.ensure()
     label = resolve_account(account, dd)
@@ -380,6 +486,8 @@ def import_parsed(
     try:
         con.execute("SET TimeZone = 'UTC'")
         seen = store.Seen(con, dd)
+        covered = _stored_coverage(dd)
+        cpending: list[pa.Table] = []
         reports: list[FileReport] = []
         pending: list[tuple[Path, pa.Table]] = []
         qpending: list[pa.Table] = []
@@ -395,6 +503,18 @@ def import_parsed(
             if bad and not quarantine:
                 _raise_first(bad, source_file)
             keep, imported, duplicate, versions = _dedupe(con, seen, table)
+            periods = file_coverage(parsed, table, period)
+            cpending.append(
+                _coverage_table(
+                    covered,
+                    periods,
+                    account=label,
+                    source_format=fmt,
+                    source_file=source_file,
+                    lines=table.num_rows,
+                    imported_at=imported_at,
+                )
+            )
             written = None
             if keep.num_rows:
                 target = store.line_path(dd, fmt, f"{batch_id}-{index:04d}")
@@ -423,6 +543,7 @@ def import_parsed(
                     written=written,
                     checks=tuple(parsed.checks),
                     warnings=tuple(parsed.warnings),
+                    coverage=tuple(describe(c) for c in periods),
                 )
             )
     finally:
@@ -432,6 +553,10 @@ def import_parsed(
     qrows = [t for t in qpending if t.num_rows]
     if qrows:
         store.write_parquet_atomic(pa.concat_tables(qrows), store.quarantine_path(dd, batch_id))
+    # coverage last: a period must never be recorded for lines that are not stored
+    crows = [t for t in cpending if t.num_rows]
+    if crows:
+        store.write_parquet_atomic(pa.concat_tables(crows), store.coverage_path(dd, batch_id))
     return ImportReport(
         read=sum(r.read for r in reports),
         imported=sum(r.imported for r in reports),
@@ -450,6 +575,7 @@ def import_statements(
     quarantine: bool = False,
     account: str | None = None,
     csv_profile: Any = None,
+    period: tuple[date, date] | None = None,
 ) -> ImportReport:
     """Read statement files (or folders of them) into `statement_lines`.
 
@@ -458,6 +584,8 @@ def import_statements(
     `account`: the account label (default: recon.toml [statements] account, else "default");
     import every format of one account under the same label.
     `csv_profile`: "psp", "bank", a TOML file path or a CsvProfile (default: from the header).
+    `period`: (first, last) business day the files cover, declared; default: each file's
+    own period, else the first to last day of its lines (see `file_coverage`).
     Returns counts where read == imported + duplicate + quarantined, overall and per file.
     """
     if format not in FORMAT_CHOICES:
@@ -500,5 +628,7 @@ def import_statements(
         raise UsageError(
             "no statement files to import" + (f" (skipped {skipped})" if skipped else "")
         )
-    report = import_parsed(sources, data, quarantine=quarantine, account=account)
+    if period is not None and period[1] < period[0]:
+        raise UsageError(f"period {period[0]}..{period[1]}: the last day is before the first")
+    report = import_parsed(sources, data, quarantine=quarantine, account=account, period=period)
     return replace(report, skipped_files=tuple(skipped))

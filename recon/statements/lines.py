@@ -54,6 +54,33 @@ class Line(NamedTuple):
     bank_reference: str | None
 
 
+class Coverage(NamedTuple):
+    """A period a statement says it covers, for every line booked in it: [start_us, end_us)
+    in UTC µs (end exclusive), how we know it (`basis`, e.g. "ofx DTSTART/DTEND"), and
+    which movements it lists (`scope`: an account statement lists "all"; API Pix `GET /pix`
+    lists only the PIX "received" and their devoluções, never our payouts).
+
+    A covered period with no line in it is a period in which nothing moved; outside every
+    covered period the engine cannot tell a missing payment from a statement not yet
+    received, so it raises no money-side break there (README, "Statement coverage").
+    """
+
+    start_us: int
+    end_us: int
+    basis: str
+    scope: str = "all"  # "all" movements, or "received": PIX received and their devoluções
+
+
+COVERAGE_SCOPES = ("all", "received")
+
+
+def days_coverage(first: date, last: date, basis: str, tz: tzinfo = BUSINESS_TZ) -> Coverage:
+    """Whole business days `first` .. `last` (inclusive) as a Coverage."""
+    return Coverage(
+        local_midnight_us(first, tz), local_midnight_us(last + timedelta(days=1), tz), basis
+    )
+
+
 class Bad(NamedTuple):
     """A line a parser could not read: where, which field, why, and the raw text."""
 
@@ -105,6 +132,11 @@ class ParseResult:
 
     Lines come as `rows` (Line-ordered tuples, from per-line parsers) and/or as `table`
     (PARSED_SCHEMA columns, from vectorized fast paths); the importer takes both.
+
+    `coverage`: the periods the source says it covers (OFX DTSTART/DTEND, CNAB 240 balance
+    dates, API Pix parametros.inicio/fim). None = the source states none, and the importer
+    takes the first to the last business day of its lines (a CSV); [] = it covers nothing
+    (a webhook body: single PIX, no period).
     """
 
     rows: list[tuple[Any, ...]] = field(default_factory=list)
@@ -112,6 +144,7 @@ class ParseResult:
     bad: list[Bad] = field(default_factory=list)
     checks: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    coverage: list[Coverage] | None = None
 
     def to_table(self) -> pa.Table:
         """All lines as one PARSED_SCHEMA table (vectorized part first, then rows)."""

@@ -28,7 +28,7 @@ from __future__ import annotations
 import codecs
 import html
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -44,10 +44,12 @@ from recon.statements.lines import (
     E2E_RE,
     PARSED_SCHEMA,
     Bad,
+    Coverage,
     LineError,
     ParseResult,
     classify,
     clean,
+    to_us,
     vclean,
 )
 
@@ -377,7 +379,34 @@ def parse_text(text: str, source: str) -> ParseResult:
                 except LineError:
                     result.warnings.append(f"{label} amount unreadable: {amount['BALAMT']!r}")
     result.checks.append(f"{len(chunks) - 1} STMTTRN blocks")
+    result.coverage = _coverage(head, result)
     return result
+
+
+_PERIOD = re.compile(r"<(DTSTART|DTEND)>([^<\r\n]*)", re.IGNORECASE)
+
+
+def _coverage(head: str, result: ParseResult) -> list[Coverage] | None:
+    """The statement period from BANKTRANLIST's DTSTART/DTEND (before the first STMTTRN).
+
+    DTSTART is inclusive, DTEND exclusive; a date-only DTEND (8 digits) means that whole
+    day. Without both, None: the importer takes the lines' first to last day.
+    """
+    found = {tag.upper(): value.strip() for tag, value in _PERIOD.findall(head)}
+    if "DTSTART" not in found or "DTEND" not in found:
+        return None
+    try:
+        start = datetime.fromisoformat(ofx_time(found["DTSTART"], "DTSTART"))
+        end = datetime.fromisoformat(ofx_time(found["DTEND"], "DTEND"))
+    except (LineError, ValueError) as exc:
+        result.warnings.append(f"statement period unreadable ({exc}); using the lines' days")
+        return None
+    if re.fullmatch(r"\d{8}", found["DTEND"].split("[")[0].strip()):
+        end += timedelta(days=1)
+    if end < start:
+        result.warnings.append("DTEND is before DTSTART; using the lines' days")
+        return None
+    return [Coverage(to_us(start), to_us(end), "ofx DTSTART/DTEND")]
 
 
 def raise_not_ofx(source: str) -> None:

@@ -34,7 +34,16 @@ import pyarrow.json as pajson
 
 from recon.errors import StatementError
 from recon.money import AmountError, parse_plain_cents
-from recon.statements.lines import PARSED_SCHEMA, Bad, LineError, ParseResult, clean, vclean
+from recon.statements.lines import (
+    PARSED_SCHEMA,
+    Bad,
+    Coverage,
+    LineError,
+    ParseResult,
+    clean,
+    iso_to_us,
+    vclean,
+)
 
 REFUND_STATUSES = ("EM_PROCESSAMENTO", "DEVOLVIDO", "NAO_REALIZADO")
 
@@ -325,7 +334,28 @@ _ITEM = pa.struct(
         ("devolucoes", pa.list_(_DEVOLUCAO)),
     ]
 )
-_BODY = pa.schema([("pix", pa.list_(_ITEM))])
+_BODY = pa.schema(
+    [("parametros", pa.struct([("inicio", _S), ("fim", _S)])), ("pix", pa.list_(_ITEM))]
+)
+
+
+def _periods(params: Iterable[Any], result: ParseResult) -> list[Coverage]:
+    """The periods `parametros.inicio` .. `fim` of the bodies (a `GET /pix` response; the
+    pages of one query share theirs). A body without them (a webhook) covers nothing: [].
+    """
+    out: list[Coverage] = []
+    for p in params:
+        if not isinstance(p, dict) or not p.get("inicio") or not p.get("fim"):
+            continue
+        try:
+            start, end = iso_to_us(str(p["inicio"])), iso_to_us(str(p["fim"]))
+        except LineError as exc:
+            result.warnings.append(f"parametros inicio/fim unreadable ({exc.reason}): no period")
+            continue
+        period = Coverage(start, end, "pix-json parametros.inicio/fim", "received")
+        if end >= start and period not in out:
+            out.append(period)
+    return out
 
 
 def _arrow_file(path: Path) -> ParseResult | None:
@@ -349,6 +379,7 @@ def _arrow_file(path: Path) -> ParseResult | None:
     items = items.combine_chunks() if isinstance(items, pa.ChunkedArray) else items
     if items.null_count:
         return None
+    params = table.column("parametros").to_pylist()
 
     def field(name: str) -> Any:
         return pc.struct_field(items, name)
@@ -371,6 +402,7 @@ def _arrow_file(path: Path) -> ParseResult | None:
     )
     if result is None:
         return None
+    result.coverage = _periods(params, result)
     devolucoes = field("devolucoes")
     parents = pc.list_parent_indices(devolucoes).to_pylist()
     if not parents:
@@ -380,11 +412,15 @@ def _arrow_file(path: Path) -> ParseResult | None:
 
 def parse_documents(docs: Iterable[Any], source: str) -> ParseResult:
     """Lines from already-decoded API Pix bodies (used by `recon statements pull`)."""
+    docs = list(docs)
     items = list(_items(docs, source))
+    params = [d.get("parametros") for d in docs if isinstance(d, dict)]
     fast = _fast(items)
     if fast is not None:
+        fast.coverage = _periods(params, fast)
         return fast
     result = ParseResult()
+    result.coverage = _periods(params, result)
     rows = result.rows
     for number, item in enumerate(items, start=1):
         try:

@@ -37,6 +37,7 @@ from recon.errors import (
 )
 from recon.statements import pixjson
 from recon.statements.importer import ImportReport, import_parsed
+from recon.statements.lines import Coverage, iso_to_us
 
 SECRET_ENV = "RECON_PIX_CLIENT_SECRET"
 MAX_PAGES = 100_000
@@ -282,6 +283,10 @@ def pull_pix(
             tmp.write_text(json.dumps(body, ensure_ascii=False, indent=1), encoding="utf-8")
             tmp.replace(target)
     parsed = pixjson.parse_documents(pages, source)
+    if not parsed.coverage:  # the server did not echo parametros: the query's own period
+        parsed.coverage = [
+            Coverage(iso_to_us(_iso(inicio)), iso_to_us(_iso(fim)), "pull inicio/fim", "received")
+        ]
     return import_parsed(
         [(source, "pix-json", parsed)], data, quarantine=quarantine, account=account
     )

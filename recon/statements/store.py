@@ -32,6 +32,7 @@ QUARANTINE_STORED_SCHEMA = STATEMENT_QUARANTINE_SCHEMA.append(pa.field("row_key"
 
 LINE_GLOB = "source=*/*.parquet"
 QUARANTINE_DIR = "quarantine"
+COVERAGE_DIR = "coverage"
 
 
 def line_files(data: DataDir) -> list[Path]:
@@ -121,6 +122,16 @@ def write_parquet_atomic(table: pa.Table, final: Path) -> Path:
 def line_path(data: DataDir, source_format: str, batch: str) -> Path:
     """`data/statements/source=<format>/<batch>.parquet`."""
     return data.statements / f"source={source_format}" / f"{batch}.parquet"
+
+
+def coverage_files(data: DataDir) -> list[Path]:
+    """Every committed statement-coverage Parquet file."""
+    return sorted((data.statements / COVERAGE_DIR).glob("*.parquet"))
+
+
+def coverage_path(data: DataDir, batch: str) -> Path:
+    """`data/statements/coverage/<batch>.parquet`."""
+    return data.statements / COVERAGE_DIR / f"{batch}.parquet"
 
 
 def quarantine_path(data: DataDir, batch: str) -> Path:

@@ -96,6 +96,14 @@ def build(world):
     it.append(intent(28, amount=amt(28), status="paying_out", client_reference="OFF-0028",
                      **off))  # fmt: skip
     ln.append(line(28, amount=amt(28), description="OFF-0028", **pay))  # in flight: clean
+    it.append(intent(33, amount=amt(33), client_reference="OFF-0033", **off))
+    ln.append(line(33, amount=amt(33), description="OFF-0033", **pay))
+    ln.append(line(330, kind="pix_refund_in", amount=amt(33), refund_of=e2e(33),
+                   at=T0 + 2 * H))  # payout came back, offramp still completed  # fmt: skip
+    it.append(intent(34, amount=amt(34), status="refunded", client_reference="OFF-0034", **off))
+    ln.append(line(34, amount=amt(34), description="OFF-0034", **pay))
+    ln.append(line(340, kind="pix_refund_in", amount=amt(34), refund_of=e2e(34),
+                   at=T0 + 2 * H))  # came back, offramp refunded: clean  # fmt: skip
     ln.append(line(29, kind="pix_out", amount=999, name="FULANO", doc=None))  # unmatched
     ln.append(line(30, kind="fee", amount=250, name=None, doc=None, description="TARIFA PIX"))
     # -- snapshot history ------------------------------------------------------------------
@@ -126,6 +134,7 @@ EXPECTED = {
     ("offramp_duplicate_payout", uid(24), e2e(240)),
     ("offramp_payout_for_failed_intent", uid(25), e2e(25)),
     ("offramp_stuck_paying_out", uid(26), None),
+    ("offramp_payout_returned", uid(33), e2e(330, "D")),
     ("unmatched_debit", None, e2e(29)),
     ("status_regression", uid(31), None),
     ("intent_vanished", uid(32), None),

@@ -11,7 +11,11 @@ import pytest
 from recon.catalog import connect
 from recon.config import DataDir
 from recon.errors import StatementError, StatementParseError, UsageError
-from recon.schemas import STATEMENT_LINES_SCHEMA, STATEMENT_QUARANTINE_SCHEMA
+from recon.schemas import (
+    STATEMENT_COVERAGE_SCHEMA,
+    STATEMENT_LINES_SCHEMA,
+    STATEMENT_QUARANTINE_SCHEMA,
+)
 from recon.statements import import_statements
 from recon.statements.sniff import sniff_bytes
 
@@ -95,10 +99,12 @@ def test_storage_layout_and_schema(data_dir: DataDir) -> None:
     parts = sorted(
         p.relative_to(data_dir.statements).parts[0] for p in data_dir.statements.rglob("*.parquet")
     )
-    assert parts == ["source=ofx", "source=pix-json"]
-    for path in data_dir.statements.rglob("*.parquet"):
+    assert parts == ["coverage", "source=ofx", "source=pix-json"]
+    for path in data_dir.statements.glob("source=*/*.parquet"):
         schema = pq.read_schema(path)
         assert schema.names[: len(STATEMENT_LINES_SCHEMA)] == STATEMENT_LINES_SCHEMA.names
+    for path in data_dir.statements.glob("coverage/*.parquet"):
+        assert pq.read_schema(path).names == STATEMENT_COVERAGE_SCHEMA.names
     assert not list(data_dir.statements.rglob(".tmp-*"))
 
 

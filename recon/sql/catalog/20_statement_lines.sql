@@ -110,3 +110,10 @@ WHERE NOT (kind IN ('pix_refund_in', 'pix_refund_out') AND amount_cents = 0);
 -- (each stored once however often its file is imported).
 CREATE OR REPLACE VIEW statement_quarantine AS
 SELECT * FROM {quarantine_files};
+
+-- statement_coverage: the periods each account's statements cover, one row per period an
+-- import recorded ([covered_from, covered_to), UTC, end exclusive; `basis` says how it is
+-- known: the file's own period, the first to last day of its lines, or declared). The
+-- engine raises money-side breaks only inside covered time.
+CREATE OR REPLACE VIEW statement_coverage AS
+SELECT * FROM {coverage_files};

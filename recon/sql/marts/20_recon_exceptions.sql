@@ -320,6 +320,31 @@ offramp_stuck_paying_out as (
       and i.updated_at < p.as_of - p.offramp_payout_grace
 ),
 
+-- a devolução of one of our payouts (pix_refund_in: the payee's bank sent it back) on an
+-- offramp still completed: the customer's tokens were burned and they were not paid
+offramp_payout_returned as (
+    select
+        'offramp_payout_returned' as category,
+        r.intent_key,
+        r.line_key,
+        r.intent_id,
+        r.line_id,
+        r.end_to_end_id,
+        r.expected_cents,
+        r.actual_cents,
+        'Payout of ' || brl(r.expected_cents) || ' for offramp ' || r.intent_id
+            || ' came back: devolução ' || coalesce(r.end_to_end_id, r.line_id) || ' of '
+            || brl(r.actual_cents) || ' booked ' || local_ts(r.booked_at)
+            || ', yet the offramp is still completed. Pay the customer again to a valid key, '
+            || 'or return their tokens and mark the intent refunded.' as reason,
+        r.booked_at as evidence_at
+    from paired as r
+    where r.role = 'refund'
+      and r.line_kind = 'pix_refund_in'
+      and r.intent_type = 'offramp'
+      and r.intent_status = 'completed'
+),
+
 ---------- refunds
 
 refund_missing as (
@@ -373,6 +398,7 @@ refund_amount_mismatch as (
         r.booked_at as evidence_at
     from paired as r, p
     where r.role = 'refund'
+      and r.intent_type = 'onramp'
       and abs(r.delta_cents) > p.amount_tolerance_cents
 ),
 
@@ -555,6 +581,7 @@ all_breaks as (
     union all by name select * from offramp_duplicate_payout
     union all by name select * from offramp_payout_for_failed_intent
     union all by name select * from offramp_stuck_paying_out
+    union all by name select * from offramp_payout_returned
     union all by name select * from refund_missing
     union all by name select * from refund_amount_mismatch
     union all by name select * from ambiguous_match

@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "recon.statements.commands",
     "recon.reconcile.commands",
     "recon.sqlcmd",
+    "recon.review.commands",
 )
 
 EXIT_OK, EXIT_BREAKS, EXIT_USAGE, EXIT_UPSTREAM = 0, 1, 2, 3

@@ -133,13 +133,23 @@ MATCHES_SCHEMA = pa.schema(
         ("intent_id", pa.string()),
         ("line_id", pa.string()),
         ("end_to_end_id", pa.string()),
-        ("rule", pa.string()),  # txid | reference | attributes | refund
+        ("rule", pa.string()),  # manual | txid | reference | attributes | refund
         ("intent_type", pa.string()),
         ("intent_status", pa.string()),
         ("line_kind", pa.string()),
         ("expected_cents", pa.int64()),
         ("actual_cents", pa.int64()),
         ("booked_at", TS),
+    ]
+)
+
+# One row per (ambiguous line, candidate intent) of a run: runs/<run_id>/candidates.parquet.
+# A person confirms one candidate in `recon review`; the next run matches it (rule manual).
+CANDIDATES_SCHEMA = pa.schema(
+    [
+        ("line_id", pa.string()),
+        ("intent_id", pa.string()),
+        ("rule", pa.string()),  # the pass that found the candidates: reference | attributes
     ]
 )
 

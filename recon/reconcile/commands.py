@@ -121,6 +121,8 @@ def run_resolve(args: argparse.Namespace) -> int:
         raise UsageError("give a BREAK_ID (with --note TEXT) or --decisions FILE.csv")
     if args.decisions is None and not (args.note or "").strip():
         raise UsageError("--note TEXT is required: say why the break is resolved")
+    if args.reopen and args.decisions is not None:
+        raise UsageError("--reopen takes one BREAK_ID, not --decisions")
 
     from recon.reconcile import decisions
 
@@ -129,15 +131,22 @@ def run_resolve(args: argparse.Namespace) -> int:
         rows = read_decisions_csv(Path(args.decisions))
         for n, (break_id, note, decided_by) in enumerate(rows, start=1):
             try:
-                decisions.resolve(break_id, note, data=dd, decided_by=decided_by or None)
+                decisions.resolve(break_id, note, data=dd, decided_by=decided_by or args.by or None)
             except UsageError as exc:
                 raise UsageError(
                     f"{args.decisions}: row {n + 1}: {exc} ({n - 1} decision(s) recorded before it)"
                 ) from exc
         print(f"recorded {len(rows)} decision(s) from {args.decisions}")
         return 0
-    decision = decisions.resolve(args.break_id, args.note, data=dd)
-    print(f"break {decision.break_id} resolved; later runs list it as decided, not open")
+    if args.reopen:
+        decision = decisions.reopen(args.break_id, args.note, data=dd, decided_by=args.by)
+        print(f"break {decision.break_id} reopened by {decision.decided_by}; the next run lists it")
+        return 0
+    decision = decisions.resolve(args.break_id, args.note, data=dd, decided_by=args.by)
+    print(
+        f"break {decision.break_id} resolved by {decision.decided_by}; "
+        "later runs list it as decided, not open"
+    )
     return 0
 
 
@@ -272,11 +281,23 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         parents=parents,
         help="record a manual decision on a break (kept across runs)",
         description="Mark a break as resolved with a note, or record many from a CSV "
-        "(columns: break_id,note).",
+        "(columns: break_id,note[,decided_by]); --reopen opens a resolved one again. Every "
+        "decision is appended to data/decisions.csv and to the audit log (data/audit.jsonl).",
     )
     p.add_argument("break_id", nargs="?", metavar="BREAK_ID", help="the break to resolve")
     p.add_argument("--note", metavar="TEXT", default=None, help="why it is resolved")
     p.add_argument("--decisions", metavar="FILE.csv", default=None, help="CSV of decisions")
+    p.add_argument(
+        "--by",
+        metavar="NAME",
+        default=None,
+        help="who decided (default: the OS user; a CSV's decided_by column wins)",
+    )
+    p.add_argument(
+        "--reopen",
+        action="store_true",
+        help="reopen a resolved break (the note says why); the next run lists it as open",
+    )
     p.set_defaults(func=run_resolve)
 
     p = sub.add_parser(

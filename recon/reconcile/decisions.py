@@ -1,25 +1,32 @@
-"""Manual decisions on breaks, kept across reruns.
+"""Manual decisions on breaks, kept across reruns, with every note and a reopen.
 
-A person who has dealt with a break records it, with `recon resolve BREAK_ID --note ...`
-or by adding a row to `data/decisions.csv` in a spreadsheet or editor:
+A person who has dealt with a break records it with `recon resolve BREAK_ID --note ...`, the
+review app (`recon review`), or by adding a row to `data/decisions.csv` in a spreadsheet:
 
-    break_id,note,decided_by,decided_at
-    3f9a0c...,"refunded by hand, ticket FIN-123",ana,2026-11-15T10:02:00+00:00
+    break_id,note,decided_by,decided_at,action
+    3f9a0c...,"refunded by hand, ticket FIN-123",ana,2026-11-15T10:02:00+00:00,resolve
+    3f9a0c...,"the refund bounced, looking again",bia,2026-11-16T09:00:00+00:00,reopen
 
-Later runs leave a decided break out of `exceptions.parquet` (open breaks only) and list it
-in the run summary under `decided_breaks` with its note, so nothing is lost from view.
-Because break ids are stable (a hash of category, intent and line), a decision keeps
-applying to the same break in every later run. When a break_id appears more than once, the
-last row wins; deleting a row reopens the break.
+Rows are only ever appended, so every note stays; a break's last row says whether it is
+decided (`resolve`, also an empty `action`) or open again (`reopen`). Later runs leave a
+decided break out of `exceptions.parquet` (open breaks only) and list it in the run summary
+under `decided_breaks` with its notes. Break ids are stable (a hash of category, intent and
+line), so a decision keeps applying to the same break in every later run. Deleting a break's
+rows by hand reopens it too. Files written before the `action` column existed (four columns)
+are read as they are and gain the column, every old row a `resolve`, on the next write.
+
+Every resolve and reopen made through `resolve()` / `reopen()` is also an entry of the audit
+trail (`recon.reconcile.audit`), written under the same lock.
 """
 
 from __future__ import annotations
 
 import csv
+import getpass
 import io
 import os
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -27,21 +34,52 @@ from filelock import FileLock
 
 from recon.config import DataDir
 from recon.errors import UsageError
+from recon.reconcile import audit
 
-__all__ = ["COLUMNS", "Decision", "decisions_path", "load_decisions", "resolve"]
+__all__ = [
+    "COLUMNS",
+    "Decision",
+    "current_user",
+    "decisions_path",
+    "load_decisions",
+    "load_history",
+    "reopen",
+    "resolve",
+]
 
-COLUMNS = ("break_id", "note", "decided_by", "decided_at")
+COLUMNS = ("break_id", "note", "decided_by", "decided_at", "action")
+DECISION_ACTIONS = ("resolve", "reopen")
 _BREAK_ID = re.compile(r"^[0-9a-f]{8,64}$")
 
 
 @dataclass(frozen=True)
 class Decision:
-    """Someone's note that a break is dealt with."""
+    """One row of decisions.csv: someone resolved (or reopened) a break, with a note."""
 
     break_id: str
     note: str
     decided_by: str
     decided_at: str  # ISO 8601
+    action: str = "resolve"
+
+    def as_row(self) -> list[str]:
+        return [self.break_id, self.note, self.decided_by, self.decided_at, self.action]
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "action": self.action,
+            "note": self.note,
+            "decided_by": self.decided_by,
+            "decided_at": self.decided_at,
+        }
+
+
+def current_user() -> str:
+    """The OS user (the default author of a decision)."""
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return os.environ.get("USER", "") or "unknown"
 
 
 def decisions_path(data: DataDir) -> Path:
@@ -49,25 +87,24 @@ def decisions_path(data: DataDir) -> Path:
     return data.root / "decisions.csv"
 
 
-def load_decisions(data: DataDir) -> dict[str, Decision]:
-    """The decisions file as {break_id: Decision} (last row per break wins); {} if absent.
-
-    A malformed file is a UsageError naming the file and line, never silently skipped.
-    """
-    path = decisions_path(data)
+def _read(path: Path) -> tuple[list[str], list[Decision]]:
+    """(header, rows) of a decisions file; a malformed one is a UsageError naming the line."""
     if not path.is_file():
-        return {}
-    text = path.read_text(encoding="utf-8-sig")
+        return [], []
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read as UTF-8 text: {exc}") from exc
     reader = csv.DictReader(io.StringIO(text))
-    header = [h.strip() for h in (reader.fieldnames or [])]
+    header = [(h or "").strip() for h in (reader.fieldnames or [])]
     missing = [c for c in ("break_id", "note") if c not in header]
     if missing:
         raise UsageError(
             f"{path}: header must have columns {', '.join(COLUMNS)}; missing {missing}"
         )
-    decisions: dict[str, Decision] = {}
-    for lineno, row in enumerate(reader, start=2):
-        row = {(k or "").strip(): (v or "").strip() for k, v in row.items() if k is not None}
+    rows: list[Decision] = []
+    for lineno, raw in enumerate(reader, start=2):
+        row = {(k or "").strip(): (v or "").strip() for k, v in raw.items() if k is not None}
         if not any(row.values()):
             continue
         break_id = row.get("break_id", "").lower()
@@ -75,10 +112,48 @@ def load_decisions(data: DataDir) -> dict[str, Decision]:
             raise UsageError(f"{path}:{lineno}: break_id {break_id!r} is not a break id")
         if not row.get("note"):
             raise UsageError(f"{path}:{lineno}: a decision needs a note")
-        decisions[break_id] = Decision(
-            break_id, row["note"], row.get("decided_by", ""), row.get("decided_at", "")
+        action = row.get("action", "").lower() or "resolve"
+        if action not in DECISION_ACTIONS:
+            raise UsageError(
+                f"{path}:{lineno}: action {action!r} must be one of {', '.join(DECISION_ACTIONS)}"
+            )
+        rows.append(
+            Decision(
+                break_id, row["note"], row.get("decided_by", ""), row.get("decided_at", ""), action
+            )
         )
-    return decisions
+    return header, rows
+
+
+def load_history(data: DataDir) -> dict[str, list[Decision]]:
+    """Every row of the decisions file per break, oldest first ({} if there is none)."""
+    history: dict[str, list[Decision]] = {}
+    for row in _read(decisions_path(data))[1]:
+        history.setdefault(row.break_id, []).append(row)
+    return history
+
+
+def load_decisions(data: DataDir) -> dict[str, Decision]:
+    """The breaks decided now, as {break_id: latest resolve}; {} if there is no file.
+
+    A break is decided when its last row is a resolve. A malformed file is a UsageError
+    naming the file and line, never silently skipped.
+    """
+    return {
+        break_id: rows[-1]
+        for break_id, rows in load_history(data).items()
+        if rows[-1].action == "resolve"
+    }
+
+
+def _check(break_id: str, note: str) -> tuple[str, str]:
+    break_id = break_id.strip().lower()
+    if not _BREAK_ID.match(break_id):
+        raise UsageError(f"{break_id!r} is not a break id (hex, as shown in the report)")
+    note = " ".join(note.split())
+    if not note:
+        raise UsageError("a decision needs a note saying what was done")
+    return break_id, note
 
 
 def resolve(
@@ -92,37 +167,71 @@ def resolve(
 ) -> Decision:
     """Record that `break_id` is dealt with; later runs report it as decided, not open.
 
-    With `check_exists` (default) the break must be in the latest run. The file is rewritten
-    atomically under a lock, so a concurrent `recon resolve` or a crash cannot corrupt it.
+    With `check_exists` (default) the break must be open in the latest run or already decided
+    (a further note on a decided break is kept beside the first). The file is rewritten
+    atomically under a lock, so a concurrent writer or a crash cannot corrupt it.
     """
+    return _record("resolve", break_id, note, data, decided_by, now, check_exists)
+
+
+def reopen(
+    break_id: str,
+    note: str,
+    *,
+    data: str | os.PathLike[str] | DataDir | None = None,
+    decided_by: str | None = None,
+    now: datetime | None = None,
+) -> Decision:
+    """Reopen a decided break: the next run lists it as open again. Its notes stay."""
+    return _record("reopen", break_id, note, data, decided_by, now, True)
+
+
+def _record(
+    action: str,
+    break_id: str,
+    note: str,
+    data: str | os.PathLike[str] | DataDir | None,
+    decided_by: str | None,
+    now: datetime | None,
+    check_exists: bool,
+) -> Decision:
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
-    break_id = break_id.strip().lower()
-    if not _BREAK_ID.match(break_id):
-        raise UsageError(f"{break_id!r} is not a break id (hex, as shown in the report)")
-    note = " ".join(note.split())
-    if not note:
-        raise UsageError("a decision needs a note saying what was done")
-    if check_exists:
-        _require_break(dd, break_id)
-    decision = Decision(
-        break_id,
-        note,
-        decided_by or os.environ.get("USER", ""),
-        (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds"),
-    )
+    break_id, note = _check(break_id, note)
+    by = (decided_by or "").strip() or current_user()
+    at = (now or datetime.now(UTC)).astimezone(UTC)
     path = decisions_path(dd)
-    dd.root.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(path) + ".lock", timeout=30):
-        existing = path.read_text(encoding="utf-8-sig") if path.is_file() else ""
+    with audit.locked(dd) as log, FileLock(str(path) + ".lock", timeout=30):
+        header, rows = _read(path)
+        decided = {r.break_id: r.action == "resolve" for r in rows}
+        was_decided = decided.get(break_id, False)
+        if action == "reopen" and not was_decided:
+            raise UsageError(f"break {break_id} is not resolved: nothing to reopen")
+        if action == "resolve" and check_exists and not was_decided:
+            _require_break(dd, break_id)
+        decision = Decision(break_id, note, by, at.isoformat(timespec="seconds"), action)
         out = io.StringIO()
-        if not existing.strip():
-            csv.writer(out, lineterminator="\n").writerow(COLUMNS)
-        else:
+        writer = csv.writer(out, lineterminator="\n")
+        if header == list(COLUMNS):
+            existing = path.read_text(encoding="utf-8-sig")
             out.write(existing if existing.endswith("\n") else existing + "\n")
-        csv.writer(out, lineterminator="\n").writerow([asdict(decision)[c] for c in COLUMNS])
+        else:  # a new file, or one from before the action column: written whole, migrated
+            writer.writerow(COLUMNS)
+            writer.writerows(r.as_row() for r in rows)
+        writer.writerow(decision.as_row())
+        dd.root.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(".tmp-" + path.name)
         tmp.write_text(out.getvalue(), encoding="utf-8")
         os.replace(tmp, path)
+        state = {True: "resolved", False: "open"}
+        log.append(
+            by=by,
+            action=action,
+            break_id=break_id,
+            before={"decision": state[was_decided]},
+            after={"decision": state[action == "resolve"]},
+            note=note,
+            at=at,
+        )
     load_decisions(dd)  # the file must stay readable after our write
     return decision
 

@@ -176,9 +176,13 @@ def _quote(text: str) -> str:
 
 
 def set_params(
-    con: duckdb.DuckDBPyConnection, settings: ReconcileSettings, as_of: datetime
+    con: duckdb.DuckDBPyConnection,
+    settings: ReconcileSettings,
+    as_of: datetime,
+    manual: Collection[tuple[str, str]] = (),
 ) -> None:
-    """(Re)create the one-row `params` table and the `categories` vocabulary, values bound."""
+    """(Re)create the one-row `params` table, the `categories` vocabulary and the
+    `manual_matches` a person confirmed ((intent_id, line_id) pairs), values bound."""
 
     def seconds(value: Any) -> int:
         return int(value.total_seconds())
@@ -223,6 +227,9 @@ def set_params(
         "INSERT INTO categories VALUES (?, ?, ?)",
         [(c.name, c.priority, c.meaning) for c in CATEGORIES.values()],
     )
+    con.execute("CREATE OR REPLACE TEMP TABLE manual_matches (intent_id VARCHAR, line_id VARCHAR)")
+    if manual:
+        con.executemany("INSERT INTO manual_matches VALUES (?, ?)", [list(p) for p in manual])
 
 
 def _iso(value: date | None) -> str | None:

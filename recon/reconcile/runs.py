@@ -2,6 +2,7 @@
 
     data/runs/<run_id>/matches.parquet      MATCHES_SCHEMA, one row per confirmed pair
     data/runs/<run_id>/exceptions.parquet   EXCEPTIONS_SCHEMA, one row per open break
+    data/runs/<run_id>/candidates.parquet   CANDIDATES_SCHEMA, the candidates of ambiguous lines
     data/runs/<run_id>/summary.json         RunSummary (counts, totals, control totals, checks)
     data/runs/<run_id>/flows.parquet        what the report draws besides the breaks, as of
                                             the run (recon.reconcile.flows)
@@ -34,9 +35,10 @@ from recon.config import DataDir, new_run_id
 from recon.errors import ReconciliationError, SnapshotError, UsageError
 from recon.reconcile import flows as run_flows
 from recon.reconcile import runner
-from recon.reconcile.decisions import load_decisions
+from recon.reconcile.decisions import load_decisions, load_history
+from recon.reconcile.manual import load_manual_matches
 from recon.reconcile.settings import ReconcileSettings
-from recon.schemas import CATEGORIES, EXCEPTIONS_SCHEMA, MATCHES_SCHEMA
+from recon.schemas import CANDIDATES_SCHEMA, CATEGORIES, EXCEPTIONS_SCHEMA, MATCHES_SCHEMA
 from recon.storage import atomic_dir, write_json
 
 log = logging.getLogger(__name__)
@@ -77,7 +79,7 @@ class RunSummary:
     checks_passed: bool
     check_samples: dict[str, tuple[dict[str, Any], ...]] = field(default_factory=dict)
     resolved_breaks: tuple[str, ...] = ()  # open in the previous run, gone now
-    decided_breaks: tuple[dict[str, str], ...] = ()  # present but closed by a decision
+    decided_breaks: tuple[dict[str, Any], ...] = ()  # present but closed by a decision
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -172,7 +174,8 @@ def reconcile(
         log.debug("inputs %d bytes: work tables %s", inputs, "on disk" if on_disk else "in memory")
         runner.configure(con, settings, temp_dir, on_disk=on_disk)
         as_of_ts = _resolve_as_of(con, as_of)
-        runner.set_params(con, settings, as_of_ts)
+        manual = [(m.intent_id, m.line_id) for m in load_manual_matches(dd)]
+        runner.set_params(con, settings, as_of_ts, manual)
         with _phase("models"):
             built = runner.run_models(con, keep=_READ_AFTER_MODELS)
         with _phase("checks"):
@@ -182,10 +185,13 @@ def reconcile(
         with _phase("exceptions with history and decisions"):
             _load_previous(con, previous)
             decisions = load_decisions(dd)
+            history = load_history(dd)
             _final_exceptions(con, run_id, list(decisions))
             runner.drop_tables(con, ["recon_exceptions"])  # final_exceptions holds its rows
         with _phase("summary"):
-            summary = _summary(con, run_id, previous, as_of_ts, settings, checks, decisions)
+            summary = _summary(
+                con, run_id, previous, as_of_ts, settings, checks, decisions, history
+            )
         # only the run files' sources are left to read: free the rest (the sort of a
         # 10M-row matches file needs the room)
         runner.drop_tables(con, [t for t in built if t not in _WRITTEN])
@@ -200,6 +206,8 @@ def reconcile(
                 _copy(
                     con, _MATCHES_SQL, {"run_id": run_id}, tmp / "matches.parquet", MATCHES_SCHEMA
                 )
+            with _phase("candidates.parquet"):
+                _copy(con, _CANDIDATES_SQL, {}, tmp / "candidates.parquet", CANDIDATES_SCHEMA)
             write_json(tmp / "summary.json", summary.to_json())
             history = run_flows.run_history(
                 dd.runs, run_id, summary.as_of, tmp / "exceptions.parquet"
@@ -228,6 +236,7 @@ _READ_AFTER_MODELS = frozenset(
         "recon_exceptions",
         "recon_control_items",
         "recon_control_totals",
+        "int_ambiguous",
     }
 )
 
@@ -241,7 +250,9 @@ def _phase(name: str) -> Iterator[None]:
 
 
 # the model tables the run files read (recon_matches is a view over these)
-_WRITTEN = frozenset({"stg_intents", "stg_statement_lines", "int_matches", "recon_matches"})
+_WRITTEN = frozenset(
+    {"stg_intents", "stg_statement_lines", "int_matches", "recon_matches", "int_ambiguous"}
+)
 
 
 def _resolve_as_of(con: duckdb.DuckDBPyConnection, as_of: datetime | str | None) -> datetime:
@@ -318,6 +329,15 @@ FROM recon_matches
 ORDER BY booked_at, line_id
 """
 
+# the candidates of every ambiguous line: what a person chooses from (`recon review`)
+_CANDIDATES_SQL = """
+SELECT l.line_id, i.intent_id, a.rule
+FROM int_ambiguous AS a
+JOIN stg_statement_lines AS l ON l.line_key = a.line_key
+JOIN stg_intents AS i ON i.intent_key = a.intent_key
+ORDER BY l.line_id, i.intent_id
+"""
+
 _EXCEPTIONS_SQL = """
 SELECT * EXCLUDE (decided) FROM final_exceptions WHERE NOT decided
 ORDER BY category, intent_id NULLS LAST, end_to_end_id NULLS LAST, line_id NULLS LAST, break_id
@@ -381,6 +401,7 @@ def _summary(
     settings: ReconcileSettings,
     checks: list[runner.CheckResult],
     decisions: dict[str, Any],
+    history: dict[str, Any],
 ) -> RunSummary:
     def scalar(sql: str) -> int:
         rows = con.execute(sql).fetchall()  # drain: the next query may stream from `con`
@@ -406,7 +427,7 @@ def _summary(
     matches = "int_matches WHERE role IN ('payment', 'refund')"
     matched = scalar(f"SELECT count(*) FROM {matches}")
     open_breaks = scalar("SELECT count(*) FROM final_exceptions WHERE NOT decided")
-    rules = dict.fromkeys(("txid", "reference", "attributes", "refund"), 0)
+    rules = dict.fromkeys(("manual", "txid", "reference", "attributes", "refund"), 0)
     for rule, n in con.execute(f"SELECT rule, count(*) FROM {matches} GROUP BY 1").fetchall():
         rules[rule] = int(n)
     totals = {
@@ -455,6 +476,9 @@ def _summary(
             "note": decisions[bid].note,
             "decided_by": decisions[bid].decided_by,
             "decided_at": decisions[bid].decided_at,
+            # every resolve and reopen of the break, oldest first (a later note never hides
+            # an earlier one)
+            "history": [d.to_json() for d in history.get(bid, ())],
         }
         for bid, category in con.execute(
             "SELECT break_id, category FROM final_exceptions WHERE decided ORDER BY break_id"

@@ -59,6 +59,7 @@ def test_run_folder_and_summary(world):
     _world(world)
     result = run(world, run_id="r1")
     assert sorted(p.name for p in result.path.iterdir()) == [
+        "candidates.parquet",
         "exceptions.parquet",
         "flows.parquet",
         "matches.parquet",
@@ -118,7 +119,7 @@ def test_decisions_are_kept_across_reruns(world):
         assert later.summary.resolved_breaks == ()
     # the CSV is the user's: deleting the row reopens the break
     path = world.data.root / "decisions.csv"
-    assert path.read_text().splitlines()[0] == "break_id,note,decided_by,decided_at"
+    assert path.read_text().splitlines()[0] == "break_id,note,decided_by,decided_at,action"
     path.write_text("break_id,note\n")
     assert ("unmatched_credit", None, e2e(9)) in breaks(run(world, run_id="r4"))
 
@@ -265,3 +266,111 @@ def test_work_tables_on_disk_give_the_same_run(world, tmp_path, monkeypatch):
         drop = [c for c in ("run_id", "first_seen_run", "state") if c in a.column_names]
         assert a.drop(drop).equals(b.drop(drop)), name
     assert memory.summary.counts == disk.summary.counts
+
+
+def test_every_note_is_kept_and_a_break_can_be_reopened(world):
+    from recon.reconcile import audit
+    from recon.reconcile.decisions import load_history, reopen
+
+    _world(world)
+    first = run(world, run_id="r1")
+    bid = next(r["break_id"] for r in exception_rows(first) if r["category"] == "unmatched_credit")
+    resolve(bid, "returned by hand", data=world.data, decided_by="ana")
+    second = run(world, run_id="r2")
+    assert ("unmatched_credit", None, e2e(9)) not in breaks(second)
+    # a second note on a decided break is kept beside the first
+    resolve(bid, "bank confirmed the return", data=world.data, decided_by="bia")
+    with pytest.raises(UsageError, match="not resolved"):
+        reopen("abcdef0123", "x", data=world.data)
+    reopen(bid, "the return bounced", data=world.data, decided_by="caio")
+    third = run(world, run_id="r3")
+    assert ("unmatched_credit", None, e2e(9)) in breaks(third)
+    assert [(d.action, d.note, d.decided_by) for d in load_history(world.data)[bid]] == [
+        ("resolve", "returned by hand", "ana"),
+        ("resolve", "bank confirmed the return", "bia"),
+        ("reopen", "the return bounced", "caio"),
+    ]
+    resolve(bid, "returned again", data=world.data, decided_by="ana")
+    fourth = run(world, run_id="r4")
+    [decided] = fourth.summary.decided_breaks
+    assert decided["note"] == "returned again"
+    assert [h["note"] for h in decided["history"]] == [
+        "returned by hand", "bank confirmed the return", "the return bounced", "returned again"
+    ]  # fmt: skip
+    entries = audit.read_entries(world.data)
+    assert [(e["action"], e["by"], e["before"], e["after"]) for e in entries] == [
+        ("resolve", "ana", {"decision": "open"}, {"decision": "resolved"}),
+        ("resolve", "bia", {"decision": "resolved"}, {"decision": "resolved"}),
+        ("reopen", "caio", {"decision": "resolved"}, {"decision": "open"}),
+        ("resolve", "ana", {"decision": "open"}, {"decision": "resolved"}),
+    ]
+    assert audit.verify(world.data).ok
+
+
+def test_a_four_column_decisions_file_is_migrated_on_the_next_write(world):
+    _world(world)
+    first = run(world, run_id="r1")
+    ids = sorted(r["break_id"] for r in exception_rows(first))
+    path = world.data.root / "decisions.csv"
+    path.write_text(
+        f"break_id,note,decided_by,decided_at\n{ids[0]},old note,ana,2026-11-01T00:00:00+00:00\n"
+    )
+    assert set(load_decisions(world.data)) == {ids[0]}
+    resolve(ids[1], "new note", data=world.data, decided_by="bia")
+    lines = path.read_text().splitlines()
+    assert lines[0] == "break_id,note,decided_by,decided_at,action"
+    assert lines[1] == f"{ids[0]},old note,ana,2026-11-01T00:00:00+00:00,resolve"
+    assert set(load_decisions(world.data)) == {ids[0], ids[1]}
+
+
+def test_a_bad_action_in_the_decisions_file_is_a_clear_error(world):
+    (world.data.root / "decisions.csv").write_text("break_id,note,action\nabcdef0123,x,delete\n")
+    with pytest.raises(UsageError, match=r"decisions.csv:2: action 'delete'"):
+        load_decisions(world.data)
+
+
+def test_a_confirmed_candidate_is_matched_by_the_next_run_as_manual(world):
+    from recon.reconcile.manual import confirm_match, load_manual_matches
+
+    from .helpers import matches
+    from .world import intent, line
+
+    # one credit, two fitting onramps: ambiguous until a person picks one
+    world.snapshot([intent(1, amount=5_000), intent(2, amount=5_000)], AS_OF)
+    credit = line(1, amount=5_000)
+    world.statement([credit], batch="b")
+    first = run(world, run_id="r1")
+    [amb] = exception_rows(first)
+    assert amb["category"] == "ambiguous_match"
+    candidates = pq.read_table(first.path / "candidates.parquet").to_pylist()
+    assert candidates == [
+        {"line_id": credit["line_id"], "intent_id": i, "rule": "attributes"}
+        for i in sorted([uid(1), uid(2)])
+    ]
+    confirm_match(world.data, break_id=amb["break_id"], intent_id=uid(2),
+                  line_id=credit["line_id"], by="ana", note="payer confirmed by phone")  # fmt: skip
+    second = run(world, run_id="r2")
+    assert matches(second) == {(uid(2), e2e(1), "manual")}
+    assert second.summary.matches_by_rule["manual"] == 1
+    # the other candidate has no money now: it is a missing credit
+    assert breaks(second) == {("onramp_missing_credit", uid(1), None)}
+    # a later confirmation of the same line wins
+    confirm_match(world.data, break_id=amb["break_id"], intent_id=uid(1),
+                  line_id=credit["line_id"], by="bia")  # fmt: skip
+    assert [m.intent_id for m in load_manual_matches(world.data)] == [uid(1)]
+    assert matches(run(world, run_id="r3")) == {(uid(1), e2e(1), "manual")}
+
+
+def test_a_manual_pair_of_the_wrong_direction_is_ignored(world):
+    from recon.reconcile.manual import confirm_match
+
+    from .world import intent, line
+
+    world.snapshot([intent(1, amount=5_000, type="offramp")], AS_OF)
+    credit = line(1, amount=5_000)
+    world.statement([credit], batch="b")
+    confirm_match(world.data, break_id="ab" * 8, intent_id=uid(1), line_id=credit["line_id"],
+                  by="ana")  # fmt: skip
+    result = run(world, run_id="r1")
+    assert result.summary.matches_by_rule["manual"] == 0
+    assert result.summary.checks_passed

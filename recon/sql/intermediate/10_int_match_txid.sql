@@ -1,7 +1,7 @@
 -- Pass 1, txid: a statement txid equal to the intent id without hyphens (the convention for
 -- dynamic PIX charges). Deterministic: one intent per txid, so every pair is confirmed.
 -- A payment line of the right direction only (onramp <- credit, offramp -> debit);
--- devoluções are left to the refund pass.
+-- devoluções are left to the refund pass. Lines a person matched (pass 0) are skipped.
 with
 
 lines as (
@@ -25,6 +25,8 @@ pairs as (
     join intents
       on lines.txid = intents.txid_key
      and lines.direction = intents.direction
+    -- a person's confirmation (pass 0) comes first
+    anti join int_match_manual as m on m.line_key = lines.line_key
 )
 
 select

@@ -10,6 +10,7 @@ lines as (
     select l.line_key, l.direction, upper(l.description) as description_upper
     from stg_statement_lines as l
     anti join int_match_txid as claimed on claimed.line_key = l.line_key
+    anti join int_match_manual as manual on manual.line_key = l.line_key
     where l.kind in ('pix_in', 'pix_out')
       and l.description is not null
 ),

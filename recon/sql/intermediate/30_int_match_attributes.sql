@@ -12,12 +12,16 @@
 with
 
 claimed_lines as (
+    select line_key from int_match_manual
+    union all
     select line_key from int_match_txid
     union all
     select line_key from int_match_reference
 ),
 
 matched_intents as (
+    select intent_key from int_match_manual
+    union all
     select intent_key from int_match_txid
     union all
     select intent_key from int_match_reference where outcome = 'matched'

@@ -4,6 +4,8 @@
 with
 
 payment_matches as (
+    select line_key, intent_key from int_match_manual
+    union all
     select line_key, intent_key from int_match_txid
     union all
     select line_key, intent_key from int_match_reference where outcome = 'matched'

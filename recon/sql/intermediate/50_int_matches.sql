@@ -1,4 +1,4 @@
--- Every confirmed (intent, line) pair of the four passes, with its role:
+-- Every confirmed (intent, line) pair of the passes (a person's manual ones included), with its role:
 --   payment    the earliest-booked payment line of the intent (the match),
 --   duplicate  any later payment line confirmed for the same intent (a break),
 --   refund     a devolução joined through refund_of.
@@ -10,6 +10,8 @@
 with
 
 payments as (
+    select line_key, intent_key, rule from int_match_manual
+    union all
     select line_key, intent_key, rule from int_match_txid
     union all
     select line_key, intent_key, rule from int_match_reference where outcome = 'matched'

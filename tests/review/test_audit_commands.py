@@ -1,0 +1,57 @@
+"""`recon resolve --by / --reopen` and `recon audit verify` from the command line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from ops.fakes import break_row, write_run
+
+from recon.cli import main as cli_main
+from recon.config import DataDir
+from recon.reconcile import audit
+from recon.reconcile.decisions import load_history
+
+
+def main(argv: list[str]) -> int:
+    try:
+        return cli_main(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+
+
+def test_resolve_by_reopen_and_verify(
+    data_dir: DataDir, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("getpass.getuser", lambda: "osuser")
+    bid = "0123456789abcdef"
+    write_run(data_dir.runs, "20261121T000000000000Z-cccc", [break_row("unmatched_debit", 1, break_id=bid)])  # fmt: skip
+    root = str(data_dir.root)
+    assert main(["audit", "verify", "--data", root]) == 0  # no log yet: an empty chain
+    assert main(["resolve", bid, "--note", "paid back", "--data", root]) == 0
+    assert main(["resolve", bid, "--note", "ticket FIN-9", "--by", "ana", "--data", root]) == 0
+    assert (
+        main(["resolve", bid, "--reopen", "--note", "bounced", "--by", "bia", "--data", root]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "resolved by osuser" in out and "reopened by bia" in out
+    assert [(d.decided_by, d.action) for d in load_history(data_dir)[bid]] == [
+        ("osuser", "resolve"), ("ana", "resolve"), ("bia", "reopen")
+    ]  # fmt: skip
+    assert main(["audit", "verify", "--data", root]) == 0
+    assert "3 entries, chain intact" in capsys.readouterr().out
+    # reopening an open break is refused, and nothing is written
+    assert main(["resolve", bid, "--reopen", "--note", "x", "--data", root]) == 2
+    assert "not resolved" in capsys.readouterr().err
+    assert len(audit.read_entries(data_dir)) == 3
+
+    path = audit.audit_path(data_dir)
+    lines = path.read_text(encoding="utf-8").split("\n")
+    entry = json.loads(lines[1])
+    entry["note"] = "changed later"
+    lines[1] = json.dumps(entry)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    assert main(["audit", "verify", "--data", root]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("recon: error:")
+    assert "audit.jsonl:2: audit chain broken" in err[0]

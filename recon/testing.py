@@ -35,7 +35,7 @@ import pyarrow.parquet as pq
 from recon.config import DataDir, new_run_id
 from recon.extract.snapshot import publish_snapshot
 from recon.reconcile.flows import FLOWS_FILE, run_history, write_flows
-from recon.reconcile.runs import RunSummary
+from recon.reconcile.runs import MATCH_RULES, RunSummary
 from recon.schemas import (
     CATEGORIES,
     EXCEPTIONS_SCHEMA,
@@ -305,7 +305,7 @@ def _summary(
     counts = dict.fromkeys(CATEGORIES, 0)
     for b in breaks:
         counts[b["category"]] = counts.get(b["category"], 0) + 1
-    rules = dict.fromkeys(("txid", "reference", "attributes", "refund"), 0)
+    rules = dict.fromkeys(MATCH_RULES, 0)
     for m in matches:
         rules[m["rule"]] = rules.get(m["rule"], 0) + 1
     matched = sum(m["actual_cents"] or 0 for m in matches)

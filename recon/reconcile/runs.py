@@ -43,6 +43,9 @@ from recon.storage import atomic_dir, write_json
 
 log = logging.getLogger(__name__)
 
+# the rules of recon_matches, in the order matching tries them (summary.json's matches_by_rule)
+MATCH_RULES = ("manual", "txid", "reference", "attributes", "refund")
+
 __all__ = [
     "RunChecksFailed",
     "RunResult",
@@ -209,12 +212,10 @@ def reconcile(
             with _phase("candidates.parquet"):
                 _copy(con, _CANDIDATES_SQL, {}, tmp / "candidates.parquet", CANDIDATES_SCHEMA)
             write_json(tmp / "summary.json", summary.to_json())
-            history = run_flows.run_history(
+            trend = run_flows.run_history(
                 dd.runs, run_id, summary.as_of, tmp / "exceptions.parquet"
             )
-            run_flows.write_flows(
-                {**flow_frames, "run_history": history}, tmp / run_flows.FLOWS_FILE
-            )
+            run_flows.write_flows({**flow_frames, "run_history": trend}, tmp / run_flows.FLOWS_FILE)
     finally:
         con.close()
         shutil.rmtree(temp_dir, ignore_errors=True)
@@ -427,7 +428,7 @@ def _summary(
     matches = "int_matches WHERE role IN ('payment', 'refund')"
     matched = scalar(f"SELECT count(*) FROM {matches}")
     open_breaks = scalar("SELECT count(*) FROM final_exceptions WHERE NOT decided")
-    rules = dict.fromkeys(("manual", "txid", "reference", "attributes", "refund"), 0)
+    rules = dict.fromkeys(MATCH_RULES, 0)
     for rule, n in con.execute(f"SELECT rule, count(*) FROM {matches} GROUP BY 1").fetchall():
         rules[rule] = int(n)
     totals = {

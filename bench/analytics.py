@@ -28,40 +28,44 @@ from recon.schemas import INTENTS_SCHEMA, OFFRAMP_LIFECYCLE, ONRAMP_LIFECYCLE
 
 def write_history(data: DataDir, n: int, snapshots: int, seed: int = 1) -> None:
     rng = np.random.default_rng(seed)
-    start = datetime(2026, 11, 1, tzinfo=UTC)
-    created = [start + timedelta(seconds=int(s)) for s in rng.integers(0, 14 * 86400, n)]
+    start = np.datetime64("2026-11-01T00:00:00", "us")
+    created = start + rng.integers(0, 14 * 86400, n).astype("timedelta64[s]")
     onramp = rng.random(n) < 0.6
     amount = rng.integers(1_000, 1_000_000, n)
     # furthest stage each intent gets to, and whether it exits there
     final = rng.integers(1, 8, n)
     exits = rng.random(n) < 0.2
-    ids = [f"intent-{i:08d}" for i in range(n)]
-    last = start + timedelta(days=15)
+    ids = pa.array(np.char.add("intent-", np.char.zfill(np.arange(n).astype(str), 8)))
+    on_life = np.array(ONRAMP_LIFECYCLE, dtype=object)
+    off_life = np.array(OFFRAMP_LIFECYCLE, dtype=object)
+    ts = INTENTS_SCHEMA.field("created_at").type
+    last = datetime(2026, 11, 1, tzinfo=UTC) + timedelta(days=15)
+    minutes_back = (np.arange(n) % 300).astype("timedelta64[m]")
     for k in range(snapshots):
         at = last - timedelta(hours=6 * (snapshots - 1 - k))
         progress = (k + 1) / snapshots
-        statuses, updated = [], []
-        for i in range(n):
-            life = ONRAMP_LIFECYCLE if onramp[i] else OFFRAMP_LIFECYCLE
-            stage = max(1, min(len(life), round(final[i] * progress)))
-            if exits[i] and k == snapshots - 1:
-                statuses.append("expired" if onramp[i] else "failed")
-            else:
-                statuses.append(life[stage - 1])
-            updated.append(at - timedelta(minutes=int(i % 300)))
+        # stage along each intent's own lifecycle (1-based, clipped to its length)
+        stage = np.maximum(1, np.rint(final * progress).astype(np.int64))
+        on_stage = np.minimum(stage, len(on_life)) - 1
+        off_stage = np.minimum(stage, len(off_life)) - 1
+        statuses = np.where(onramp, on_life[on_stage], off_life[off_stage])
+        if k == snapshots - 1:
+            statuses = np.where(exits, np.where(onramp, "expired", "failed"), statuses)
+        at64 = np.datetime64(at.replace(tzinfo=None), "us")
+        updated = at64 - minutes_back
         run_id = new_run_id(at)
         folder = data.snapshots / f"snapshot_date={at:%Y-%m-%d}" / f"run_id={run_id}"
         folder.mkdir(parents=True)
         cols = {f.name: pa.nulls(n, f.type) for f in INTENTS_SCHEMA}
         cols |= {
-            "id": pa.array(ids),
+            "id": ids,
             "intent_type": pa.array(np.where(onramp, "onramp", "offramp")),
-            "status": pa.array(statuses),
-            "created_at": pa.array(created, type=INTENTS_SCHEMA.field("created_at").type),
-            "updated_at": pa.array(updated, type=INTENTS_SCHEMA.field("updated_at").type),
+            "status": pa.array(statuses.astype(str)),
+            "created_at": pa.array(created, type=pa.timestamp("us")).cast(ts),
+            "updated_at": pa.array(updated, type=pa.timestamp("us")).cast(ts),
             "amount_cents": pa.array(amount, type=pa.int64()),
-            "snapshot_at": pa.array([at] * n, type=INTENTS_SCHEMA.field("snapshot_at").type),
-            "run_id": pa.array([run_id] * n),
+            "snapshot_at": pa.array(np.full(n, at64), type=pa.timestamp("us")).cast(ts),
+            "run_id": pa.array(np.full(n, run_id)),
         }
         table = pa.table([cols[f.name] for f in INTENTS_SCHEMA], schema=INTENTS_SCHEMA)
         pq.write_table(table, folder / "part-00000.parquet")

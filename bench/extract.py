@@ -49,10 +49,10 @@ def serve(n: int, port: int, latency_ms: int, seed: int) -> None:
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
-    from recon.sandbox.app import create_app
+    from recon.sandbox.asgi import create_app
     from recon.sandbox.emulator import Emulator
-    from recon.sandbox.faults import WireFaults
-    from recon.sandbox.server import serve_forever
+    from recon.sandbox.serving import serve_forever
+    from recon.sandbox.wire_faults import WireFaults
 
     emu = Emulator(seed=seed, keys=KEYS.split(","))
     emu.bulk_load(n, days=30)

@@ -192,8 +192,8 @@ def _build(
     from recon.extract import extract
     from recon.reconcile import reconcile
     from recon.report import render
+    from recon.sandbox.compose import build_world
     from recon.sandbox.exports import STATEMENT_FILES, export_statements
-    from recon.sandbox.serve import build_world
     from recon.statements import import_statements
 
     params = {"seed": seed, "days": days, "intents_per_day": intents_per_day}

@@ -36,13 +36,13 @@ _WHERE = {
     "EmulatorTransport": "recon.sandbox.transport",
     "GroundTruth": "recon.sandbox.truth",
     "PixCredentials": "recon.sandbox.pix_api",
-    "Sandbox": "recon.sandbox.serve",
-    "WireFaults": "recon.sandbox.faults",
+    "Sandbox": "recon.sandbox.compose",
+    "WireFaults": "recon.sandbox.wire_faults",
     "World": "recon.sandbox.world",
     "WorldConfig": "recon.sandbox.world",
-    "banner": "recon.sandbox.app",
-    "build_world": "recon.sandbox.serve",
-    "create_app": "recon.sandbox.app",
+    "banner": "recon.sandbox.asgi",
+    "build_world": "recon.sandbox.compose",
+    "create_app": "recon.sandbox.asgi",
     "export_statements": "recon.sandbox.exports",
 }
 

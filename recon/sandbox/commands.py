@@ -84,7 +84,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 def _build(args: argparse.Namespace) -> Any:
     from datetime import datetime
 
-    from recon.sandbox.serve import build_world
+    from recon.sandbox.compose import build_world
 
     end = None
     if args.end:
@@ -114,8 +114,8 @@ def _date(text: str | None, flag: str) -> Any:
 
 def run_serve(args: argparse.Namespace) -> int:
     """Build the world and serve it until interrupted."""
-    from recon.sandbox.faults import WireFaults
-    from recon.sandbox.serve import serve
+    from recon.sandbox.serving import serve
+    from recon.sandbox.wire_faults import WireFaults
 
     try:
         faults = WireFaults(

@@ -19,12 +19,12 @@ import pytest
 
 from recon.api import AsyncClient, Client, IntentStatus, IntentType, PartyStatus, RetryPolicy
 from recon.errors import Conflict, NotFound, Unauthorized, ValidationError
-from recon.sandbox.app import create_app
+from recon.sandbox.asgi import create_app
 from recon.sandbox.emulator import Emulator
-from recon.sandbox.faults import WireFaults
-from recon.sandbox.server import run_in_thread
+from recon.sandbox.serving import run_in_thread
 from recon.sandbox.signatures import sign_approval, token_account_for
 from recon.sandbox.transport import AsyncEmulatorTransport, EmulatorTransport
+from recon.sandbox.wire_faults import WireFaults
 
 from ._oas import ValidatingTransport
 

@@ -18,7 +18,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from recon.sandbox.app import create_app
+from recon.sandbox.asgi import create_app
 from recon.sandbox.emulator import Emulator
 
 EMULATOR = Emulator(seed=31)

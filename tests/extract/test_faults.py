@@ -25,10 +25,10 @@ from recon.api._retry import RetryPolicy
 from recon.cli import main
 from recon.config import DataDir
 from recon.extract import InconsistentSnapshotError, SnapshotResult, extract_async
-from recon.sandbox.app import create_app
+from recon.sandbox.asgi import create_app
 from recon.sandbox.emulator import Emulator
-from recon.sandbox.faults import WireFaults
-from recon.sandbox.server import run_in_thread
+from recon.sandbox.serving import run_in_thread
+from recon.sandbox.wire_faults import WireFaults
 
 FAST_RETRY = RetryPolicy(max_attempts=8, base_delay=0.01, max_delay=0.05, budget=30)
 

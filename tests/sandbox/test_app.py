@@ -15,12 +15,12 @@ import pytest
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from recon.sandbox import app as app_module
-from recon.sandbox.app import create_app
+from recon.sandbox import asgi as app_module
+from recon.sandbox.asgi import create_app
 from recon.sandbox.emulator import Emulator
-from recon.sandbox.faults import WireFaults
-from recon.sandbox.server import run_in_thread
+from recon.sandbox.serving import run_in_thread
 from recon.sandbox.validation import make_cpf, make_wallet
+from recon.sandbox.wire_faults import WireFaults
 
 KEY_A, KEY_B = "key-org-a", "key-org-b"
 

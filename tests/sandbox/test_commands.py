@@ -10,8 +10,9 @@ import httpx
 import pytest
 
 from recon.cli import main
+from recon.sandbox.compose import build_world
 from recon.sandbox.exports import STATEMENT_FILES
-from recon.sandbox.serve import build_world, serve
+from recon.sandbox.serving import serve
 
 ARGS = ["--seed", "4", "--days", "2", "--intents-per-day", "40"]
 

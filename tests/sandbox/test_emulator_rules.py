@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from recon.sandbox.app import banner
+from recon.sandbox.asgi import banner
 from recon.sandbox.emulator import Emulator, EmulatorConfig
 from recon.sandbox.signatures import sign_approval, token_account_for
 from recon.sandbox.transport import EmulatorTransport

@@ -9,9 +9,9 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
+from recon.sandbox.compose import Sandbox, build_world
 from recon.sandbox.pix_api import PixCredentials, TokenStore, pix_routes
-from recon.sandbox.serve import Sandbox, build_world
-from recon.sandbox.server import run_in_thread
+from recon.sandbox.serving import run_in_thread
 
 INICIO = "2026-10-01T00:00:00-03:00"
 FIM = "2026-11-02T00:00:00-03:00"

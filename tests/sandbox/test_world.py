@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from recon.sandbox.bank import FEE, PIX_IN, PIX_OUT, PIX_REFUND_OUT
+from recon.sandbox.compose import Sandbox, build_world
 from recon.sandbox.exports import export_statements
-from recon.sandbox.serve import Sandbox, build_world
 from recon.sandbox.world import FAULTS, WorldConfig
 
 E2E = re.compile(r"^E[0-9]{8}[0-9]{12}[a-zA-Z0-9]{11}$")

@@ -97,7 +97,7 @@ def test_pull_from_the_sandbox_api_pix(world: tuple[Any, Path], tmp_path: Path) 
     from starlette.applications import Starlette
 
     from recon.sandbox.pix_api import PixCredentials, pix_routes
-    from recon.sandbox.server import run_in_thread
+    from recon.sandbox.serving import run_in_thread
 
     bank, out = world
     creds = PixCredentials.for_seed(11)
@@ -132,7 +132,7 @@ def test_pull_command_against_the_sandbox(
 
     from recon.cli import main
     from recon.sandbox.pix_api import PixCredentials, pix_routes
-    from recon.sandbox.server import run_in_thread
+    from recon.sandbox.serving import run_in_thread
 
     bank, _ = world
     creds = PixCredentials.for_seed(11)

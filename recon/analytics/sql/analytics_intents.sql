@@ -9,13 +9,25 @@
 --                                  (open = not terminal when last seen: right-censored)
 CREATE OR REPLACE VIEW analytics_intents AS
 WITH latest AS (
+    -- the last observation of each intent (latest snapshot; within one, the latest version)
     SELECT
-        id, instance_id, intent_type, status, status_reason, amount_cents,
-        created_at, updated_at, expires_at, snapshot_at
+        arg_max(
+            struct_pack(
+                id := id,
+                instance_id := instance_id,
+                intent_type := intent_type,
+                status := status,
+                status_reason := status_reason,
+                amount_cents := amount_cents,
+                created_at := created_at,
+                updated_at := updated_at,
+                expires_at := expires_at,
+                snapshot_at := snapshot_at
+            ),
+            (snapshot_at, run_id, coalesce(updated_at, TIMESTAMPTZ '-infinity'), status)
+        ) AS last
     FROM intent_snapshots
-    QUALIFY row_number() OVER (
-        PARTITION BY id ORDER BY snapshot_at DESC, run_id DESC, updated_at DESC NULLS LAST
-    ) = 1
+    GROUP BY id
 ),
 
 final_stage AS (
@@ -58,7 +70,7 @@ SELECT
     l.snapshot_at AS last_seen_at,
     timezone({tz}, l.created_at) AS created_local,
     CAST(timezone({tz}, l.created_at) AS DATE) AS created_date
-FROM latest AS l
+FROM (SELECT unnest(last) FROM latest) AS l
 LEFT JOIN analytics_lifecycle_order AS lo
     ON lo.intent_type = l.intent_type AND lo.status = l.status
 LEFT JOIN final_stage AS fs ON fs.intent_type = l.intent_type

@@ -43,35 +43,36 @@ FROM (
 -- that snapshot is the time of its last change, so when it falls inside the bracket it is
 -- the entry time itself (entry_source = 'updated_at'); otherwise (updated_at missing, or not
 -- moved by the server) only the bracket is known (entry_source = 'bracket').
+--
+-- Cost: one window sort of intent_snapshots (by intent, then snapshot) and one hash
+-- aggregate; at 1M intents x 30 snapshots that is ~12 s on 2 cores where two windows and a
+-- join back took ~57 s and 17 GB (bench/analytics.py).
 CREATE OR REPLACE VIEW status_history AS
-WITH observed AS (
-    -- one observation per intent and snapshot (a list walk may return an item twice)
-    SELECT id, intent_type, status, status_reason, created_at, updated_at, snapshot_at, run_id
-    FROM intent_snapshots
-    QUALIFY row_number() OVER (
-        PARTITION BY id, run_id ORDER BY updated_at DESC NULLS LAST, status
-    ) = 1
-),
-
-sequenced AS (
-    SELECT
-        *,
-        lag(snapshot_at) OVER by_intent AS previous_seen_at,
-        row_number() OVER (PARTITION BY id, status ORDER BY snapshot_at, run_id) AS nth_of_status
-    FROM observed
-    WINDOW by_intent AS (PARTITION BY id ORDER BY snapshot_at, run_id)
-),
-
-first_appearance AS (
+WITH ordered AS (
+    -- each intent's observations in snapshot order; within one snapshot (a list walk that
+    -- returned an item twice) the latest version comes first
     SELECT
         id,
+        intent_type,
         status,
+        status_reason,
         created_at,
         updated_at,
-        previous_seen_at,
-        greatest(coalesce(previous_seen_at, created_at), created_at) AS lower_bound
-    FROM sequenced
-    WHERE nth_of_status = 1
+        snapshot_at,
+        run_id,
+        lag(run_id) OVER by_intent AS previous_run_id,
+        -- every row of one snapshot has its snapshot_at, so the row before the first row of
+        -- a snapshot carries the previous snapshot's time
+        lag(snapshot_at) OVER by_intent AS previous_seen_at
+    FROM intent_snapshots
+    WINDOW by_intent AS (
+        PARTITION BY id ORDER BY snapshot_at, run_id, updated_at DESC NULLS LAST, status
+    )
+),
+
+observed AS (
+    -- one observation per intent and snapshot
+    SELECT * FROM ordered WHERE previous_run_id IS DISTINCT FROM run_id
 ),
 
 per_status AS (
@@ -82,9 +83,28 @@ per_status AS (
         min(snapshot_at) AS first_seen_at,
         max(snapshot_at) AS last_seen_at,
         count(*) AS snapshots_seen,
-        arg_max(status_reason, snapshot_at) AS status_reason
+        arg_max(status_reason, snapshot_at) AS status_reason,
+        -- the first observation of the status (a struct, so NULL fields are kept)
+        arg_min(
+            struct_pack(
+                previous_seen_at := previous_seen_at,
+                updated_at := updated_at,
+                created_at := created_at
+            ),
+            (snapshot_at, run_id)
+        ) AS first_obs
     FROM observed
     GROUP BY id, status
+),
+
+bounded AS (
+    SELECT
+        *,
+        first_obs.updated_at AS first_updated_at,
+        greatest(
+            coalesce(first_obs.previous_seen_at, first_obs.created_at), first_obs.created_at
+        ) AS lower_bound
+    FROM per_status
 )
 
 SELECT
@@ -101,17 +121,14 @@ SELECT
     p.last_seen_at,
     p.snapshots_seen,
     -- entry into the status
+    CASE WHEN p.first_updated_at >= p.lower_bound THEN p.first_updated_at END AS entered_at,
+    p.lower_bound AS entered_after,
+    greatest(p.first_seen_at, p.first_updated_at) AS entered_before,
     CASE
-        WHEN f.updated_at IS NOT NULL AND f.updated_at >= f.lower_bound THEN f.updated_at
-    END AS entered_at,
-    f.lower_bound AS entered_after,
-    greatest(p.first_seen_at, f.updated_at) AS entered_before,
-    CASE
-        WHEN f.updated_at IS NOT NULL AND f.updated_at >= f.lower_bound THEN 'updated_at'
+        WHEN p.first_updated_at >= p.lower_bound THEN 'updated_at'
         ELSE 'bracket'
     END AS entry_source,
-    f.created_at AS intent_created_at
-FROM per_status AS p
-JOIN first_appearance AS f USING (id, status)
+    p.first_obs.created_at AS intent_created_at
+FROM bounded AS p
 LEFT JOIN lifecycle_order AS lo
     ON lo.intent_type = p.intent_type AND lo.status = p.status;

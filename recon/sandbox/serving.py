@@ -1,17 +1,22 @@
-"""Serving the emulator app with uvicorn: in a background thread (tests, demos) or forever."""
+"""Running the sandbox's ASGI app under uvicorn: in a background thread (tests, demos) or forever."""
 
 from __future__ import annotations
 
 import socket
+import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import uvicorn
 
-__all__ = ["run_in_thread", "serve_forever"]
+if TYPE_CHECKING:
+    from recon.sandbox.compose import Sandbox
+    from recon.sandbox.wire_faults import WireFaults
+
+__all__ = ["run_in_thread", "serve", "serve_forever"]
 
 
 def _config(app: Any, host: str, port: int) -> uvicorn.Config:
@@ -66,3 +71,21 @@ def run_in_thread(app: Any, host: str = "127.0.0.1", port: int = 0) -> Iterator[
 def serve_forever(app: Any, host: str = "127.0.0.1", port: int = 8700) -> None:
     """Serve `app` in the foreground until interrupted (Ctrl-C)."""
     uvicorn.Server(_config(app, host, port)).run()
+
+
+def serve(
+    sandbox: Sandbox,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8700,
+    faults: WireFaults | None = None,
+    out: Callable[[str], None] | None = None,
+    stop: threading.Event | None = None,
+) -> None:
+    """Serve until interrupted (or `stop` is set), printing the banner once listening."""
+    emit = out or (lambda line: print(line, flush=True))
+    with sandbox.running(host, port, faults) as base_url:
+        for line in sandbox.banner(base_url):
+            emit(line)
+        print(sandbox.summary(), file=sys.stderr, flush=True)
+        (stop or threading.Event()).wait()

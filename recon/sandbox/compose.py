@@ -1,18 +1,17 @@
-"""Compose a served sandbox: emulator + world + app (the v2 API, /pix, /oauth/token).
+"""Compose a sandbox: an emulator, the world built in it, its bank and its app (v2, /pix, /oauth/token).
 
     sandbox = build_world(seed=7, days=30, intents_per_day=500)   # Python API
     export_statements(sandbox.bank, "out/")                        # statements + ground truth
     with sandbox.running(port=0) as base_url: ...                  # served in a thread
 
-`recon sandbox serve` and `recon sandbox export` are thin wrappers around these.
+`recon sandbox serve` and `recon sandbox export` are thin wrappers around these; running the app
+under uvicorn is `recon.sandbox.serving`.
 """
 
 from __future__ import annotations
 
-import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -25,8 +24,8 @@ if TYPE_CHECKING:
 
     from recon.sandbox.bank import Bank
     from recon.sandbox.emulator import Emulator
-    from recon.sandbox.faults import WireFaults
     from recon.sandbox.truth import GroundTruth
+    from recon.sandbox.wire_faults import WireFaults
 
 __all__ = ["Sandbox", "build_world", "emulator_for"]
 
@@ -79,7 +78,7 @@ class Sandbox:
 
     def app(self, faults: WireFaults | None = None) -> Starlette:
         """The Starlette app: B's v2 API + this world's /pix, /oauth/token, late events."""
-        from recon.sandbox.app import create_app
+        from recon.sandbox.asgi import create_app
 
         routes = pix_routes(
             self.bank,
@@ -92,7 +91,7 @@ class Sandbox:
 
     def banner(self, base_url: str) -> list[str]:
         """Start-up lines: B's banner (URL, keys), then the API Pix client credentials."""
-        from recon.sandbox.app import banner
+        from recon.sandbox.asgi import banner
 
         return [*banner(base_url, self.emulator), self.credentials.banner()]
 
@@ -110,7 +109,7 @@ class Sandbox:
         self, host: str = "127.0.0.1", port: int = 0, faults: WireFaults | None = None
     ) -> Iterator[str]:
         """Serve in a background thread; yields the base URL."""
-        from recon.sandbox.server import run_in_thread
+        from recon.sandbox.serving import run_in_thread
 
         with run_in_thread(self.app(faults), host, port) as base_url:
             yield base_url
@@ -142,21 +141,3 @@ def build_world(
         build_seconds=time.perf_counter() - started,
         credentials=PixCredentials.for_seed(cfg.seed),
     )
-
-
-def serve(
-    sandbox: Sandbox,
-    *,
-    host: str = "127.0.0.1",
-    port: int = 8700,
-    faults: WireFaults | None = None,
-    out: Callable[[str], None] | None = None,
-    stop: threading.Event | None = None,
-) -> None:
-    """Serve until interrupted (or `stop` is set), printing the banner once listening."""
-    emit = out or (lambda line: print(line, flush=True))
-    with sandbox.running(host, port, faults) as base_url:
-        for line in sandbox.banner(base_url):
-            emit(line)
-        print(sandbox.summary(), file=sys.stderr, flush=True)
-        (stop or threading.Event()).wait()

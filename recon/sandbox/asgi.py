@@ -16,7 +16,7 @@ from starlette.routing import BaseRoute, Route
 
 from recon.sandbox.clock import format_ts, to_ms
 from recon.sandbox.emulator import Emulator, EmulatorResponse, Instance
-from recon.sandbox.faults import WireFaults
+from recon.sandbox.wire_faults import WireFaults
 
 __all__ = ["banner", "create_app"]
 

@@ -1,0 +1,67 @@
+-- The first, plain form of the analytics_intents view (a window for the last observation,
+-- status_history for the stages reached): the oracle for recon/analytics/sql/analytics_intents.sql.
+-- One row per intent as last observed by any committed snapshot (not only the latest one:
+-- an extract may be filtered by type or status), with what analytics group and count by.
+--   created_local / created_date   creation time in the business time zone
+--   max_stage_rank                 furthest lifecycle stage the intent is known to have
+--                                  reached: the highest stage any snapshot saw, or the stage
+--                                  its exit implies (an expired onramp waited for payment);
+--                                  every intent counts as created (rank 1)
+--   outcome                        completed | expired | canceled | failed | refunded | open
+--                                  (open = not terminal when last seen: right-censored)
+CREATE OR REPLACE VIEW analytics_intents_reference AS
+WITH latest AS (
+    SELECT
+        id, instance_id, intent_type, status, status_reason, amount_cents,
+        created_at, updated_at, expires_at, snapshot_at
+    FROM intent_snapshots
+    QUALIFY row_number() OVER (
+        PARTITION BY id ORDER BY snapshot_at DESC, run_id DESC, updated_at DESC NULLS LAST, status DESC
+    ) = 1
+),
+
+final_stage AS (
+    SELECT intent_type, max(stage_rank) AS final_rank
+    FROM analytics_lifecycle_order
+    WHERE kind = 'stage'
+    GROUP BY intent_type
+),
+
+reached AS (
+    SELECT
+        h.intent_id,
+        max(coalesce(h.stage_rank, lo.implied_stage_rank)) AS max_stage_rank
+    FROM status_history AS h
+    LEFT JOIN analytics_lifecycle_order AS lo
+        ON lo.intent_type = h.intent_type AND lo.status = h.status
+    GROUP BY h.intent_id
+)
+
+SELECT
+    -- ids
+    l.id AS intent_id,
+    l.instance_id,
+    l.intent_type,
+    -- status as last seen
+    l.status,
+    l.status_reason,
+    CASE
+        WHEN lo.kind = 'stage' AND lo.stage_rank = fs.final_rank THEN 'completed'
+        WHEN lo.kind = 'exit' THEN l.status
+        ELSE 'open'
+    END AS outcome,
+    coalesce(r.max_stage_rank, 1) AS max_stage_rank,
+    -- amounts (cents)
+    l.amount_cents,
+    -- timestamps (UTC, and the business day)
+    l.created_at,
+    l.updated_at,
+    l.expires_at,
+    l.snapshot_at AS last_seen_at,
+    timezone({tz}, l.created_at) AS created_local,
+    CAST(timezone({tz}, l.created_at) AS DATE) AS created_date
+FROM latest AS l
+LEFT JOIN analytics_lifecycle_order AS lo
+    ON lo.intent_type = l.intent_type AND lo.status = l.status
+LEFT JOIN final_stage AS fs ON fs.intent_type = l.intent_type
+LEFT JOIN reached AS r ON r.intent_id = l.id;

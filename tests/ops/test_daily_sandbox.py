@@ -16,8 +16,8 @@ from recon.config import DataDir
 
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    from recon.sandbox.exports import STATEMENT_FILES, export_statements
     from recon.sandbox.compose import build_world
+    from recon.sandbox.exports import STATEMENT_FILES, export_statements
 
     sandbox = build_world(seed=3, days=2, intents_per_day=30)
     exports = tmp_path_factory.mktemp("exports")

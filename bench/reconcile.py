@@ -1,6 +1,6 @@
-"""Benchmark: the DuckDB reconciliation engine vs a straightforward pandas version.
+"""Benchmark: the DuckDB reconciliation engine vs Polars and pandas versions, and the floor.
 
-    .venv/bin/python bench/reconcile.py                 # 1M intents x ~1M lines, both engines
+    .venv/bin/python bench/reconcile.py                 # 1M intents x ~1M lines, every engine
     .venv/bin/python bench/reconcile.py --rows 10000000 --skip-pandas --memory-limit 2GB
     .venv/bin/python bench/reconcile.py --big           # same as the line above
 
@@ -22,9 +22,19 @@ Each engine runs in its own child process, so its wall time and peak RSS (VmHWM,
 _rss.py: not ru_maxrss, which a child inherits from the parent that generated the data)
 are its own. The DuckDB side is the full
 `recon.reconcile.reconcile()` (catalog views, every model with reasons and control totals,
-checks, run files written). The pandas side runs the same passes and break rules over the
-same Parquet and counts breaks per category (no reason text, control totals or history
-checks), so it does strictly less work; its counts must agree with DuckDB's.
+checks, run files written). The peers run the same passes and break rules over the same
+Parquet and count breaks per category (no reason text, control totals or history checks), so
+they do strictly less work; their counts must agree with DuckDB's:
+
+- polars: the program a data team would write today (lazy frames, joins, window expressions;
+  no Python loop over rows), POLARS_MAX_THREADS = --threads;
+- pandas: the straightforward version.
+
+The floor is DuckDB reading every column of the run's inputs once and writing files of the
+size of the outputs that run wrote, nothing else: how far a run is from pure I/O.
+
+The last line is for scripts:
+    reconcile N×M: recon A s (RSS R MB), polars B s (ratio B/A), pandas C s (ratio C/A), floor F s (A/F)
 """
 
 from __future__ import annotations
@@ -230,7 +240,17 @@ def run_duckdb(root: Path, memory_limit: str, threads: int) -> dict[str, Any]:
         "counts": {k: v for k, v in s.counts.items() if v},
         "matches": s.matches_by_rule,
         "checks_passed": s.checks_passed,
+        "lines": _count_lines(root),
     }
+
+
+def _count_lines(root: Path) -> int:
+    import glob
+
+    import pyarrow.parquet as pq
+
+    files = glob.glob(str(root / "statements/*/*.parquet"))
+    return sum(pq.ParquetFile(f).metadata.num_rows for f in files)
 
 
 def run_pandas(root: Path) -> dict[str, Any]:
@@ -441,10 +461,283 @@ def run_pandas(root: Path) -> dict[str, Any]:
     }
 
 
+def run_polars(root: Path) -> dict[str, Any]:
+    """The same passes and break rules as run_pandas, as an idiomatic lazy Polars program."""
+    import glob
+
+    import polars as pl
+
+    started = time.perf_counter()
+    tol = 0
+    as_of = AS_OF
+    intents = pl.scan_parquet(glob.glob(str(root / "snapshots/*/*/part-*.parquet")))
+    intents = intents.with_columns(
+        direction=pl.when(pl.col("intent_type") == "onramp")
+        .then(pl.lit("credit"))
+        .otherwise(pl.lit("debit")),
+        txid_key=pl.col("id").str.replace_all("-", "").str.to_uppercase(),
+    )
+    lines = (
+        pl.scan_parquet(glob.glob(str(root / "statements/*/*.parquet")))
+        .filter(pl.col("booked_at") <= as_of)
+        .with_columns(amount_abs=pl.col("amount_cents").abs())
+    )
+    intents, lines = pl.collect_all([intents, lines])
+    pay = lines.lazy().filter(pl.col("kind").is_in(["pix_in", "pix_out"]))
+
+    # pass 1: txid
+    t = (
+        pay.filter(pl.col("txid").is_not_null())
+        .join(
+            intents.lazy().select("id", "txid_key", "direction"),
+            left_on=["txid", "direction"],
+            right_on=["txid_key", "direction"],
+        )
+        .select("line_id", "id", rule=pl.lit("txid"))
+    )
+
+    # pass 2: reference (token join on the rarest token of each unique reference)
+    base = intents.lazy().select("id", "direction")
+    refs = pl.concat(
+        [
+            base.with_columns(reference=intents["id"].str.to_uppercase()),
+            base.with_columns(reference=intents["txid_key"]),
+            base.with_columns(reference=intents["client_reference"].str.to_uppercase()),
+            base.with_columns(reference=intents["pix_description"].str.to_uppercase()),
+        ]
+    ).filter(pl.col("reference").str.len_chars() >= 6)
+    refs = refs.filter(pl.col("id").n_unique().over("reference") == 1).unique(
+        "reference", keep="any"
+    )
+    # the tokens between separators: what str.split(r"[^A-Z0-9_-]+") gives, minus empties
+    word = r"[A-Z0-9_-]+"
+    rtok = (
+        refs.with_columns(token=pl.col("reference").str.extract_all(word))
+        .explode("token")
+        .filter(pl.col("token").str.len_chars() >= 3)
+        .with_columns(
+            freq=pl.len().over("token"), neg_len=-pl.col("token").str.len_chars().cast(pl.Int64)
+        )
+        .sort("freq", "neg_len", "token")
+        .unique("reference", keep="first", maintain_order=True)
+    )
+    claimed_t = t.select("line_id")
+    rest = (
+        pay.join(claimed_t, on="line_id", how="anti")
+        .filter(pl.col("description").is_not_null())
+        .with_columns(desc=pl.col("description").str.to_uppercase())
+    )
+    ltok = (
+        rest.with_columns(token=pl.col("desc").str.extract_all(word))
+        .explode("token")
+        .filter(pl.col("token").str.len_chars() >= 3)
+        .unique(["line_id", "token"])
+    )
+    cand = (
+        ltok.select("line_id", "direction", "desc", "token")
+        .join(rtok.select("id", "direction", "reference", "token"), on=["token", "direction"])
+        .filter(pl.col("desc").str.contains(pl.col("reference"), literal=True))
+        .unique(["line_id", "id"])
+        .with_columns(per_line=pl.col("id").n_unique().over("line_id"))
+    )
+    t, cand = pl.collect_all([t, cand])
+    r_matched = cand.filter(pl.col("per_line") == 1).select(
+        "line_id", "id", rule=pl.lit("reference")
+    )
+    r_ambiguous = cand.filter(pl.col("per_line") > 1).select("line_id", "id")
+
+    # pass 3: attributes
+    def norm_name(c: str) -> pl.Expr:
+        return pl.col(c).str.to_uppercase().str.replace_all(r"[^A-Z0-9]+", " ").str.strip_chars()
+
+    def norm_doc(c: str) -> pl.Expr:
+        return pl.col(c).str.replace_all(r"[^0-9*]", "")
+
+    def key_norm(c: str) -> pl.Expr:
+        return pl.col(c).str.replace_all(r"[^0-9A-Za-z@._]", "").str.to_lowercase()
+
+    claimed = pl.concat([t.select("line_id"), cand.select("line_id")]).lazy()
+    taken = pl.concat([t.select("id"), r_matched.select("id")]).lazy()
+    al = pay.join(claimed, on="line_id", how="anti")
+    ai = intents.lazy().join(taken, on="id", how="anti")
+    ai = ai.with_columns(
+        window_end=pl.when(pl.col("intent_type") == "onramp")
+        .then((pl.col("expires_at") + pl.duration(minutes=30)).fill_null(as_of))
+        .otherwise(pl.lit(as_of))
+    )
+    pairs = (
+        al.select(
+            "line_id",
+            "direction",
+            "amount_abs",
+            "booked_at",
+            "counterparty_name",
+            "counterparty_document",
+            "counterparty_key",
+        )
+        .join(
+            ai.select(
+                "id",
+                "intent_type",
+                "direction",
+                "amount_cents",
+                "created_at",
+                "window_end",
+                "party_display_name",
+                "party_document_masked",
+                "destination_address",
+            ),
+            left_on=["direction", "amount_abs"],
+            right_on=["direction", "amount_cents"],
+        )
+        .filter(
+            (pl.col("booked_at") >= pl.col("created_at"))
+            & (pl.col("booked_at") <= pl.col("window_end"))
+        )
+        .with_columns(
+            n1=norm_name("counterparty_name"),
+            n2=norm_name("party_display_name"),
+            d1=norm_doc("counterparty_document"),
+            d2=norm_doc("party_document_masked"),
+            k1=key_norm("counterparty_key"),
+            k2=key_norm("destination_address"),
+        )
+    )
+    # masked documents agree where neither has '*': the same length and, position by
+    # position, equal digits (positions are columns of the expression, not rows)
+    longest = pairs.select(pl.max_horizontal(pl.col("d1", "d2").str.len_chars().max())).collect()
+    width = int(longest.item() or 0)
+    same_digits = pl.lit(True)
+    for pos in range(width):
+        a, b = pl.col("d1").str.slice(pos, 1), pl.col("d2").str.slice(pos, 1)
+        same_digits = same_digits & ((a == b) | (a == "*") | (b == "*"))
+    either_null = pl.col("d1").is_null() | pl.col("d2").is_null()
+    docs_ok = either_null | (
+        (pl.col("d1").str.len_chars() == pl.col("d2").str.len_chars()) & same_digits
+    )
+    names_ok = (
+        pl.col("n1").is_null()
+        | pl.col("n2").is_null()
+        | pl.col("n1").str.starts_with(pl.col("n2"))
+        | pl.col("n2").str.starts_with(pl.col("n1"))
+    )
+    keys_ok = (
+        (pl.col("intent_type") == "onramp")
+        | pl.col("k1").is_null()
+        | pl.col("k2").is_null()
+        | pl.col("k1").str.ends_with(pl.col("k2"))
+        | pl.col("k2").str.ends_with(pl.col("k1"))
+    )
+    pairs = (
+        pairs.filter(names_ok & docs_ok & keys_ok)
+        .with_columns(lc=pl.len().over("line_id"), ic=pl.len().over("id"))
+        .collect()
+    )
+    unique_pair = (pl.col("lc") == 1) & (pl.col("ic") == 1)
+    a_matched = pairs.filter(unique_pair).select("line_id", "id", rule=pl.lit("attributes"))
+    a_ambiguous = pairs.filter(~unique_pair).select("line_id", "id")
+
+    # matches, duplicates (earliest booked is the match)
+    m = (
+        pl.concat([t, r_matched, a_matched])
+        .join(lines.select("line_id", "booked_at", "end_to_end_id", "amount_abs"), on="line_id")
+        .join(intents.select("id", "intent_type", "status", "amount_cents", "updated_at"), on="id")
+        .sort("id", "booked_at", "end_to_end_id", "line_id")
+        .with_columns(rank=pl.int_range(pl.len()).over("id"))
+    )
+    first, dups = m.filter(pl.col("rank") == 0), m.filter(pl.col("rank") > 0)
+    ambiguous_lines = pl.concat([r_ambiguous["line_id"], a_ambiguous["line_id"]]).unique()
+    ambiguous_ids = pl.concat([r_ambiguous["id"], a_ambiguous["id"]]).unique()
+    delta = pl.col("amount_abs") - pl.col("amount_cents")
+    on = pl.col("intent_type") == "onramp"
+    off = pl.col("intent_type") == "offramp"
+    unpaid = intents.filter(
+        ~pl.col("id").is_in(first["id"].implode()) & ~pl.col("id").is_in(ambiguous_ids.implode())
+    )
+    left = lines.filter(
+        (pl.col("kind") != "fee")
+        & ~pl.col("line_id").is_in(m["line_id"].implode())
+        & ~pl.col("line_id").is_in(ambiguous_lines.implode())
+    )
+    lag_statuses = ["created", "requires_compliance", "awaiting_fiat_payment"]
+    paid_statuses = ["fiat_received", "minting", "awaiting_onchain_transfer", "completed"]
+    counted = {
+        "onramp_underpaid": first.filter(on & (delta < -tol)).height,
+        "onramp_overpaid": first.filter(on & (delta > tol)).height,
+        "onramp_duplicate_credit": dups.filter(on).height,
+        "offramp_duplicate_payout": dups.filter(off).height,
+        "onramp_credit_after_expiry": first.filter(
+            on & pl.col("status").is_in(["expired", "canceled"])
+        ).height,
+        "onramp_status_lag": first.filter(
+            on
+            & pl.col("status").is_in(lag_statuses)
+            & (delta.abs() <= tol)
+            & (pl.col("booked_at") < as_of - timedelta(minutes=30))
+        ).height,
+        "offramp_payout_amount_mismatch": first.filter(off & (delta.abs() > tol)).height,
+        "offramp_payout_for_failed_intent": first.filter(
+            off & pl.col("status").is_in(["failed", "canceled", "expired", "refunded"])
+        ).height,
+        "onramp_missing_credit": unpaid.filter(on & pl.col("status").is_in(paid_statuses)).height,
+        "offramp_missing_payout": unpaid.filter(off & (pl.col("status") == "completed")).height,
+        "offramp_stuck_paying_out": unpaid.filter(
+            off
+            & (pl.col("status") == "paying_out")
+            & (pl.col("updated_at") < as_of - timedelta(hours=2))
+        ).height,
+        "ambiguous_match": ambiguous_lines.len(),
+        "unmatched_credit": left.filter(pl.col("direction") == "credit").height,
+        "unmatched_debit": left.filter(pl.col("direction") == "debit").height,
+    }
+    matches = {"txid": 0, "reference": 0, "attributes": 0, "refund": 0}
+    for rule, n in first.group_by("rule").len().iter_rows():
+        matches[rule] = int(n)
+    return {
+        "seconds": time.perf_counter() - started,
+        "counts": dict(sorted((k, int(v)) for k, v in counted.items() if v)),
+        "matches": matches,
+    }
+
+
+def run_floor(root: Path, threads: int) -> dict[str, Any]:
+    """The floor under a run: DuckDB reading every column of the run's inputs once and writing
+    files of its outputs' size (the run just written under runs/), nothing else."""
+    import glob
+
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute(f"SET threads = {threads}")
+    inputs = [
+        glob.glob(str(root / "snapshots/*/*/part-*.parquet")),
+        glob.glob(str(root / "statements/*/*.parquet")),
+    ]
+    outputs = sorted(glob.glob(str(root / "runs/*/*.parquet")))
+    for n, path in enumerate(outputs):  # held in memory first: only the write is timed
+        con.execute(f"CREATE TABLE out_{n} AS SELECT * FROM read_parquet('{path}')")
+    started = time.perf_counter()
+    for files in inputs:
+        source = f"read_parquet({files!r})"
+        columns = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()]
+        # hashing every value makes DuckDB decode every column of every row group
+        con.execute(f"SELECT sum(hash({', '.join(columns)})) FROM {source}").fetchall()
+    out_dir = Path(tempfile.mkdtemp(prefix="floor-", dir=root))
+    for n in range(len(outputs)):
+        con.execute(f"COPY out_{n} TO '{out_dir / f'{n}.parquet'}' (FORMAT parquet)")
+    seconds = time.perf_counter() - started
+    shutil.rmtree(out_dir)
+    return {"seconds": seconds, "outputs": len(outputs)}
+
+
 def child(args: argparse.Namespace) -> None:
     root = Path(args.data)
     if args.child == "duckdb":
         out = run_duckdb(root, args.memory_limit, args.threads)
+    elif args.child == "floor":
+        out = run_floor(root, args.threads)
+    elif args.child == "polars":
+        out = run_polars(root)
     else:
         out = run_pandas(root)
     out["peak_rss_mb"] = peak_rss_mb()
@@ -457,6 +750,8 @@ def spawn(kind: str, root: Path, args: argparse.Namespace) -> dict[str, Any]:
         "--memory-limit", args.memory_limit, "--threads", str(args.threads),
     ]  # fmt: skip
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    # the peers get the cores DuckDB gets
+    env["POLARS_MAX_THREADS"] = str(args.threads)
     proc = subprocess.run(cmd, check=False, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         raise SystemExit(f"{kind} run failed:\n{proc.stderr[-3000:]}")
@@ -468,6 +763,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000, help="intents (lines ~ the same)")
     parser.add_argument("--big", action="store_true", help="10M x 10M, DuckDB only")
     parser.add_argument("--skip-pandas", action="store_true")
+    parser.add_argument("--skip-polars", action="store_true")
     parser.add_argument(
         "--memory-limit",
         default=None,
@@ -481,7 +777,9 @@ def main() -> None:
         default=None,
         help="generate into (and reuse) WORKDIR/data-ROWS instead of a temp dir",
     )
-    parser.add_argument("--child", choices=("duckdb", "pandas"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--child", choices=("duckdb", "floor", "polars", "pandas"), help=argparse.SUPPRESS
+    )
     parser.add_argument("--data", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.big:
@@ -512,16 +810,23 @@ def _report_generation(gen: dict[str, Any]) -> None:
     )
 
 
+def _nonzero(counts: dict[str, int]) -> dict[str, int]:
+    return {k: v for k, v in counts.items() if v}
+
+
 def _compare(root: Path, args: argparse.Namespace) -> None:
     # each engine `--repeat` times, alternating, in fresh processes; each DuckDB run starts
-    # from no earlier run (a previous run's breaks would be read for first_seen_run)
-    runs: dict[str, list[dict[str, Any]]] = {"duckdb": []}
-    if not args.skip_pandas:
-        runs["pandas"] = []
+    # from no earlier run (a previous run's breaks would be read for first_seen_run), and the
+    # floor is measured on the files that run just wrote
+    runs: dict[str, list[dict[str, Any]]] = {"duckdb": [], "floor": []}
+    peers = [p for p in ("polars", "pandas") if not getattr(args, f"skip_{p}")]
+    runs |= {p: [] for p in peers}
     for _ in range(args.repeat):
-        for name in runs:
+        for name in ("duckdb", *peers):
             shutil.rmtree(root / "runs", ignore_errors=True)
             runs[name].append(spawn(name, root, args))
+            if name == "duckdb":
+                runs["floor"].append(spawn("floor", root, args))
     results = {name: min(rs, key=lambda r: r["seconds"]) for name, rs in runs.items()}
     print(f"\n{'engine':<8} {'best s':>9} {'median s':>9} {'peak RSS MB (max)':>18}")
     for name, rs in runs.items():
@@ -535,14 +840,26 @@ def _compare(root: Path, args: argparse.Namespace) -> None:
     )
     print("matches by rule:", duck["matches"])
     print("breaks:", duck["counts"])
-    if "pandas" in results:
-        pandas = results["pandas"]
-        print(f"speed-up vs pandas (best of each): {pandas['seconds'] / duck['seconds']:.1f}x")
-        same = pandas["counts"] == duck["counts"] and pandas["matches"] == duck["matches"]
-        print("pandas agrees with DuckDB:", same)
+    for peer in peers:
+        got = results[peer]
+        same = got["counts"] == duck["counts"] and _nonzero(got["matches"]) == _nonzero(
+            duck["matches"]
+        )
+        print(f"{peer} agrees with DuckDB: {same}")
         if not same:
-            print("pandas breaks:", pandas["counts"])
-            print("pandas matches:", pandas["matches"])
+            print(f"{peer} breaks:", got["counts"])
+            print(f"{peer} matches:", got["matches"])
+    a = duck["seconds"]
+    parts = [f"recon {a:.2f} s (RSS {duck['peak_rss_mb']:.0f} MB)"]
+    for peer in ("polars", "pandas"):
+        if peer in results:
+            b = results[peer]["seconds"]
+            parts.append(f"{peer} {b:.2f} s (ratio {b / a:.1f})")
+        else:
+            parts.append(f"{peer} - s (ratio -)")
+    floor = results["floor"]["seconds"]
+    parts.append(f"floor {floor:.2f} s ({a / floor:.1f})")
+    print(f"reconcile {args.rows}×{duck['lines']}: " + ", ".join(parts))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Benchmark: import N statement lines per format (default 1,000,000).
 
-    .venv/bin/python bench/statements.py [--lines 1000000] [--formats csv,pix-json,ofx,cnab240]
+    .venv/bin/python bench/statements.py [--lines 1000000]
+        [--formats csv,csv-inter,csv-nubank,pix-json,ofx,cnab240]
 
 Files are generated here (fast, deterministic, realistic shapes: PIX credits with API Pix
 detail, payouts, devoluções, fees) into a temp folder; generation is not timed. Each format
@@ -76,6 +77,56 @@ def write_csv(moves: list, path: Path) -> int:
             fh.write(
                 f"{(at - timedelta(hours=3)):%Y-%m-%dT%H:%M:%S}-03:00,{tipo[kind]},{value},{e2e},,"
                 f",{original},{name},***.456.789-**,,{kind} {i},T{i:010d}\n"
+            )
+    return len(moves)
+
+
+def _brl(cents: int) -> str:
+    sign = "-" if cents < 0 else ""
+    return f"{sign}{abs(cents) // 100:,}".replace(",", ".") + f",{abs(cents) % 100:02d}"
+
+
+def write_csv_inter(moves: list, path: Path) -> int:
+    """Inter's account export: BOM, preamble, `;`, dd/mm/yyyy, "1.234,56", running Saldo."""
+    first, last = moves[0][0] - timedelta(hours=3), moves[-1][0] - timedelta(hours=3)
+    balance = 10_000_000
+    with path.open("w", encoding="utf-8-sig", newline="") as fh:
+        fh.write(
+            f"Extrato Conta Corrente \nConta ;72385499\n"
+            f"Período ;{first:%d/%m/%Y} a {last:%d/%m/%Y}\nSaldo ;{_brl(balance)}\n\n"
+            "Data Lançamento;Histórico;Descrição;Valor;Saldo\n"
+        )
+        for at, cents, kind, _ident, name in moves:
+            balance += cents
+            what = {"in": "Pix recebido", "out": "Pix enviado", "refund": "Pix devolvido"}
+            history = what.get(kind, "Tarifa")
+            text = f'"Cp :18236120-{name}"' if kind != "fee" else "Tarifa Pix"
+            fh.write(
+                f"{at - timedelta(hours=3):%d/%m/%Y};{history};{text};{_brl(cents)};"
+                f"{_brl(balance)}\n"
+            )
+    return len(moves)
+
+
+def write_csv_nubank(moves: list, path: Path) -> int:
+    """Nubank's account export: `Data,Valor,Identificador,Descrição`, dot decimals."""
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        fh.write("Data,Valor,Identificador,Descrição\n")
+        for i, (at, cents, kind, _ident, name) in enumerate(moves):
+            sign = "-" if cents < 0 else ""
+            value = f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
+            verb = {"in": "recebida", "out": "enviada"}.get(kind)
+            if verb:
+                text = (
+                    f"Transferência {verb} pelo Pix - {name} - •••.456.789-•• - "
+                    "NU PAGAMENTOS - IP (0260) Agência: 1 Conta: 1234567-8"
+                )
+            elif kind == "refund":
+                text = f"Reembolso enviado pelo Pix - {name}"
+            else:
+                text = "Tarifa"
+            fh.write(
+                f"{at - timedelta(hours=3):%d/%m/%Y},{value},{i:08x}-0000-4000-8000-{i:012x},{text}\n"
             )
     return len(moves)
 
@@ -294,14 +345,30 @@ def _write_cnab_file(moves: list, path: Path) -> int:
     return len(moves)
 
 
-WRITERS = {"csv": write_csv, "pix-json": write_pix_json, "ofx": write_ofx, "cnab240": write_cnab}
+WRITERS = {
+    "csv": write_csv,
+    "csv-inter": write_csv_inter,
+    "csv-nubank": write_csv_nubank,
+    "pix-json": write_pix_json,
+    "ofx": write_ofx,
+    "cnab240": write_cnab,
+}
 SUFFIX = {
     "csv": "extrato_psp.csv",
+    "csv-inter": "extrato_inter.csv",
+    "csv-nubank": "extrato_nubank.csv",
     "pix-json": "pix.json",
     "ofx": "statement.ofx",
     "cnab240": "extrato.cnab240",
 }
-TARGET = {"csv": 15.0, "pix-json": 15.0, "ofx": 60.0, "cnab240": 60.0}
+TARGET = {
+    "csv": 15.0,
+    "csv-inter": 15.0,
+    "csv-nubank": 15.0,
+    "pix-json": 15.0,
+    "ofx": 60.0,
+    "cnab240": 60.0,
+}
 
 
 def main() -> None:
@@ -309,7 +376,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--lines", type=int, default=1_000_000)
-    parser.add_argument("--formats", default="csv,pix-json,ofx,cnab240")
+    parser.add_argument("--formats", default="csv,csv-inter,csv-nubank,pix-json,ofx,cnab240")
     parser.add_argument("--workdir", default=None)
     args = parser.parse_args()
     work = Path(args.workdir or tempfile.mkdtemp(prefix="recon-bench-statements-"))
@@ -330,11 +397,12 @@ def main() -> None:
             files = sorted(work.glob(SUFFIX[fmt] + "*"))
             data = DataDir(work / f"data-{fmt}").ensure()
             t0, c0 = time.perf_counter(), time.process_time()
-            report = import_statements(files, data, format=fmt)
+            fmt_in = "csv" if fmt.startswith("csv") else fmt  # bank shapes: sniffed
+            report = import_statements(files, data, format=fmt_in)
             took, cpu = time.perf_counter() - t0, time.process_time() - c0
             assert report.read == lines == report.imported, (report, lines)
             t1 = time.perf_counter()
-            again = import_statements(files, data, format=fmt)
+            again = import_statements(files, data, format=fmt_in)
             took_again = time.perf_counter() - t1
             assert again.imported == 0 and again.duplicate == lines
             size = sum(f.stat().st_size for f in files) / 1e6

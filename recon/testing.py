@@ -41,14 +41,17 @@ from recon.schemas import (
     EXCEPTIONS_SCHEMA,
     INTENTS_SCHEMA,
     MATCHES_SCHEMA,
+    STATEMENT_COVERAGE_SCHEMA,
     STATEMENT_LINES_SCHEMA,
 )
-from recon.statements.store import line_path, write_parquet_atomic
+from recon.statements.lines import BUSINESS_TZ, EPOCH, days_coverage
+from recon.statements.store import coverage_path, line_path, write_parquet_atomic
 from recon.storage import atomic_dir, write_json
 
 __all__ = [
     "T0",
     "break_row",
+    "coverage",
     "data_dir",
     "e2e",
     "intent",
@@ -251,14 +254,62 @@ def statement_lines(
     *,
     source_format: str = "csv",
     batch: str | None = None,
+    covers: tuple[datetime, datetime] | str | None = "lines",
+    scope: str = "all",
 ) -> Path:
     """Store `lines` as one imported batch of `source_format`; return the Parquet file.
 
-    `batch` defaults to a new name, so each call adds a batch, as each import does."""
+    `batch` defaults to a new name, so each call adds a batch, as each import does. The
+    period the batch covers is recorded too, as the importer does: by default the first to
+    the last business day of its lines (a CSV that states no period); `covers=(start, end)`
+    declares one, `covers=None` records none (a statement whose period is unknown).
+    """
     dd = _dd(data)
+    rows = list(lines)
     name = batch or f"testing-{new_run_id()}"
-    table = pa.Table.from_pylist(list(lines), schema=STATEMENT_LINES_SCHEMA)
-    return write_parquet_atomic(table, line_path(dd, source_format, name))
+    table = pa.Table.from_pylist(rows, schema=STATEMENT_LINES_SCHEMA)
+    path = write_parquet_atomic(table, line_path(dd, source_format, name))
+    account = str(rows[0]["account"]) if rows else "0001/1234567-8"
+    if covers == "lines" and rows:
+        days = [r["booked_at"].astimezone(BUSINESS_TZ).date() for r in rows]
+        period = days_coverage(min(days), max(days), "lines first/last day")
+        start, end = (EPOCH + timedelta(microseconds=us) for us in (period.start_us, period.end_us))
+        coverage(dd, start, end, account=account, source_format=source_format,
+                 basis=period.basis, scope=scope, lines=len(rows), batch=name)  # fmt: skip
+    elif isinstance(covers, tuple):
+        coverage(dd, *covers, account=account, source_format=source_format, scope=scope,
+                 lines=len(rows), batch=name)  # fmt: skip
+    return path
+
+
+def coverage(
+    data: DataLike,
+    start: datetime,
+    end: datetime,
+    *,
+    account: str = "0001/1234567-8",
+    source_format: str = "csv",
+    basis: str = "declared",
+    scope: str = "all",
+    lines: int = 0,
+    batch: str | None = None,
+) -> Path:
+    """Record that `account`'s statements cover [start, end) (`statement_coverage`); `scope`
+    is ``all`` (an account statement) or ``received`` (API Pix: PIX received only)."""
+    dd = _dd(data)
+    row = {
+        "account": account,
+        "source_format": source_format,
+        "source_file": f"extrato.{source_format}",
+        "covered_from": start,
+        "covered_to": end,
+        "basis": basis,
+        "scope": scope,
+        "lines": lines,
+        "imported_at": datetime(2026, 11, 20, tzinfo=UTC),
+    }
+    table = pa.Table.from_pylist([row], schema=STATEMENT_COVERAGE_SCHEMA)
+    return write_parquet_atomic(table, coverage_path(dd, batch or f"testing-{new_run_id()}"))
 
 
 def run(

@@ -70,7 +70,8 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         help="write the world's statements in every format + the ground truth",
         description=(
             "Build the world and write pix.json, statement.ofx, extrato.cnab240, "
-            "extrato_psp.csv, extrato_banco.csv, expected_breaks.csv, expected_matches.csv, "
+            "extrato_psp.csv, extrato_banco.csv, extrato_inter.csv, extrato_nubank.csv, "
+            "expected_breaks.csv, expected_matches.csv, "
             "planted_faults.csv and README.md into --out, without serving."
         ),
     )

@@ -1,4 +1,4 @@
-"""`recon statements import` and `recon statements pull`."""
+"""`recon statements import`, `recon statements inspect` and `recon statements pull`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ FORMATS = ("auto", "pix-json", "ofx", "cnab240", "csv")
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    """Add `recon statements import|pull` to `recon`."""
+    """Add `recon statements import|inspect|pull` to `recon`."""
     parser = sub.add_parser(
         "statements",
         help="import bank / PSP statements into statement_lines",
@@ -52,6 +52,22 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         "file's own period, else the first to last day of its lines)",
     )
     imp.set_defaults(func=run_import)
+
+    ins = actions.add_parser(
+        "inspect",
+        help="show how statement files would be read, importing nothing",
+        description="For each file: format, CSV layout and how it was sniffed, account, "
+        "period covered, first lines parsed, counts and credit/debit totals. Reads with the "
+        "same code as import; writes nothing.",
+        parents=parents,
+    )
+    ins.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
+    ins.add_argument("--format", default="auto", choices=FORMATS, help="default: sniff content")
+    ins.add_argument("--csv-profile", default=None, metavar="psp|bank|FILE.toml", help="CSV shape")
+    ins.add_argument("--account", default=None, help="account label the lines would get")
+    ins.add_argument("--lines", type=int, default=5, help="first lines to show (default 5)")
+    ins.add_argument("--json", action="store_true", help="one JSON document for scripts")
+    ins.set_defaults(func=run_inspect)
 
     pull = actions.add_parser(
         "pull",
@@ -108,6 +124,32 @@ def run_import(args: argparse.Namespace) -> int:
         period=parse_period(args.period),
     )
     _print(report)
+    return 0
+
+
+def run_inspect(args: argparse.Namespace) -> int:
+    """`recon statements inspect`: exit 2 (after the report) when a file cannot be read."""
+    import json
+
+    from recon.errors import UsageError
+    from recon.statements.inspect import inspect_statements, render_text
+
+    if args.lines < 0:
+        raise UsageError("--lines must be 0 or more")
+    reports, errors = inspect_statements(
+        args.paths,
+        args.data,
+        format=args.format,
+        csv_profile=args.csv_profile,
+        account=args.account,
+        lines=args.lines,
+    )
+    if args.json:
+        print(json.dumps({"files": reports}, ensure_ascii=False, indent=2, default=str))
+    else:
+        print(render_text(reports))
+    if errors:
+        raise errors[0]
     return 0
 
 

@@ -27,37 +27,50 @@ Profiles (`--csv-profile`):
       amount = "Valor"             # required unless sign = "split" (credit, debit)
       # credit, debit, indicator, kind, end_to_end_id, txid, refund_of, refund_id,
       # counterparty_name, counterparty_document, counterparty_key, description,
-      # bank_reference, balance
+      # detail (a second text column, joined with " - "), bank_reference, balance
       [kinds]                      # values of the kind column -> recon kind
       "PIX RECEBIDO" = "pix_in"
 
-Without a kind column the kind comes from the text (recon.statements.lines.classify).
+Without `--csv-profile` the psp and bank profiles are recognized by their header, and any
+other CSV by its content (recon.statements.csvsniff: header vocabulary, sniffed encoding,
+delimiter, decimal mark, date format and preamble, named bank layouts).
+
+Without a kind column the kind comes from the text (recon.statements.lines.classify), and
+the counterparty, document and key from the description when the columns have none
+(recon.statements.describe). Card statements: kind other, a purchase is a debit.
 `source_line` is the physical line number in the file (preamble and header counted).
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, tzinfo
+from datetime import date, datetime, tzinfo
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import pyarrow.compute as pc
+
 from recon.errors import ConfigError, StatementError, StatementParseError, UsageError
 from recon.money import AmountError, parse_cents, parse_plain_cents
+from recon.statements import csvsniff
+from recon.statements.describe import describe
 from recon.statements.lines import (
+    E2E_RE,
     KINDS,
     Bad,
     LineError,
     ParseResult,
     classify,
     clean,
+    days_coverage,
     vclean,
 )
 
@@ -76,6 +89,7 @@ TARGETS = (
     "counterparty_document",
     "counterparty_key",
     "description",
+    "detail",
     "bank_reference",
     "balance",
 )
@@ -100,6 +114,10 @@ class CsvProfile:
     sign: str = "signed"
     debit_values: tuple[str, ...] = ("D",)
     kinds: Mapping[str, str] = field(default_factory=dict)
+    card: bool = False  # a card statement: lines of kind other, a purchase is a debit
+    daily_balance: bool = False  # the balance column is the day's closing: not checked
+    continuation: bool = False  # a row with only text continues the line above
+    label: str = ""  # the bank layout, for people (inspect, errors)
 
     def __post_init__(self) -> None:
         unknown = set(self.columns) - set(TARGETS)
@@ -212,9 +230,71 @@ def detect_profile(head: str) -> CsvProfile | None:
         if {"data_hora", "tipo", "valor", "end_to_end_id"} <= cells:
             return PSP
         cells = {c.strip().strip('"') for c in line.split(";")}
-        if {"Data", "Valor"} <= cells and ({"Histórico", "Historico"} & cells):
+        if set(BANK.columns.values()) <= cells:
             return BANK
     return None
+
+
+def profile_from_sniff(sniffed: csvsniff.Sniffed) -> CsvProfile:
+    """The CsvProfile that reads a file as sniffing found it (encoding decided per file)."""
+    layout = sniffed.layout
+    return CsvProfile(
+        name=layout.name,
+        columns=sniffed.columns,
+        delimiter=sniffed.delimiter,
+        decimal_mark=sniffed.decimal_mark,
+        encoding="auto",
+        date_format=sniffed.date_format,
+        skip_lines=sniffed.header_index,
+        sign=sniffed.sign,
+        debit_values=sniffed.debit_values,
+        card=layout.card,
+        daily_balance=layout.daily_balance,
+        continuation=layout.continuation,
+        label=layout.label,
+    )
+
+
+HEAD_BYTES = 1 << 16
+
+
+def _head_text(path: Path) -> str:
+    """The first 64 KiB of a file as text (UTF-8 if it is, else cp1252/latin-1)."""
+    with path.open("rb") as fh:
+        raw = fh.read(HEAD_BYTES)
+    if len(raw) == HEAD_BYTES:
+        cut = raw.rfind(b"\n")
+        raw = raw[: cut + 1] if cut > 0 else raw
+    return csvsniff.decode_auto(raw)[0]
+
+
+def sniff_head(head: str) -> CsvProfile | None:
+    """The profile for a CSV starting with `head`: a built-in one, else sniffed, else None."""
+    found = detect_profile(head)
+    if found is not None:
+        return found
+    sniffed = csvsniff.sniff_text(head)
+    return profile_from_sniff(sniffed) if sniffed is not None else None
+
+
+def unknown_shape(head: str, source: str) -> StatementError:
+    """The error for a CSV nothing recognizes: the headers seen and the nearest layout."""
+    lines = [ln for ln in re.split(r"\r\n|\r|\n", head)[: csvsniff.HEAD_LINES] if ln.strip()]
+    best: list[str] = []
+    for line in lines:
+        for d in csvsniff.DELIMITERS:
+            cells = [c.strip() for c in line.split(d)]
+            if len(cells) > len(best):
+                best = cells
+    if not best:
+        return StatementError(f"{source}: CSV of an unknown shape: no header line found")
+    layout, _ = csvsniff.nearest_layout(best)
+    shown = [c[:40] for c in best[:20]]
+    return StatementError(
+        f"{source}: CSV of an unknown shape: headers seen {shown}; nearest layout "
+        f"{layout.name} ({layout.label}) wants {sorted(layout.signature)}; pass "
+        "--csv-profile psp|bank|FILE.toml"
+    )
 
 
 def resolve_profile(profile: Any, path: Path) -> CsvProfile:
@@ -222,18 +302,11 @@ def resolve_profile(profile: Any, path: Path) -> CsvProfile:
     if isinstance(profile, CsvProfile):
         return profile
     if profile is None:
-        raw = path.read_bytes()[:8192]
-        for codec in ("utf-8-sig", "cp1252"):
-            try:
-                head = raw.decode(codec)
-            except UnicodeDecodeError:
-                continue
-            found = detect_profile(head)
-            if found:
-                return found
-        raise StatementError(
-            f"{path}: CSV of an unknown shape; pass --csv-profile psp|bank|FILE.toml"
-        )
+        head = _head_text(path)
+        found = sniff_head(head)
+        if found is None:
+            raise unknown_shape(head, str(path))
+        return found
     name = str(profile)
     if name in PROFILES:
         return PROFILES[name]
@@ -251,6 +324,10 @@ def _day_start(text: str, fmt: str, tz: tzinfo) -> str:
     return dt.replace(tzinfo=tz).isoformat()
 
 
+_BR_AMOUNT = re.compile(r"-?[0-9]{1,3}(?:\.[0-9]{3})*,[0-9]{2}|-?[0-9]+,[0-9]{2}")
+_classify = lru_cache(maxsize=1 << 16)(classify)
+
+
 class _Reader:
     """Reads one file with one profile; keeps the per-row state small for speed."""
 
@@ -262,12 +339,26 @@ class _Reader:
 
     def cents(self, text: str, target: str) -> int:
         s = text.strip()
+        if len(s) > MAX_AMOUNT_CHARS:
+            raise LineError(target, f"amount of {len(s)} characters")
         try:
             if self.p.decimal_mark == ".":
-                return parse_plain_cents(s)
-            return parse_cents(s, decimal_mark=self.p.decimal_mark)
+                cents = parse_plain_cents(s)
+            elif self.p.decimal_mark == "," and _BR_AMOUNT.fullmatch(s):
+                digits = int(s.lstrip("-").replace(".", "").replace(",", ""))
+                cents = -digits if s[0] == "-" else digits
+            else:
+                cents = parse_cents(s, decimal_mark=self.p.decimal_mark)
         except AmountError as exc:
             raise LineError(target, str(exc)) from exc
+        return self.bounded(cents, target)
+
+    @staticmethod
+    def bounded(cents: int, target: str) -> int:
+        """`cents` if it fits amount_cents (int64), else a LineError (never a wrong amount)."""
+        if -MAX_CENTS <= cents <= MAX_CENTS:
+            return cents
+        raise LineError(target, "amount out of range (more than 2^63 cents)")
 
     def booked(self, text: str) -> str:
         s = text.strip()
@@ -308,20 +399,52 @@ def _find_header(lines: list[str], profile: CsvProfile) -> int | None:
     return None
 
 
+# Bounds on what a file may hold (issue: a 200 MB line must not take the reader to GBs).
+MAX_LINE_BYTES = 1 << 20  # one physical line of a statement CSV
+MAX_AMOUNT_CHARS = 40  # an amount cell ("-R$ 1.234.567.890,12" is 20)
+MAX_CENTS = (1 << 63) - 1  # int64, the type of amount_cents
+
+
+def check_line_lengths(raw: bytes, source: str) -> None:
+    """A clear error naming the first line longer than MAX_LINE_BYTES (vectorized scan)."""
+    if len(raw) <= MAX_LINE_BYTES:
+        return
+    import numpy as np
+
+    ends = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 10)
+    bounds = np.concatenate(([-1], ends, [len(raw)]))
+    lengths = np.diff(bounds) - 1
+    over = np.flatnonzero(lengths > MAX_LINE_BYTES)
+    if over.size:
+        line = int(over[0]) + 1
+        raise StatementParseError(
+            f"line of {int(lengths[over[0]]):,} bytes; a statement line may have at most "
+            f"{MAX_LINE_BYTES:,}",
+            file=source,
+            line=line,
+        )
+
+
 def parse_file(path: Path, profile: CsvProfile) -> ParseResult:
     """Parse a CSV statement with `profile`."""
+    raw = path.read_bytes()
+    check_line_lengths(raw, str(path))
+    encoding = profile.encoding
     try:
-        text = path.read_bytes().decode(profile.encoding)
+        if encoding == "auto":
+            text, encoding = csvsniff.decode_auto(raw)
+        else:
+            text = raw.decode(encoding)
     except UnicodeDecodeError as exc:
-        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        line = raw[: exc.start].count(b"\n") + 1
         raise StatementParseError(
-            f"not valid {profile.encoding} text ({exc.reason})", file=str(path), line=line
+            f"not valid {encoding} text ({exc.reason})", file=str(path), line=line
         ) from exc
     except LookupError as exc:
-        raise ConfigError(
-            f"csv profile {profile.name}: unknown encoding {profile.encoding}"
-        ) from exc
-    return parse_text(text, str(path), profile)
+        raise ConfigError(f"csv profile {profile.name}: unknown encoding {encoding}") from exc
+    result = parse_text(text, str(path), profile)
+    result.info["encoding"] = encoding
+    return result
 
 
 def _reader_after(text: str, skipped: int, delimiter: str) -> Any:
@@ -357,13 +480,45 @@ def parse_text(text: str, source: str, profile: CsvProfile) -> ParseResult:
         raise StatementParseError("no header line", file=source, line=skipped + 1) from None
     header_line = skipped + reader.line_num
     where = _index(header, profile, source, header_line)
+    result = None
     if header_line == skipped + 1:
-        fast = _fast(text, header_line, where, len(header), profile)
-        if fast is not None:
-            return fast
-    reader = _reader_after(text, skipped, profile.delimiter)
-    next(reader)
-    return _rows(reader, where, profile, source, skipped, len(header))
+        result = _fast(text, header_line, where, len(header), profile)
+    if result is None:
+        reader = _reader_after(text, skipped, profile.delimiter)
+        next(reader)
+        result = _rows(reader, where, profile, source, skipped, len(header))
+    preamble = re.split(r"\r\n|\r|\n", text[: 1 << 16], maxsplit=skipped)[:skipped]
+    _add_info(result, profile, preamble, header_line)
+    return result
+
+
+def _add_info(
+    result: ParseResult, profile: CsvProfile, preamble: list[str], header_line: int
+) -> None:
+    """What inspect shows and coverage needs: profile, period (declared or first/last day)."""
+    declared = csvsniff.declared_period(preamble)
+    table = result.to_table()
+    days = pc.utf8_slice_codeunits(table.column("booked_at"), 0, 10)
+    low_high = pc.min_max(days).as_py() if table.num_rows else {"min": None, "max": None}
+    if declared is not None:  # the statement's own period ("Período ;01/11/2026 a 05/11/2026")
+        result.coverage = [days_coverage(declared[0], declared[1], "csv preamble period")]
+        result.info["period"] = declared
+    elif low_high["min"] is not None:
+        with contextlib.suppress(ValueError):  # a bad time: the importer reports its line
+            result.info["period"] = (
+                date.fromisoformat(str(low_high["min"])),
+                date.fromisoformat(str(low_high["max"])),
+            )
+    result.info.update(
+        profile=profile.name,
+        layout=profile.label or profile.name,
+        delimiter=profile.delimiter,
+        decimal_mark=profile.decimal_mark or "auto",
+        date_format=profile.date_format,
+        header_line=header_line,
+        card=profile.card,
+        declared_account=csvsniff.declared_account(preamble),
+    )
 
 
 _FAST_AMOUNT = r"^[+-]?[0-9]{1,16}(\.[0-9]{1,2})?$"
@@ -474,6 +629,22 @@ def _fast(
     return ParseResult(table=out)
 
 
+_BALANCE_LABEL = re.compile(r"(?i)^\s*(?:saldo\b|s\s+a\s+l\s+d\s+o\b)")
+_FOOTER = re.compile(r"(?i)^\s*(?:total\b|[úu]ltimos\s+lan[çc]amentos|lan[çc]amentos\s+futuros)")
+
+
+class _Row:
+    """The pieces of one line, kept until its continuation rows (if any) are read."""
+
+    __slots__ = ("booked", "cents", "direction", "fields", "kind", "line", "text")
+
+    def __init__(self, line: int, booked: str, cents: int, direction: str) -> None:
+        self.line, self.booked, self.cents, self.direction = line, booked, cents, direction
+        self.kind = ""
+        self.fields: list[str | None] = []
+        self.text: str | None = None
+
+
 def _rows(
     reader: Any, where: dict[str, int], profile: CsvProfile, source: str, offset: int, width: int
 ) -> ParseResult:
@@ -483,7 +654,9 @@ def _rows(
     get = where.get
     i_booked = where["booked_at"]
     i_amount, i_credit, i_debit = get("amount"), get("credit"), get("debit")
-    i_ind, i_kind, i_balance = get("indicator"), get("kind"), get("balance")
+    i_ind, i_kind = get("indicator"), get("kind")
+    i_balance = None if profile.daily_balance else get("balance")
+    i_desc, i_detail = get("description"), get("detail")
     optional = [
         get(t)
         for t in (
@@ -493,84 +666,165 @@ def _rows(
             "counterparty_name",
             "counterparty_document",
             "counterparty_key",
-            "description",
             "bank_reference",
             "refund_id",
         )
     ]
+    money_cells = [i for i in (i_amount, i_credit, i_debit) if i is not None]
     sign = profile.sign
-    debit_values = set(profile.debit_values)
+    debit_values = {v.strip().casefold() for v in profile.debit_values}
     kinds = profile.kinds
+    card = profile.card
     balance: int | None = None
     balance_line = 0
     checked = 0
     plain = profile.decimal_mark == "." and sign == "signed"
-    for cells in reader:
+    last: tuple[_Row, list[Any]] | None = None  # the line a continuation row extends
+
+    def signed(cells: list[str]) -> int:
+        if plain:
+            amount_text = cells[i_amount].strip()  # type: ignore[index]
+            if len(amount_text) > MAX_AMOUNT_CHARS:
+                raise LineError("amount", f"amount of {len(amount_text)} characters")
+            try:
+                cents = parse_plain_cents(amount_text)
+            except AmountError as exc:
+                raise LineError("amount", str(exc)) from exc
+            return r.bounded(cents, "amount")
+        if sign == "split":
+            assert i_credit is not None and i_debit is not None
+            credit_t, debit_t = cells[i_credit].strip(), cells[i_debit].strip()
+            if bool(credit_t) == bool(debit_t):
+                raise LineError("amount", "exactly one of credit/debit must be filled")
+            return abs(r.cents(credit_t, "credit")) if credit_t else -abs(r.cents(debit_t, "debit"))
+        cents = r.cents(cells[i_amount], "amount")  # type: ignore[index]
+        if sign == "inverted":
+            return -cents
+        if sign == "indicator":
+            assert i_ind is not None
+            flag = cells[i_ind].strip().casefold()
+            return -abs(cents) if flag in debit_values else abs(cents)
+        return cents
+
+    def finish(row: _Row, values: list[Any]) -> tuple[Any, ...]:
+        e2e, txid, refund_of, cp_name, cp_doc, cp_key, ref, refund_id = values
+        desc = row.text
+        if card:
+            kind = "other"
+        elif i_kind is not None:
+            kind = row.kind
+        else:
+            document = ref or e2e
+            if document is not None and (len(document) < 32 or not E2E_RE.search(document)):
+                document = None  # holds no PIX id: the text decides (cached per text)
+            kind, found_e2e, found_of = _classify(row.direction, desc, document)
+            e2e = e2e or found_e2e
+            refund_of = refund_of or found_of
+            if ref is not None and ref in (e2e, refund_of):
+                ref = None  # the PIX id itself, not a bank reference
+        if desc is not None and (cp_name is None or cp_doc is None or cp_key is None):
+            said = describe(desc, row.direction)
+            cp_name = cp_name or said.name
+            cp_doc = cp_doc or said.document
+            cp_key = cp_key or said.key
+        return (
+            row.line,
+            row.booked,
+            row.cents,
+            row.direction,
+            kind,
+            e2e,
+            txid,
+            refund_of,
+            cp_name,
+            cp_doc,
+            cp_key,
+            desc,
+            ref or refund_id,
+        )
+
+    def text_of(cells: list[str]) -> str | None:
+        desc = clean(cells[i_desc]) if i_desc is not None else None
+        if i_detail is not None:
+            detail = clean(cells[i_detail])
+            if detail:
+                desc = f"{desc} - {detail}" if desc else detail
+        return desc
+
+    stopped_at: int | None = None
+    while True:
+        try:
+            cells = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            raise StatementParseError(
+                f"not readable as CSV ({exc}); a field may have at most "
+                f"{csv.field_size_limit():,} characters",
+                file=source,
+                line=offset + reader.line_num,
+            ) from None
         line = offset + reader.line_num
-        if not cells or (len(cells) == 1 and not cells[0].strip()):
+        if not cells or not "".join(cells).strip():
             continue
         try:
             if len(cells) < width:
+                if len(cells) == 1 and stopped_at is None and _FOOTER.match(cells[0]):
+                    stopped_at = line
+                    break
                 raise LineError("columns", f"{len(cells)} columns, the header has {width}")
-            amount_text = cells[i_amount] if i_amount is not None else ""
-            if (
-                i_balance is not None
-                and not amount_text.strip()
-                and sign != "split"
-                and cells[i_balance].strip()
-            ):  # a balance row ("SALDO ANTERIOR", "SALDO DO DIA")
-                stated = r.cents(cells[i_balance], "balance")
-                if balance is not None and stated != balance:
-                    raise StatementParseError(
-                        f"balance row says {stated} cents, the lines before sum to {balance}",
-                        file=source,
-                        line=line,
-                        field=profile.columns["balance"],
-                    )
-                balance, balance_line = stated, line
+            date_text = cells[i_booked].strip()
+            has_money = any(cells[i].strip() for i in money_cells)
+            if not date_text and not has_money and profile.continuation:
+                if last is not None:  # Bradesco: the counterparty on the next row
+                    more = text_of(cells) or clean(" ".join(cells))
+                    if more:
+                        row, values = last
+                        row.text = f"{row.text} {more}" if row.text else more
+                        rows[-1] = finish(row, values)
                 continue
-            if plain:
-                try:
-                    cents = parse_plain_cents(amount_text.strip())
-                except AmountError as exc:
-                    raise LineError("amount", str(exc)) from exc
-            elif sign == "split":
-                assert i_credit is not None and i_debit is not None
-                credit_t, debit_t = cells[i_credit].strip(), cells[i_debit].strip()
-                if bool(credit_t) == bool(debit_t):
-                    raise LineError("amount", "exactly one of credit/debit must be filled")
-                cents = (
-                    abs(r.cents(credit_t, "credit"))
-                    if credit_t
-                    else -abs(r.cents(debit_t, "debit"))
-                )
-            else:
-                cents = r.cents(amount_text, "amount")
+            desc = text_of(cells)
+            if not date_text[:1].isdigit() and _FOOTER.match(date_text or desc or ""):
+                stopped_at = line  # "Total", "Últimos Lançamentos": the table ends here
+                break
+            balance_label = (
+                i_kind is None and desc is not None and _BALANCE_LABEL.match(desc) is not None
+            )
+            if i_balance is not None and not has_money:
+                text_balance = cells[i_balance].strip()
+                if text_balance:  # a balance row ("SALDO ANTERIOR", "SALDO DO DIA")
+                    stated = r.cents(text_balance, "balance")
+                    balance, balance_line = _check_stated(
+                        stated, balance, line, profile, source, "balance"
+                    )
+                    continue
+            if (
+                balance_label and has_money and (i_balance is None or not cells[i_balance].strip())
+            ):  # BB / Caixa: the balance written in the amount column
+                stated = signed(cells)
                 if sign == "inverted":
-                    cents = -cents
-                elif sign == "indicator":
-                    assert i_ind is not None
-                    cents = -abs(cents) if cells[i_ind].strip() in debit_values else abs(cents)
+                    stated = -stated
+                balance, balance_line = _check_stated(
+                    stated, balance, line, profile, source, "amount"
+                )
+                continue
+            if balance_label and not has_money:
+                continue  # a balance label with no figure
+            cents = signed(cells)
             booked = r.booked(cells[i_booked])
             direction = "debit" if cents < 0 else "credit"
-            e2e, txid, refund_of, cp_name, cp_doc, cp_key, desc, ref, refund_id = (
-                (clean(cells[i]) if i is not None else None) for i in optional
-            )
-            if i_kind is not None:
+            row = _Row(line, booked, cents, direction)
+            row.text = desc
+            values = [(clean(cells[i]) if i is not None else None) for i in optional]
+            if i_kind is not None and not card:
                 raw_kind = cells[i_kind].strip()
                 kind = kinds.get(raw_kind, raw_kind if raw_kind in KINDS else "")
                 if not kind:
                     raise LineError("kind", f"unknown kind {raw_kind!r}")
                 if (kind in _CREDIT_KINDS and cents < 0) or (kind in _DEBIT_KINDS and cents > 0):
-                    raise LineError(
-                        "amount", f"sign of {amount_text.strip()!r} disagrees with {raw_kind}"
-                    )
-            else:
-                kind, found_e2e, found_of = classify(direction, desc, ref or e2e)
-                e2e = e2e or found_e2e
-                refund_of = refund_of or found_of
-                if ref is not None and ref in (e2e, refund_of):
-                    ref = None  # the PIX id itself, not a bank reference
+                    shown = cells[i_amount].strip() if i_amount is not None else cents
+                    raise LineError("amount", f"sign of {shown!r} disagrees with {raw_kind}")
+                row.kind = kind
             if i_balance is not None:
                 text_balance = cells[i_balance].strip()
                 if text_balance:
@@ -589,27 +843,36 @@ def _rows(
                 elif balance is not None:
                     balance += cents
                     balance_line = line
-            rows.append(
-                (
-                    line,
-                    booked,
-                    cents,
-                    direction,
-                    kind,
-                    e2e,
-                    txid,
-                    refund_of,
-                    cp_name,
-                    cp_doc,
-                    cp_key,
-                    desc,
-                    ref or refund_id,
-                )
-            )
+            elif balance is not None:
+                balance += cents
+                balance_line = line
+            rows.append(finish(row, values))
+            last = (row, values)
         except LineError as exc:
             column = profile.columns.get(exc.field, exc.field)
             bad.append(Bad(line, column, exc.reason, profile.delimiter.join(cells)[:2000]))
             balance = None  # a lost line breaks the running balance; restart at the next Saldo
+            last = None
+    if stopped_at is not None:
+        rest = sum(1 for c in reader if c and any(x.strip() for x in c))
+        result.warnings.append(
+            f"line {stopped_at} ends the table ({profile.label or profile.name} footer); "
+            f"{rest} rows after it (totals, future entries) not read"
+        )
     if checked:
         result.checks.append(f"running balance verified on {checked} lines")
     return result
+
+
+def _check_stated(
+    stated: int, balance: int | None, line: int, profile: CsvProfile, source: str, target: str
+) -> tuple[int, int]:
+    """A balance row: it must equal the running balance when one is known."""
+    if balance is not None and stated != balance:
+        raise StatementParseError(
+            f"balance row says {stated} cents, the lines before sum to {balance}",
+            file=source,
+            line=line,
+            field=profile.columns.get(target, target),
+        )
+    return stated, line

@@ -47,6 +47,7 @@ from recon.statements import store
 from recon.statements.lines import (
     BUSINESS_TZ,
     EPOCH,
+    FORMAT_RANK,
     FORMATS,
     PARSED_SCHEMA,
     Bad,
@@ -272,6 +273,78 @@ ORDER BY _row
 """
 
 
+# A line without a PIX id that is a movement already known from another format takes that
+# line's line_id (module doc): by the bank's transaction id when it has one (Nubank's
+# Identificador is the OFX FITID), else (Inter: no id at all) the k-th such line of an
+# (account, business day, direction, amount) pairs with the k-th known line of that key
+# that carries an id, in booking order. Known lines are grouped by line_id, and only their
+# identified versions count, so pairing gives the same answer when the file comes again.
+_SAME_MOVEMENT_SQL = """
+WITH b AS (
+    SELECT _row, source_line, account, direction, amount_cents, bank_reference,
+        strftime(timezone('America/Sao_Paulo', booked_at), '%Y-%m-%d') AS local_day
+    FROM batch WHERE end_to_end_id IS NULL
+),
+k AS (
+    SELECT line_id, any_value(account) AS account, any_value(direction) AS direction,
+        any_value(amount_cents) AS amount_cents, min(booked_at) AS booked_at,
+        bool_or(end_to_end_id IS NOT NULL) AS has_e2e,
+        list_distinct(list(bank_reference) FILTER (WHERE bank_reference IS NOT NULL)) AS refs
+    FROM known_lines GROUP BY line_id
+),
+by_ref AS (
+    SELECT b._row, min(k.line_id) AS line_id
+    FROM b JOIN (SELECT * EXCLUDE (refs), unnest(refs) AS ref FROM k WHERE has_e2e) AS k
+        ON b.bank_reference = k.ref AND b.account = k.account
+        AND b.direction = k.direction AND b.amount_cents = k.amount_cents
+    GROUP BY b._row
+),
+nb AS (
+    SELECT *, row_number() OVER (
+        PARTITION BY account, local_day, direction, amount_cents ORDER BY source_line, _row) AS n
+    FROM b WHERE bank_reference IS NULL
+),
+kk AS (
+    SELECT line_id, account, direction, amount_cents,
+        strftime(timezone('America/Sao_Paulo', booked_at), '%Y-%m-%d') AS local_day,
+        row_number() OVER (
+            PARTITION BY account, strftime(timezone('America/Sao_Paulo', booked_at), '%Y-%m-%d'),
+                direction, amount_cents
+            ORDER BY booked_at, line_id) AS n
+    FROM k
+)
+SELECT _row, line_id FROM by_ref
+UNION ALL
+SELECT nb._row, kk.line_id
+FROM nb JOIN kk USING (account, local_day, direction, amount_cents, n)
+ORDER BY _row
+"""
+
+
+def _same_movements(
+    con: duckdb.DuckDBPyConnection, seen: store.Seen, table: pa.Table, line_id: pa.Array
+) -> pa.Array:
+    """`line_id` with the ids of known movements for lines without a PIX id (see above)."""
+    if not pc.any(pc.is_null(table.column("end_to_end_id"))).as_py():
+        return line_id
+    known = seen.known_lines()
+    if known.num_rows == 0:
+        return line_id
+    con.register("known_lines", known)
+    try:
+        found = con.sql(_SAME_MOVEMENT_SQL).to_arrow_table()
+    finally:
+        con.unregister("known_lines")
+    if found.num_rows == 0:
+        return line_id
+    values = line_id.to_pylist()
+    for row, known_id in zip(
+        found.column("_row").to_pylist(), found.column("line_id").to_pylist(), strict=True
+    ):
+        values[row] = known_id
+    return pa.array(values, pa.string())
+
+
 def _dedupe(
     con: duckdb.DuckDBPyConnection, seen: store.Seen, table: pa.Table
 ) -> tuple[pa.Table, int, int, int]:
@@ -281,8 +354,10 @@ def _dedupe(
     con.register("batch", numbered)
     try:
         ids = con.sql(_IDS_SQL).to_arrow_table()
+        adopted = _same_movements(con, seen, numbered, ids.column("line_id").combine_chunks())
     finally:
         con.unregister("batch")
+    ids = ids.set_column(ids.schema.get_field_index("line_id"), "line_id", adopted)
     line_id, fingerprint = ids.column("line_id"), ids.column("fingerprint")
     known_line = pc.is_in(line_id, value_set=seen.line_ids())
     known_version = pc.is_in(store.pair(line_id, fingerprint), value_set=seen.pairs())
@@ -491,7 +566,12 @@ def import_parsed(
         reports: list[FileReport] = []
         pending: list[tuple[Path, pa.Table]] = []
         qpending: list[pa.Table] = []
-        for index, (source_file, fmt, parsed) in enumerate(sources):
+        # Formats that carry PIX ids and bank references first, so a CSV without them finds
+        # the movements they name (whatever order the files were given in); reports and
+        # written files keep the given order.
+        order = sorted(range(len(sources)), key=lambda i: (FORMAT_RANK[sources[i][1]], i))
+        for index in order:
+            source_file, fmt, parsed = sources[index]
             table, time_bad = rows_to_table(
                 parsed,
                 source_format=fmt,
@@ -548,6 +628,7 @@ def import_parsed(
             )
     finally:
         con.close()
+    reports = [reports[order.index(i)] for i in range(len(sources))]
     for target, keep in pending:
         store.write_parquet_atomic(keep, target)
     qrows = [t for t in qpending if t.num_rows]

@@ -145,6 +145,7 @@ class ParseResult:
     checks: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     coverage: list[Coverage] | None = None
+    info: dict[str, Any] = field(default_factory=dict)  # how the file was read (inspect)
 
     def to_table(self) -> pa.Table:
         """All lines as one PARSED_SCHEMA table (vectorized part first, then rows)."""
@@ -242,7 +243,8 @@ def classify(
 ) -> tuple[str, str | None, str | None]:
     """Kind, end-to-end id and refund_of for a bank line, from its text and document number.
 
-    A return id (D…) or the word DEVOLUCAO makes it a devolução: its end_to_end_id is the
+    A return id (D…), the word DEVOLUCAO, or REEMBOLSO/ESTORNO with PIX (Nubank's
+    "Reembolso recebido pelo Pix") makes it a devolução: its end_to_end_id is the
     return id and refund_of the original E… id when the text names it. An E… id makes it
     pix_in / pix_out. Fee words (TARIFA, …) or `fee_hint` make it a fee; else "other",
     or pix_in/pix_out when the text says PIX without an id.
@@ -252,7 +254,11 @@ def classify(
     e2e = d_e2e or t_e2e
     rtr = d_rtr or t_rtr
     upper = (text or "").upper()
-    refund = rtr is not None or "DEVOL" in upper
+    refund = (
+        rtr is not None
+        or "DEVOL" in upper
+        or ("PIX" in upper and ("REEMBOLSO" in upper or "ESTORNO" in upper))
+    )
     credit = direction == "credit"
     if refund:
         kind = "pix_refund_in" if credit else "pix_refund_out"

@@ -7,7 +7,7 @@ from typing import Any
 
 from recon.errors import StatementError
 
-_HEAD = 8192
+_HEAD = 1 << 16
 
 
 def sniff_bytes(head: bytes, name: str = "") -> str | None:
@@ -23,10 +23,12 @@ def sniff_bytes(head: bytes, name: str = "") -> str | None:
     first = text.split(b"\n", 1)[0].rstrip(b"\r")
     if len(first) == 240 and first[:8].isdigit() and first[7:8] == b"0":
         return "cnab240"
-    sample = text.decode("latin-1")
-    from recon.statements.csvfile import detect_profile
+    from recon.statements.csvfile import sniff_head
+    from recon.statements.csvsniff import decode_auto
 
-    if detect_profile(sample) is not None:
+    cut = head.rfind(b"\n")
+    sample = decode_auto(head[: cut + 1] if cut > 0 else head)[0]
+    if sniff_head(sample) is not None:
         return "csv"
     if name.lower().endswith((".csv", ".txt")) and ("," in sample or ";" in sample):
         return "csv"

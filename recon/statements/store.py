@@ -70,12 +70,46 @@ class Seen:
 
     def __init__(self, con: duckdb.DuckDBPyConnection, data: DataDir):
         self.con = con
+        self.data = data
+        self._known: pa.Table | None = None
+        self._known_new: list[pa.Table] = []
         self.versions = _read_columns(line_files(data), self.VERSIONS.names, self.VERSIONS)
         self.quarantine = _read_columns(
             quarantine_files(data), self.QUARANTINE.names, self.QUARANTINE
         )
         con.register("seen_versions", self.versions)
         con.register("seen_quarantine", self.quarantine)
+
+    KNOWN = pa.schema(
+        [
+            (name, STATEMENT_LINES_SCHEMA.field(name).type)
+            for name in (
+                "line_id",
+                "account",
+                "booked_at",
+                "direction",
+                "amount_cents",
+                "bank_reference",
+                "end_to_end_id",
+            )
+        ]
+    )
+
+    def known_lines(self) -> pa.Table:
+        """Stored and newly kept lines that carry a PIX id or a bank reference (read lazily:
+        only a file with lines lacking a PIX id needs them, to find the same movement)."""
+        if self._known is None:
+            files = line_files(self.data)
+            if files:
+                dataset = ds.dataset([str(f) for f in files], format="parquet")
+                identified = (
+                    pc.field("end_to_end_id").is_valid() | pc.field("bank_reference").is_valid()
+                )
+                table = dataset.to_table(columns=self.KNOWN.names, filter=identified)
+                self._known = table.cast(self.KNOWN)
+            else:
+                self._known = self.KNOWN.empty_table()
+        return pa.concat_tables([self._known, *self._known_new])
 
     def line_ids(self) -> pa.Array:
         """Every line_id stored (for membership tests)."""
@@ -91,6 +125,10 @@ class Seen:
             [self.versions, table.select(self.VERSIONS.names).cast(self.VERSIONS)]
         )
         self.con.register("seen_versions", self.versions)
+        identified = pc.or_(
+            pc.is_valid(table.column("end_to_end_id")), pc.is_valid(table.column("bank_reference"))
+        )
+        self._known_new.append(table.filter(identified).select(self.KNOWN.names).cast(self.KNOWN))
 
     def add_quarantine(self, table: pa.Table) -> None:
         """Remember newly stored quarantine row keys."""

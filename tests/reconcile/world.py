@@ -98,5 +98,38 @@ class World:
         self.snapshots.append(at)
         return run_id
 
-    def statement(self, lines: list[dict[str, Any]], batch: str = "batch") -> None:
-        testing.statement_lines(self.data, lines, batch=f"{batch}-{next(_seq)}")
+    def statement(
+        self,
+        lines: list[dict[str, Any]],
+        batch: str = "batch",
+        covers: tuple[datetime, datetime] | None = (
+            T0 - timedelta(days=30),
+            T0 + timedelta(days=30),
+        ),
+        scope: str = "all",
+    ) -> None:
+        """Write statement lines and (unless `covers` is None) the period they cover."""
+        testing.statement_lines(
+            self.data, lines, batch=f"{batch}-{next(_seq)}", covers=covers, scope=scope
+        )
+
+    def coverage(
+        self,
+        start: datetime,
+        end: datetime,
+        *,
+        scope: str = "all",
+        batch: str = "cov",
+        account: str = "0001/1234567-8",
+        lines: int = 0,
+    ) -> None:
+        """Record that the account's statements cover [start, end)."""
+        testing.coverage(
+            self.data,
+            start,
+            end,
+            scope=scope,
+            batch=f"{batch}-{next(_seq)}",
+            account=account,
+            lines=lines,
+        )

@@ -382,6 +382,8 @@ def test_importer_reads_every_format_without_errors(tmp_path):
         # API Pix holds the received PIX and, inside them, their devoluções
         expected = len(credits) + len(refunds) if name == "pix.json" else len(moves)
         assert len(rows) == expected, name
+        if name in ("extrato_inter.csv", "extrato_nubank.csv"):
+            continue  # these banks' CSVs carry no PIX ids (the importer pairs their lines)
         text = repr(rows)
         for m in credits + refunds:
             assert m.end_to_end_id in text, (name, fmt)

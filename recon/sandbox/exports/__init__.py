@@ -9,6 +9,8 @@
 | ``extrato.cnab240`` | FEBRABAN CNAB 240 extrato, segment E |
 | ``extrato_psp.csv`` | PSP CSV: UTF-8, comma, dot decimal |
 | ``extrato_banco.csv`` | bank-portal CSV: cp1252, ``;``, ``1.200,00``, preamble |
+| ``extrato_inter.csv`` | Banco Inter's account CSV: BOM, preamble, ``;``, no PIX ids |
+| ``extrato_nubank.csv`` | Nubank's account CSV: ``Data,Valor,Identificador,Descrição`` |
 | ``expected_breaks.csv`` / ``expected_matches.csv`` / ``planted_faults.csv`` | ground truth |
 | ``README.md`` | what each file is |
 """
@@ -24,7 +26,12 @@ from recon.errors import UsageError
 from recon.sandbox.bank import KINDS, Bank
 from recon.sandbox.exports._common import local, to_bound
 from recon.sandbox.exports.cnab240 import render_cnab240
-from recon.sandbox.exports.csv import render_bank_csv, render_psp_csv
+from recon.sandbox.exports.csv import (
+    render_bank_csv,
+    render_inter_csv,
+    render_nubank_csv,
+    render_psp_csv,
+)
 from recon.sandbox.exports.ofx import render_ofx
 from recon.sandbox.exports.pix_json import render_pix_json
 
@@ -36,6 +43,8 @@ STATEMENT_FILES = (
     "extrato.cnab240",
     "extrato_psp.csv",
     "extrato_banco.csv",
+    "extrato_inter.csv",
+    "extrato_nubank.csv",
 )
 
 
@@ -69,6 +78,8 @@ def render_statements(
         "extrato.cnab240": render_cnab240(bank, lo, hi),
         "extrato_psp.csv": render_psp_csv(bank, lo, hi),
         "extrato_banco.csv": render_bank_csv(bank, lo, hi),
+        "extrato_inter.csv": render_inter_csv(bank, lo, hi),
+        "extrato_nubank.csv": render_nubank_csv(bank, lo, hi),
     }
 
 
@@ -92,6 +103,8 @@ def _readme(bank: Bank, lo: datetime, hi: datetime, files: Mapping[str, bytes]) 
         "| `extrato.cnab240` | FEBRABAN CNAB 240 extrato (service 04, segment E), one batch per day |",
         "| `extrato_psp.csv` | PSP export: UTF-8, comma, signed dot-decimal `valor` |",
         "| `extrato_banco.csv` | bank portal export: cp1252, `;`, `1.200,00`, preamble |",
+        "| `extrato_inter.csv` | Banco Inter account export: BOM, preamble, `;`, no PIX ids |",
+        "| `extrato_nubank.csv` | Nubank account export: `Data,Valor,Identificador,Descrição` |",
         "| `expected_breaks.csv` | breaks reconciliation must report: "
         "category,intent_id,end_to_end_id,expected_cents,actual_cents |",
         "| `expected_matches.csv` | matches only a heuristic pass can make: intent_id,end_to_end_id,rule |",

@@ -1,0 +1,592 @@
+"""CSV statements recognized by their content: header vocabulary, sniffing, bank layouts.
+
+`sniff_profile(raw)` reads the start of a CSV file and builds the CsvProfile that reads it:
+
+- **encoding**: a UTF-8 BOM, else UTF-8 when the bytes are valid UTF-8, else Windows-1252
+  (latin-1 for the five bytes cp1252 leaves undefined); decided over the whole file at
+  parse time ("auto"), since one accented byte can sit anywhere;
+- **delimiter and header line**: the first of the first 60 lines that, split by `;`, `,`,
+  tab or `|`, names a date and an amount (or credit and debit columns) in the vocabulary
+  below; lines before it are the preamble (bank name, account, period, balance);
+- **columns** by the header vocabulary (Portuguese and English synonyms, accents, case,
+  "(R$)" and punctuation ignored); a "tipo"-like column is the D/C flag only when its values
+  are all credit/debit words (C, D, Crédito, Débito, Entrada, Saída, ...);
+- **date format** from the values: dd/mm/yyyy, dd/mm/yy, yyyy-mm-dd, dd-mm-yyyy, dd.mm.yyyy,
+  yyyymmdd, ISO 8601 with offset, each with an optional time; mm/dd/yyyy only when the
+  values cannot be day-first;
+- **decimal mark** from the values of every amount column: "1.234,56" vs "1,234.56" vs
+  "1234.56"; unknown (every value ambiguous, like "1.234") falls back to recon.money's rules;
+- the **named bank layout** whose header signature it has (LAYOUTS: where each came from is
+  in docs/statements.md), which adds what the header cannot say: card statements, a daily
+  (not running) balance column, continuation lines.
+
+A file none of this recognizes is an error naming the headers seen and the nearest layout.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime
+
+__all__ = [
+    "LAYOUTS",
+    "Layout",
+    "Sniffed",
+    "declared_period",
+    "decode_auto",
+    "nearest_layout",
+    "normalize",
+    "sniff_text",
+]
+
+DELIMITERS = (";", ",", "\t", "|")
+HEAD_LINES = 60
+SAMPLE_ROWS = 400
+
+
+def normalize(name: str) -> str:
+    """A header cell as the vocabulary spells it: lower case, no accents, no "(R$)"."""
+    s = unicodedata.normalize("NFKD", name.strip().strip('"').lstrip("\ufeff"))
+    s = "".join(c for c in s if not unicodedata.combining(c)).lower()
+    s = re.sub(r"\(\s*(?:em\s+)?r\$\s*\)|\br\$", " ", s)
+    s = re.sub(r"[^a-z0-9$]+", " ", s)
+    return " ".join(s.split())
+
+
+def _names(*names: str) -> frozenset[str]:
+    return frozenset(normalize(n) for n in names)
+
+
+# recon field -> header names (normalized). Order of VOCABULARY matters only for ties.
+VOCABULARY: dict[str, frozenset[str]] = {
+    "booked_at": _names(
+        "Data",
+        "Date",
+        "Data Lançamento",
+        "Data de Lançamento",
+        "Data do Lançamento",
+        "Data Movimento",
+        "Data Mov",
+        "Data_Mov",
+        "Dt Lançamento",
+        "Data da Transação",
+        "Data Transação",
+        "RELEASE_DATE",
+        "Data de Compra",
+        "Data Operação",
+        "Data Hora",
+        "data_hora",
+        "Transaction Date",
+        "Posting Date",
+        "Booking Date",
+        "Fecha",
+        "Data da Movimentação",
+        "Data Efetivação",
+    ),
+    "amount": _names(
+        "Valor",
+        "Amount",
+        "Value",
+        "Valor Lançamento",
+        "Valor do Lançamento",
+        "TRANSACTION_NET_AMOUNT",
+        "Net Amount",
+        "Valor Líquido",
+        "Montante",
+        "Quantia",
+        "Valor Movimentação",
+        "Valor da Transação",
+        "Importe",
+    ),
+    "credit": _names(
+        "Crédito", "Créditos", "Entrada", "Entradas", "Credit", "Money In", "Valor Crédito"
+    ),
+    "debit": _names("Débito", "Débitos", "Saída", "Saídas", "Debit", "Money Out", "Valor Débito"),
+    "indicator": _names(
+        "D/C",
+        "DC",
+        "C/D",
+        "CD",
+        "Deb_Cred",
+        "Débito/Crédito",
+        "Crédito/Débito",
+        "Tipo Lançamento",
+        "Natureza",
+        "Sinal",
+        "Credit/Debit",
+        "Tipo",
+        "Tipo de Lançamento",
+    ),
+    "text": _names(
+        "Histórico",
+        "Lançamento",
+        "Descrição",
+        "Detalhes",
+        "Título",
+        "Title",
+        "Description",
+        "Memo",
+        "TRANSACTION_TYPE",
+        "Tipo",
+        "Estabelecimento",
+        "Movimentação",
+        "Complemento",
+        "Transação",
+        "Tipo Transação",
+        "Descrição da Transação",
+        "Detalhe",
+        "Histórico Complementar",
+    ),
+    "bank_reference": _names(
+        "Identificador",
+        "Documento",
+        "Docto",
+        "Docto.",
+        "Nr_Doc",
+        "Nr Doc",
+        "Número do Documento",
+        "N° documento",
+        "Nº Documento",
+        "No Documento",
+        "N Documento",
+        "Num Documento",
+        "REFERENCE_ID",
+        "ID",
+        "ID Transação",
+        "Código da Transação",
+        "Codigo Transacao",
+        "FITID",
+        "SOURCE_ID",
+        "Autenticação",
+        "Número Documento",
+        "Id da Transação",
+        "Referência",
+    ),
+    "balance": _names(
+        "Saldo",
+        "Saldos",
+        "Balance",
+        "PARTIAL_BALANCE",
+        "Saldo Final",
+        "Saldo Atual",
+        "Saldo do Dia",
+    ),
+    "end_to_end_id": _names(
+        "End to End ID", "EndToEndId", "E2E", "E2E ID", "Id Fim a Fim", "end_to_end_id"
+    ),
+    "txid": _names("txid"),
+    "counterparty_name": _names(
+        "Nome",
+        "Contraparte",
+        "Nome Contraparte",
+        "Favorecido",
+        "Pagador",
+        "Recebedor",
+        "Beneficiário",
+        "Nome do Pagador",
+        "Counterparty",
+        "Nome do Favorecido",
+    ),
+    "counterparty_document": _names(
+        "CPF/CNPJ", "CNPJ/CPF", "Documento Contraparte", "CPF", "CNPJ", "Documento do Pagador"
+    ),
+    "counterparty_key": _names("Chave Pix", "Chave"),
+}
+DAILY_BALANCE = _names("Saldo do Dia")
+
+_INDICATOR_DEBIT = frozenset({"d", "debito", "saida", "debit", "-", "db", "deb"})
+_INDICATOR_CREDIT = frozenset({"c", "credito", "entrada", "credit", "+", "cr", "cred"})
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A bank's published CSV layout: its header signature and what the header cannot say."""
+
+    name: str
+    label: str
+    signature: frozenset[str]  # normalized header cells the file must have
+    card: bool = False  # a card statement: purchases, not money of the account
+    daily_balance: bool = False  # its balance column is the day's closing, not per line
+    continuation: bool = False  # rows without date and amount continue the line above
+
+
+def _layout(name: str, label: str, cells: Sequence[str], **kw: bool) -> Layout:
+    return Layout(name, label, _names(*cells), **kw)
+
+
+# Most specific first: the first layout whose signature is in the header wins.
+LAYOUTS: tuple[Layout, ...] = (
+    _layout("nubank-conta", "Nubank (conta)", ["Data", "Valor", "Identificador", "Descrição"]),
+    _layout("nubank-cartao", "Nubank (cartão)", ["date", "title", "amount"], card=True),
+    _layout("inter-conta", "Inter (conta)", ["Data Lançamento", "Descrição", "Valor", "Saldo"]),
+    _layout(
+        "inter-cartao",
+        "Inter (cartão)",
+        ["Data", "Lançamento", "Categoria", "Tipo", "Valor"],
+        card=True,
+    ),
+    _layout(
+        "c6-conta",
+        "C6 (conta)",
+        [
+            "Data Lançamento",
+            "Data Contábil",
+            "Título",
+            "Descrição",
+            "Entrada(R$)",
+            "Saída(R$)",
+            "Saldo do Dia(R$)",
+        ],
+        daily_balance=True,
+    ),
+    _layout(
+        "c6-cartao",
+        "C6 (cartão)",
+        [
+            "Data de Compra",
+            "Nome no Cartão",
+            "Final do Cartão",
+            "Descrição",
+            "Parcela",
+            "Valor (em R$)",
+        ],
+        card=True,
+    ),
+    _layout(
+        "bb",
+        "Banco do Brasil",
+        ["Data", "Lançamento", "Detalhes", "N° documento", "Valor", "Tipo Lançamento"],
+    ),
+    _layout(
+        "bb-classico",
+        "Banco do Brasil (clássico)",
+        [
+            "Data",
+            "Dependencia Origem",
+            "Histórico",
+            "Data do Balancete",
+            "Número do documento",
+            "Valor",
+        ],
+    ),
+    _layout("itau", "Itaú", ["data", "lançamento", "ag./origem", "valor (R$)"]),
+    _layout(
+        "bradesco",
+        "Bradesco",
+        ["Data", "Histórico", "Docto.", "Crédito (R$)", "Débito (R$)", "Saldo (R$)"],
+        continuation=True,
+    ),
+    _layout(
+        "santander", "Santander", ["Data", "Histórico", "Documento", "Valor (R$)", "Saldo (R$)"]
+    ),
+    _layout("caixa", "Caixa", ["Conta", "Data_Mov", "Nr_Doc", "Historico", "Valor", "Deb_Cred"]),
+    _layout(
+        "mercadopago",
+        "Mercado Pago",
+        [
+            "RELEASE_DATE",
+            "TRANSACTION_TYPE",
+            "REFERENCE_ID",
+            "TRANSACTION_NET_AMOUNT",
+            "PARTIAL_BALANCE",
+        ],
+    ),
+    _layout("pagbank", "PagBank", ["CODIGO DA TRANSACAO", "DATA", "TIPO", "DESCRICAO", "VALOR"]),
+)
+GENERIC = Layout("generic", "by the header vocabulary", frozenset())
+
+
+@dataclass
+class Sniffed:
+    """What sniffing found in a CSV's first lines."""
+
+    layout: Layout
+    delimiter: str
+    header_index: int  # 0-based line of the header
+    header: list[str]
+    columns: dict[str, str]  # recon field -> header cell as written
+    sign: str  # signed | inverted | split | indicator
+    debit_values: tuple[str, ...]
+    date_format: str
+    decimal_mark: str | None
+    preamble: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)  # header cells not read
+
+
+def decode_auto(raw: bytes) -> tuple[str, str]:
+    """(text, encoding) of CSV bytes: BOM → UTF-8, valid UTF-8, else cp1252 (latin-1 fallback)."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        return raw[3:].decode("utf-8", errors="strict"), "utf-8-sig"
+    try:
+        return raw.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    try:
+        return raw.decode("cp1252"), "cp1252"
+    except UnicodeDecodeError:
+        return raw.decode("latin-1"), "latin-1"
+
+
+def _split(line: str, delimiter: str) -> list[str]:
+    try:
+        return next(csv.reader([line], delimiter=delimiter), [])
+    except csv.Error:
+        return line.split(delimiter)
+
+
+def _map_header(cells: Sequence[str]) -> dict[str, list[int]]:
+    """recon field (or "text") -> indexes of the header cells the vocabulary names."""
+    found: dict[str, list[int]] = {}
+    for i, cell in enumerate(cells):
+        n = normalize(cell)
+        if not n:
+            continue
+        for target, names in VOCABULARY.items():
+            if n in names:
+                found.setdefault(target, []).append(i)
+    return found
+
+
+def _is_header(found: dict[str, list[int]]) -> bool:
+    has_amount = "amount" in found or ("credit" in found and "debit" in found)
+    return "booked_at" in found and has_amount
+
+
+_DATE_FORMATS = (
+    "%d/%m/%Y",
+    "%d/%m/%y",
+    "%Y-%m-%d",
+    "%d-%m-%Y",
+    "%d.%m.%Y",
+    "%Y%m%d",
+    "%Y/%m/%d",
+    "%m/%d/%Y",
+)
+_TIMES = ("", " %H:%M:%S", " %H:%M", "T%H:%M:%S", "T%H:%M", " - %H:%M:%S", " - %H:%M")
+_ISO_OFFSET = re.compile(
+    r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})$"
+)
+
+
+def _date_format(values: Iterable[str]) -> str | None:
+    """The first format that reads every value that looks like a date (see module doc)."""
+    samples = [v.strip() for v in values if v.strip() and v.strip()[:1].isdigit()]
+    samples = [v for v in samples if not re.fullmatch(r"0+[/.-]0+[/.-]0+", v)]
+    if not samples:
+        return None
+    if all(_ISO_OFFSET.match(v) for v in samples):
+        return "iso"
+    for base in _DATE_FORMATS:
+        for t in _TIMES:
+            fmt = base + t
+            try:
+                for v in samples:
+                    datetime.strptime(v, fmt)
+            except ValueError:
+                continue
+            return fmt
+    return None
+
+
+_AMOUNT_CLEAN = re.compile(r"[\s\u00a0R$()+-]")
+
+
+def _decimal_mark(values: Iterable[str]) -> str | None:
+    """',' or '.' when the values say which, else None (recon.money's per-value rules)."""
+    votes = {",": 0, ".": 0}
+    for v in values:
+        s = _AMOUNT_CLEAN.sub("", v)
+        if not s:
+            continue
+        if "," in s and "." in s:
+            votes["," if s.rfind(",") > s.rfind(".") else "."] += 1
+        elif re.search(r",\d{1,2}$", s):
+            votes[","] += 1
+        elif re.search(r"\.\d{1,2}$", s):
+            votes["."] += 1
+        elif re.search(r"^\d{1,3}(,\d{3})+$", s):
+            votes["."] += 1  # "1,234" with no decimals: a comma groups thousands
+    if votes[","] and not votes["."]:
+        return ","
+    if votes["."] and not votes[","]:
+        return "."
+    return None
+
+
+def _indicator_values(values: Iterable[str]) -> tuple[str, ...] | None:
+    """The debit values of a D/C flag column, or None if some value is no credit/debit word."""
+    debit: set[str] = set()
+    seen = False
+    for v in values:
+        n = normalize(v)
+        if not n:
+            continue
+        seen = True
+        if n in _INDICATOR_DEBIT:
+            debit.add(v.strip())
+        elif n not in _INDICATOR_CREDIT:
+            return None
+    return tuple(sorted(debit)) if seen else None
+
+
+def _layout_for(cells: Sequence[str]) -> Layout:
+    names = {normalize(c) for c in cells}
+    for layout in LAYOUTS:
+        if layout.signature <= names:
+            return layout
+    return GENERIC
+
+
+def nearest_layout(cells: Sequence[str]) -> tuple[Layout, float]:
+    """The named layout whose signature is closest to `cells` (Jaccard), and the score."""
+    names = {normalize(c) for c in cells} - {""}
+    best, score = LAYOUTS[0], -1.0
+    for layout in LAYOUTS:
+        union = names | layout.signature
+        s = len(names & layout.signature) / len(union) if union else 0.0
+        if s > score:
+            best, score = layout, s
+    return best, score
+
+
+def _header_candidates(
+    lines: Sequence[str],
+) -> tuple[int, str, list[str], dict[str, list[int]]] | None:
+    best: tuple[int, str, list[str], dict[str, list[int]]] | None = None
+    best_key = (-1, 0)
+    for i, line in enumerate(lines[:HEAD_LINES]):
+        if not line.strip():
+            continue
+        for d in DELIMITERS:
+            if d not in line:
+                continue
+            cells = _split(line, d)
+            found = _map_header(cells)
+            if not _is_header(found):
+                continue
+            key = (sum(len(v) for v in found.values()), -i)
+            if key > best_key:
+                best, best_key = (i, d, cells, found), key
+        if best is not None:
+            return best  # the first header line wins; later lines are data
+    return None
+
+
+def sniff_text(text: str) -> Sniffed | None:
+    """Sniff the start of a CSV's text (at least its first lines; see module doc)."""
+    lines = re.split(r"\r\n|\r|\n", text)
+    found_header = _header_candidates(lines)
+    if found_header is None:
+        return None
+    index, delimiter, cells, found = found_header
+    header = [c.strip().lstrip("\ufeff") for c in cells]
+    layout = _layout_for(header)
+    rows = [_split(line, delimiter) for line in lines[index + 1 : index + 1 + SAMPLE_ROWS]]
+    rows = [r for r in rows if any(c.strip() for c in r)]
+
+    def values(i: int) -> list[str]:
+        return [r[i] for r in rows if i < len(r)]
+
+    columns: dict[str, str] = {}
+    used: set[int] = set()
+
+    def take(target: str, i: int) -> None:
+        columns[target] = header[i]
+        used.add(i)
+
+    date_i = found["booked_at"][0]
+    take("booked_at", date_i)
+    indicator: tuple[str, ...] | None = None
+    for i in found.get("indicator", []):
+        flags = _indicator_values(values(i))
+        if flags is not None and i not in used:
+            take("indicator", i)
+            indicator = flags
+            break
+    money = [i for t in ("amount", "credit", "debit") for i in found.get(t, [])]
+    if "amount" in found:
+        take("amount", found["amount"][0])
+    elif "credit" in found and "debit" in found:
+        take("credit", found["credit"][0])
+        take("debit", found["debit"][0])
+    for target in (
+        "balance",
+        "bank_reference",
+        "end_to_end_id",
+        "txid",
+        "counterparty_name",
+        "counterparty_document",
+        "counterparty_key",
+    ):
+        for i in found.get(target, []):
+            if i not in used:
+                take(target, i)
+                break
+    texts = [i for i in found.get("text", []) if i not in used]
+    if texts:
+        take("description", texts[0])
+    if len(texts) > 1:
+        take("detail", texts[1])
+    if "balance" in columns and normalize(columns["balance"]) in DAILY_BALANCE:
+        layout = replace(layout, daily_balance=True)
+    if "amount" in columns:
+        sign = "indicator" if indicator is not None else ("inverted" if layout.card else "signed")
+    else:
+        sign = "split"
+    money_values = [v for i in money + found.get("balance", []) for v in values(i)]
+    date_format = _date_format(values(date_i)) or "%d/%m/%Y"
+    return Sniffed(
+        layout=layout,
+        delimiter=delimiter,
+        header_index=index,
+        header=header,
+        columns=columns,
+        sign=sign,
+        debit_values=indicator or ("D",),
+        date_format=date_format,
+        decimal_mark=_decimal_mark(money_values),
+        preamble=lines[:index],
+        ignored=[h for i, h in enumerate(header) if i not in used and h],
+    )
+
+
+_PERIOD = re.compile(
+    r"(?i)(?:per[ií]odo|entre|de)\b[^0-9]*(\d{2}/\d{2}/\d{2,4})\s*(?:a|at[ée]|e|-|–)\s*"
+    r"(\d{2}/\d{2}/\d{2,4})"
+)
+
+
+def declared_period(preamble: Sequence[str]) -> tuple[date, date] | None:
+    """A period a preamble declares ("Período ;01/11/2026 a 05/11/2026", "Entre … e …")."""
+    for line in preamble:
+        m = _PERIOD.search(line)
+        if not m:
+            continue
+        days = []
+        for text in m.groups():
+            fmt = "%d/%m/%Y" if len(text) == 10 else "%d/%m/%y"
+            try:
+                days.append(datetime.strptime(text, fmt).date())
+            except ValueError:
+                break
+        if len(days) == 2 and days[0] <= days[1]:
+            return days[0], days[1]
+    return None
+
+
+_ACCOUNT = re.compile(
+    r"(?i)\b(?:conta|ag[êe]ncia/conta|ag/conta|account)\s*[:;]?\s*([0-9][0-9 ./-]*[0-9Xx])"
+)
+
+
+def declared_account(preamble: Sequence[str]) -> str | None:
+    """The account number a preamble names ("Conta ;72385499", "Agência/Conta: 1234/5678-9")."""
+    for line in preamble:
+        m = _ACCOUNT.search(line)
+        if m:
+            return m.group(1).strip()
+    return None

@@ -1,0 +1,202 @@
+"""What banks write in a statement line's free text: counterparty, document, PIX key, ids, bank.
+
+One parser for every format's description text (OFX MEMO/NAME, CSV histórico/descrição,
+CNAB history): `describe(text, direction)` returns a `Described` with what the text says,
+and nothing it does not say. The forms it reads are the ones banks really write (the table
+in docs/statements.md, one example per bank, each under test), for instance:
+
+- Nubank: ``Transferência recebida pelo Pix - NAME - •••.123.456-•• - BANK (0260)
+  Agência: 1 Conta: 12345-6`` (name, masked document, bank and its code);
+- Inter: ``Pix recebido: "Cp :18236120-NAME"`` (the payer PSP's ISPB, then the name);
+- Itaú: ``PIX TRANSF NAME 05/11``, ``PIX QRS NAME 05/11`` (name cut, day/month after it);
+- Banco do Brasil: ``Pix - Recebido`` with details ``12/03 21:08 NAME``;
+- Bradesco: ``Transfe Pix Rem: NAME`` / ``Des: NAME``;
+- Mercado Pago / PagBank / Santander / C6: ``Pix recebido NAME``, ``PIX ENVIADO - NAME``,
+  ``Pix enviado para NAME``, ``Pagamento com Código QR Pix NAME``;
+- the sandbox's own ``PIX RECEBIDO <e2e> NAME`` and ``DEVOLUCAO PIX <rtrId> REF <e2e>``.
+
+Direction words ("recebido", "enviada", "entrada", "saída", ...) are reported in
+`Described.direction_word` only; the amount's sign (or its credit/debit column) is the
+source of truth, and `direction_from_text` gives a direction only where no sign is known.
+A word that disagrees with the sign is ignored (an "Estorno - Transferência enviada" is a
+credit because its amount says so).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import NamedTuple
+
+from recon.statements.lines import E2E_RE, pix_ids
+
+__all__ = ["Described", "describe", "direction_from_text"]
+
+
+class Described(NamedTuple):
+    """What a description text says; None where it says nothing."""
+
+    name: str | None = None
+    document: str | None = None  # as written (banks mask CPFs: •••.123.456-••)
+    key: str | None = None  # a PIX key, only when the text labels it as one
+    end_to_end_id: str | None = None
+    refund_id: str | None = None  # a devolução's return id (D…)
+    bank: str | None = None  # "NAME (code)" or an ISPB, as written
+    direction_word: str | None = None  # credit | debit, what the words say
+    pix: bool = False
+    refund: bool = False
+
+
+_MASK = r"[0-9•*xX●·]"
+# CPF 000.000.000-00 and CNPJ 00.000.000/0000-00, masked or not; 11/14 bare digits only when
+# labelled (CPF:/CNPJ:), so account numbers and ids are never taken for documents.
+_DOC_RE = re.compile(
+    rf"(?<![0-9])(?:{_MASK}{{2}}\.{_MASK}{{3}}\.{_MASK}{{3}}/{_MASK}{{4}}-{_MASK}{{2}}"
+    rf"|{_MASK}{{3}}\.{_MASK}{{3}}\.{_MASK}{{3}}-{_MASK}{{2}})(?![0-9])"
+)
+_LABELLED_DOC = re.compile(r"(?i)\b(?:CPF|CNPJ)(?:/CNPJ|/CPF)?\s*[:.]?\s*([0-9]{11}|[0-9]{14})\b")
+_KEY_RE = re.compile(r"(?i)\bchave(?:\s+pix)?\s*[:=]?\s*(\S+)")
+_BANK_CODE = re.compile(r"^(?P<bank>.+?\(\s*[0-9]{3,8}\s*\))")
+_AGENCY = re.compile(r"(?i)\s*\b(?:ag[êe]ncia|ag\.?)\s*:.*$")
+_INTER_CP = re.compile(r"(?i)\bCp\s*:\s*(?P<ispb>[0-9]{8})\s*-\s*(?P<name>[^\"]+)")
+_REM_DES = re.compile(r"(?i)\b(?P<which>Rem|Des|Remetente|Destinat[áa]rio)\s*:\s*(?P<name>.+)$")
+_TRAIL_DAY = re.compile(r"\s*[0-9]{2}/[0-9]{2}\s*$")
+_LEAD_DAYTIME = re.compile(
+    r"^\s*[0-9]{2}/[0-9]{2}(?:/[0-9]{2,4})?\s+[0-9]{2}:[0-9]{2}(?::[0-9]{2})?\s*"
+)
+# The words that introduce a PIX line, longest first; what follows is the counterparty.
+_LEADS = re.compile(
+    r"(?i)^\s*(?:"
+    r"transfer[êe]ncia\s+(?:recebida|enviada)(?:\s+pelo\s+pix)?"
+    r"|reembolso\s+(?:recebido|enviado)\s+pelo\s+pix"
+    r"|estorno\s*-\s*transfer[êe]ncia\s+(?:recebida|enviada)(?:\s+pelo\s+pix)?"
+    r"|pagamento\s+com\s+c[óo]digo\s+qr\s+pix"
+    r"|transfer[êe]ncia\s+pix\s+(?:recebida|enviada)"
+    r"|pix\s+(?:recebido|enviado|recebida|enviada)(?:\s+(?:de|para|devolvido))?"
+    r"|pix\s*-\s*(?:recebido|enviado)"
+    r"|pix\s+(?:transf|qrs|qrd|trans)\b"
+    r"|transfe\s+pix"
+    r"|(?:recebimento|envio|pagamento)\s+(?:de\s+)?pix"
+    r"|devolu[çc][ãa]o\s+pix"
+    r"|pix"
+    r")\s*[:\-–]?\s*"
+)
+_CREDIT_WORDS = re.compile(r"(?i)\b(?:recebid[oa]s?|entrada|cr[ée]dito|rem)\b|recebimento")
+_DEBIT_WORDS = re.compile(r"(?i)\b(?:enviad[oa]s?|sa[íi]da|d[ée]bito|envio|des|pagamento)\b")
+_REFUND_WORDS = re.compile(r"(?i)devolu|reembolso|estorno|devolvido")
+_NOT_A_NAME = re.compile(r"(?i)^(?:ref|[-–:]|pix)?$")
+
+
+def _is_lead_only(part: str) -> bool:
+    m = _LEADS.match(part)
+    return m is not None and not part[m.end() :].strip()
+
+
+def _document(text: str) -> str | None:
+    if "." in text and "-" in text:
+        m = _DOC_RE.search(text)
+        if m:
+            return m.group(0)
+    m2 = _LABELLED_DOC.search(text)
+    return m2.group(1) if m2 else None
+
+
+def _tidy(name: str | None) -> str | None:
+    if not name:
+        return None
+    s = _KEY_RE.sub(" ", _LABELLED_DOC.sub(" ", name)).replace('"', " ")
+    s = re.sub(r"(?:\s+[-–])+\s+", " - ", " ".join(s.split())).strip(" -–:;,")
+    if not s or _NOT_A_NAME.match(s) or not any(c.isalpha() for c in s):
+        return None
+    return s
+
+
+def _nubank_parts(rest: str) -> tuple[str | None, str | None, str | None]:
+    """``NAME - DOC - BANK (code) Agência: …`` → (name, doc, bank)."""
+    parts = [p.strip() for p in re.split(r"\s+[-–]\s+", rest)]
+    name, doc, tail = parts[0], None, parts[1:]
+    for i, part in enumerate(tail):
+        if _DOC_RE.fullmatch(part):
+            doc, tail = part, tail[i + 1 :]
+            break
+    m = _BANK_CODE.match(_AGENCY.sub("", " - ".join(tail)))
+    return name, doc, (m.group("bank").strip() if m else None)
+
+
+@lru_cache(maxsize=1 << 16)  # statements repeat their texts (same payers, same fees)
+def describe(text: str | None, direction: str | None = None) -> Described:
+    """What `text` says about the movement (see the module doc).
+
+    `direction` ("credit" / "debit", from the amount) is only used to drop a direction word
+    that disagrees with it; it never changes what the text says otherwise.
+    """
+    if not text:
+        return Described()
+    e2e, rtr = pix_ids(text)
+    upper = text.upper()
+    pix = "PIX" in upper or e2e is not None or rtr is not None
+    refund = rtr is not None or _REFUND_WORDS.search(text) is not None
+    word: str | None = None
+    credit_w = _CREDIT_WORDS.search(text) is not None
+    debit_w = _DEBIT_WORDS.search(text) is not None
+    if credit_w != debit_w:
+        word = "credit" if credit_w else "debit"
+    if direction is not None and word is not None and word != direction:
+        word = None
+    document = _document(text)
+    key_match = _KEY_RE.search(text)
+    key = key_match.group(1).strip(".,;") if key_match else None
+    bank: str | None = None
+    name: str | None = None
+    body = E2E_RE.sub(" ", text) if (e2e or rtr) else text
+    inter = _INTER_CP.search(body)
+    remdes = _REM_DES.search(body)
+    if inter:
+        bank, name = inter.group("ispb"), inter.group("name")
+    elif remdes:
+        name = remdes.group("name")
+    else:
+        lead = _LEADS.match(body)
+        if lead is not None:
+            rest = body[lead.end() :]
+            if re.search(r"\s[-–]\s", rest) and (document or "(" in rest):
+                name, doc2, bank = _nubank_parts(rest)
+                document = document or doc2
+            else:
+                parts = re.split(r"\s+[-–]\s+", rest)
+                if len(parts) > 1:  # drop a repeated "PIX RECEBIDO" detail
+                    kept = [p for p in parts if not _is_lead_only(p)]
+                    rest = " - ".join(kept)
+                rest = _LEAD_DAYTIME.sub("", rest)
+                rest = _TRAIL_DAY.sub("", rest)
+                rest = _KEY_RE.sub(" ", _LABELLED_DOC.sub(" ", rest))
+                if document:
+                    rest = rest.replace(document, " ")
+                if rtr or e2e:  # sandbox forms: "… REF <e2e>" carries no name
+                    rest = re.sub(r"(?i)\bREF\b", " ", rest)
+                name = rest
+        elif pix:
+            name = None
+        else:
+            detail = _LEAD_DAYTIME.match(body)
+            if detail is not None:  # BB details: "12/03 21:08 NAME"
+                name = body[detail.end() :]
+    name = _tidy(name)
+    if name and document:
+        name = _tidy(name.replace(document, " "))
+    return Described(
+        name=name,
+        document=document,
+        key=key,
+        end_to_end_id=e2e,
+        refund_id=rtr,
+        bank=_tidy(bank) if bank and not bank.isdigit() else bank,
+        direction_word=word,
+        pix=pix,
+        refund=refund,
+    )
+
+
+def direction_from_text(text: str | None) -> str | None:
+    """credit / debit when the words say so unambiguously and nothing else is known."""
+    return describe(text).direction_word

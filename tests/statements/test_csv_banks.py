@@ -1,0 +1,112 @@
+"""Bank and PSP CSV exports recognized by their content (`--format auto`, no mapping)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from recon.config import DataDir
+from recon.errors import StatementError
+from recon.statements import import_statements
+from recon.statements.csvfile import parse_file, resolve_profile
+from recon.statements.sniff import sniff_format
+
+from .bank_samples import SAMPLES
+from .conftest import view_rows
+
+
+def _write(tmp_path: Path, name: str, text: str, encoding: str) -> Path:
+    path = tmp_path / f"{name}.csv"
+    path.write_bytes(text.encode(encoding))
+    return path
+
+
+@pytest.mark.parametrize(("name", "text", "encoding", "layout", "lines", "period"), SAMPLES)
+def test_bank_export_read_exactly(tmp_path, name, text, encoding, layout, lines, period):
+    path = _write(tmp_path, name, text, encoding)
+    assert sniff_format(path) == "csv"
+    profile = resolve_profile(None, path)
+    assert profile.name == layout
+    result = parse_file(path, profile)
+    assert result.bad == []
+    got = [(r[2], r[4], r[8]) for r in result.all_rows()]
+    assert got == lines
+    assert result.info["period"] == period
+    for row in result.all_rows():
+        assert row[3] == ("debit" if row[2] < 0 else "credit")
+
+
+@pytest.mark.parametrize(("name", "text", "encoding", "layout", "lines", "period"), SAMPLES)
+def test_bank_export_imports_with_format_auto(
+    tmp_path, name, text, encoding, layout, lines, period
+):
+    path = _write(tmp_path, name, text, encoding)
+    data = DataDir(tmp_path / "data").ensure()
+    report = import_statements([path], data=data)
+    assert (report.read, report.imported, report.quarantined) == (len(lines), len(lines), 0)
+    rows = view_rows(data)
+    assert sorted(r["amount_cents"] for r in rows) == sorted(c for c, _, _ in lines)
+    again = import_statements([path], data=data)
+    assert again.imported == 0 and again.duplicate == len(lines)
+
+
+def test_card_statement_lines_are_never_pix(tmp_path):
+    text = "date,title,amount\n2026-11-03,PIX IFOOD E18236120202611011000s0123456789,10.00\n"
+    path = _write(tmp_path, "card", text, "utf-8")
+    row = parse_file(path, resolve_profile(None, path)).all_rows()[0]
+    assert (row[2], row[4], row[5]) == (-1000, "other", None)
+
+
+def test_bradesco_footer_is_reported_not_read(tmp_path):
+    from .bank_samples import BRADESCO
+
+    path = _write(tmp_path, "bradesco", BRADESCO, "cp1252")
+    result = parse_file(path, resolve_profile(None, path))
+    assert len(result.all_rows()) == 2
+    assert any("ends the table" in w and "2 rows after it" in w for w in result.warnings)
+    assert result.checks == ["running balance verified on 2 lines"]
+
+
+def test_running_balance_mismatch_names_the_line(tmp_path):
+    from .bank_samples import INTER_CONTA
+
+    bad = INTER_CONTA.replace("-250,00;2.742,51", "-250,00;2.742,50")
+    path = _write(tmp_path, "inter", bad, "utf-8")
+    with pytest.raises(StatementError, match="running balance") as info:
+        parse_file(path, resolve_profile(None, path))
+    assert info.value.line == 8
+
+
+def test_balance_written_in_the_amount_column_is_checked(tmp_path):
+    from .bank_samples import BB
+
+    bad = BB.replace('"Saldo do dia","","","1.130,00"', '"Saldo do dia","","","1.131,00"')
+    path = _write(tmp_path, "bb", bad, "latin-1")
+    with pytest.raises(StatementError, match="balance row says 113100 cents"):
+        parse_file(path, resolve_profile(None, path))
+
+
+def test_unknown_shape_names_headers_and_nearest_layout(tmp_path):
+    path = _write(tmp_path, "x", "Quando;Quanto;Quem\n01/11/2026;1,00;Fulano\n", "utf-8")
+    with pytest.raises(StatementError) as info:
+        resolve_profile(None, path)
+    message = str(info.value)
+    assert "headers seen ['Quando', 'Quanto', 'Quem']" in message
+    assert "nearest layout" in message
+
+
+def test_unknown_shape_nearest_is_the_closest_bank(tmp_path):
+    # Nubank's header with the amount column renamed: nearest is Nubank (conta)
+    path = _write(tmp_path, "x", "Data,Quantia2,Identificador,Descrição\n", "utf-8")
+    with pytest.raises(StatementError, match=r"nearest layout nubank-conta"):
+        resolve_profile(None, path)
+
+
+def test_generic_english_header(tmp_path):
+    text = "Date;Description;Amount;Balance\n2026-11-01;PIX RECEBIDO - ANA;1,234.56;1,234.56\n"
+    path = _write(tmp_path, "en", text, "utf-8")
+    profile = resolve_profile(None, path)
+    assert (profile.name, profile.decimal_mark, profile.date_format) == ("generic", ".", "%Y-%m-%d")
+    row = parse_file(path, profile).all_rows()[0]
+    assert (row[2], row[4], row[8]) == (123456, "pix_in", "ANA")

@@ -1,0 +1,110 @@
+"""Descriptions as banks write them (the table in docs/statements.md, one row per example)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from recon.statements.describe import Described, describe, direction_from_text
+
+E2E = "E18236120202611011000s0123456789"
+RTR = "D18236120202611021200r0000000001"
+
+# (bank, text, amount direction, name, document, bank)
+TABLE = [
+    (
+        "Nubank",
+        "Transferência recebida pelo Pix - MARIA DA SILVA - •••.123.456-•• - NU PAGAMENTOS - IP "
+        "(0260) Agência: 1 Conta: 1234567-8",
+        "credit",
+        "MARIA DA SILVA",
+        "•••.123.456-••",
+        "NU PAGAMENTOS - IP (0260)",
+    ),
+    (
+        "Nubank",
+        "Transferência enviada pelo Pix - JOAO LTDA - 12.345.678/0001-90 - BCO DO BRASIL S.A. "
+        "(0001) Agência: 1234 Conta: 5678-9",
+        "debit",
+        "JOAO LTDA",
+        "12.345.678/0001-90",
+        "BCO DO BRASIL S.A. (0001)",
+    ),
+    (
+        "Inter",
+        'Pix recebido: "Cp :18236120-Fulano de Tal"',
+        "credit",
+        "Fulano de Tal",
+        None,
+        "18236120",
+    ),
+    ("Itaú", "PIX TRANSF  FULANO S05/11", "debit", "FULANO S", None, None),
+    ("Itaú", "PIX QRS IFOOD COM AG05/11", "debit", "IFOOD COM AG", None, None),
+    (
+        "Banco do Brasil",
+        "Pix - Recebido - 12/03 21:08 João Vitor Oliveira",
+        "credit",
+        "João Vitor Oliveira",
+        None,
+        None,
+    ),
+    ("Bradesco", "Transfe Pix Rem: Leticia Pires", "credit", "Leticia Pires", None, None),
+    ("Santander", "PIX RECEBIDO MARIA SILVA", "credit", "MARIA SILVA", None, None),
+    ("C6", "Pix enviado para JOAO SOUZA", "debit", "JOAO SOUZA", None, None),
+    ("C6", "Pix recebido de MARIA DA SILVA - PIX RECEBIDO", "credit", "MARIA DA SILVA", None, None),
+    (
+        "Mercado Pago",
+        "Pix recebido FABIANO CARVALHO DA SILVA",
+        "credit",
+        "FABIANO CARVALHO DA SILVA",
+        None,
+        None,
+    ),
+    ("Mercado Pago", "Pagamento com Código QR Pix Jorge Luis", "debit", "Jorge Luis", None, None),
+    ("PagBank", "Pix recebido - Juliano Pereira", "credit", "Juliano Pereira", None, None),
+    ("Caixa", "CRED PIX", "credit", None, None, None),
+    ("sandbox", f"PIX RECEBIDO {E2E} MARIA SILVA", "credit", "MARIA SILVA", None, None),
+]
+
+
+@pytest.mark.parametrize(("bank", "text", "direction", "name", "document", "psp"), TABLE)
+def test_real_forms(bank, text, direction, name, document, psp) -> None:
+    said = describe(text, direction)
+    assert (said.name, said.document, said.bank) == (name, document, psp), bank
+    assert said.pix
+
+
+def test_ids_and_refunds() -> None:
+    said = describe(f"DEVOLUCAO PIX {RTR} REF {E2E}", "debit")
+    assert (said.refund_id, said.end_to_end_id, said.refund, said.name) == (RTR, E2E, True, None)
+    assert describe("Reembolso recebido pelo Pix - LOJA X", "credit").refund
+
+
+def test_key_and_labelled_document() -> None:
+    said = describe("Pix recebido - CPF 12345678901 - chave: fulano@x.com", "credit")
+    assert (said.document, said.key, said.name) == ("12345678901", "fulano@x.com", None)
+
+
+def test_direction_word_never_contradicts_the_sign() -> None:
+    text = "Estorno - Transferência enviada pelo Pix - LOJA"
+    assert describe(text, "credit").direction_word is None  # the sign wins
+    assert describe(text, "debit").direction_word == "debit"
+    assert direction_from_text("Pix recebido FULANO") == "credit"
+    assert direction_from_text("PIX TRANSF FULANO") is None  # the words do not say
+
+
+def test_not_a_pix_text_says_nothing_of_a_counterparty() -> None:
+    assert describe("TARIFA PACOTE SERVICOS", "debit").name is None
+    assert describe(None) == Described()
+    assert describe("", "credit") == Described()
+
+
+@given(st.text(max_size=300), st.sampled_from([None, "credit", "debit"]))
+def test_any_text_is_read_without_error(text: str, direction: str | None) -> None:
+    said = describe(text, direction)
+    assert said.direction_word in (None, "credit", "debit")
+    if direction is not None and said.direction_word is not None:
+        assert said.direction_word == direction
+    if said.name is not None:
+        assert said.name == said.name.strip() and said.name

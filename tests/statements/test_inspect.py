@@ -1,0 +1,90 @@
+"""`recon statements inspect`: how files would be read, importing nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from recon.cli import main
+from recon.statements import import_statements
+from recon.statements.inspect import inspect_statements
+
+from .bank_samples import INTER_CONTA
+from .conftest import FIXTURES
+
+
+def _inter(tmp_path: Path) -> Path:
+    path = tmp_path / "extrato.csv"
+    path.write_bytes(INTER_CONTA.encode("utf-8"))
+    return path
+
+
+def test_inspect_json_reports_layout_period_totals(tmp_path, capsys) -> None:
+    data = tmp_path / "data"
+    code = main(["statements", "inspect", str(_inter(tmp_path)), "--json", "--data", str(data)])
+    assert code == 0
+    doc = json.loads(capsys.readouterr().out)
+    (f,) = doc["files"]
+    assert f["format"] == "csv"
+    assert f["csv"]["profile"] == "inter-conta"
+    assert f["csv"]["encoding"] == "utf-8-sig"
+    assert (f["csv"]["delimiter"], f["csv"]["decimal_mark"]) == (";", ",")
+    assert f["declared_account"] == "72385499"
+    assert f["account"] == "default"
+    (period,) = f["periods"]
+    assert (period["first"], period["last"]) == ("2026-11-01", "2026-11-05")
+    assert period["basis"] == "csv preamble period"
+    assert f["lines"] == 3 and f["malformed"] == 0
+    assert f["credits"] == {"count": 1, "cents": 100000, "brl": "R$ 1.000,00"}
+    assert f["debits"] == {"count": 2, "cents": -30590, "brl": "R$ -305,90"}
+    assert f["kinds"] == {"other": 1, "pix_in": 1, "pix_out": 1}
+    assert f["first_lines"][0]["counterparty_name"] == "MARIA DA SILVA"
+    assert f["first_lines"][0]["source_line"] == 7
+    assert not data.exists()  # nothing written, not even the data folder
+
+
+def test_inspect_text_every_format_same_counts_as_import(tmp_path, capsys) -> None:
+    code = main(["statements", "inspect", str(FIXTURES), "--lines", "1"])
+    out = capsys.readouterr().out
+    assert code == 0
+    for name in ("pix.json", "statement.ofx", "extrato.cnab240", "extrato_psp.csv"):
+        assert f"{name}: " in out
+    reports, errors = inspect_statements([FIXTURES])
+    assert errors == []
+    report = import_statements([FIXTURES], data=tmp_path / "d")
+    per_file = {Path(f.path).name: f.read for f in report.per_file}
+    for r in reports:
+        assert r["lines"] + r["malformed"] == per_file[Path(r["file"]).name]
+
+
+def test_inspect_bad_file_reports_then_exits_2(tmp_path, capsys) -> None:
+    bad = tmp_path / "x.csv"
+    bad.write_text("Quando;Quanto\n01/11/2026;1,00\n", encoding="utf-8")
+    code = main(["statements", "inspect", str(_inter(tmp_path)), str(bad)])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "inter-conta" in captured.out
+    assert "cannot be read" in captured.out
+    assert captured.err.count("\n") == 1 and "unknown shape" in captured.err
+
+
+def test_inspect_rejects_negative_lines(capsys) -> None:
+    code = main(["statements", "inspect", str(FIXTURES / "pix.json"), "--lines", "-1"])
+    assert code == 2
+
+
+def test_inspect_malformed_line_is_counted(tmp_path) -> None:
+    path = tmp_path / "x.csv"
+    path.write_text(INTER_CONTA.replace("-55,90", "-55,9x"), encoding="utf-8")
+    (report,), errors = inspect_statements([path])
+    assert errors == []
+    assert (report["lines"], report["malformed"]) == (2, 1)
+    assert report["first_malformed"]["line"] == 9
+
+
+@pytest.mark.parametrize("fmt", ["ofx", "cnab240", "pix-json"])
+def test_inspect_forced_wrong_format_is_an_error(fmt) -> None:
+    _reports, errors = inspect_statements([FIXTURES / "extrato_psp.csv"], format=fmt)
+    assert len(errors) == 1

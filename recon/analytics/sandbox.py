@@ -34,7 +34,7 @@ def ensure_demo_data(
 ) -> DataDir:
     """The data directory to analyse: `data_dir` as it is when it holds a snapshot; otherwise
     a sandbox world built there in-process (emulator → extract → late events → extract →
-    statements → reconcile, via `recon.demo.ensure_demo_data`) and re-used on later calls.
+    statements → reconcile, via `recon.ops.demo.ensure_demo_data`) and re-used on later calls.
 
     `data_dir=None` means `default_data_dir()`. Building refuses a non-empty folder that
     the demo did not make (a clear UsageError), so real data is never overwritten.
@@ -43,6 +43,6 @@ def ensure_demo_data(
     # the data-directory contract (README, Contracts): committed snapshot parts
     if any(root.glob("snapshots/snapshot_date=*/run_id=*/part-*.parquet")):
         return DataDir(root)
-    from recon.demo import ensure_demo_data as build_demo
+    from recon.ops.demo import ensure_demo_data as build_demo
 
     return build_demo(root, seed=seed, days=days, intents_per_day=intents_per_day)

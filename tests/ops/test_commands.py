@@ -10,8 +10,8 @@ import pytest
 from ops.fakes import FakeSteps, break_row, write_run
 from recon.cli import main as cli_main
 from recon.config import DataDir
-from recon.daily import Steps
 from recon.errors import ApiConnectionError
+from recon.ops.daily import Steps
 
 
 def main(argv: list[str]) -> int:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from recon.daily import business_day_end
+from recon.ops.daily import business_day_end
 from recon.reconcile.commands import parse_date, parse_timestamp
 
 SAO_PAULO = ZoneInfo("America/Sao_Paulo")

@@ -49,6 +49,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from recon.config import DEFAULT_BUSINESS_TZ, DataDir, load_config
 from recon.errors import ConfigError, LockedError, UsageError
 from recon.reconcile.alerts import Thresholds, assess_run
+from recon.reconcile.settings import settings_kw
 from recon.storage import write_json
 
 __all__ = [
@@ -56,7 +57,6 @@ __all__ = [
     "Steps",
     "business_day_end",
     "run_daily",
-    "settings_kw",
 ]
 
 log = logging.getLogger(__name__)
@@ -181,17 +181,6 @@ def _snapshot_time(snapshot: Any) -> datetime | None:
         return None
     stamp = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
     return (stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)).astimezone(UTC)
-
-
-def settings_kw(
-    config: str | os.PathLike[str] | None, data: DataDir | None = None
-) -> dict[str, Any]:
-    """Engine settings from an explicit config file (else the engine finds recon.toml)."""
-    if config is None:
-        return {}
-    from recon.reconcile.settings import ReconcileSettings
-
-    return {"settings": ReconcileSettings.load(data, str(config))}
 
 
 def _notify(

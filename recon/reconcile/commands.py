@@ -18,9 +18,9 @@ __all__ = ["register"]
 
 def run_reconcile(args: argparse.Namespace) -> int:
     from recon.config import load_config
-    from recon.ops.daily import settings_kw
     from recon.reconcile import reconcile
     from recon.reconcile.alerts import Thresholds, assess_run
+    from recon.reconcile.settings import settings_kw
     from recon.report.console import run_line, run_table
 
     dd = data_dir(args)

@@ -193,7 +193,8 @@ class Sessions:
             return None
         body, sig = cookie.split(".")
         want = _b64(hmac.new(self._key, body.encode("ascii", "replace"), hashlib.sha256).digest())
-        if not hmac.compare_digest(sig, want):
+        # as bytes: compare_digest refuses non-ASCII text, and a cookie can hold anything
+        if not hmac.compare_digest(sig.encode("utf-8", "replace"), want.encode("ascii")):
             return None
         try:
             session = json.loads(_unb64(body))
@@ -211,4 +212,5 @@ class Sessions:
     def csrf_ok(self, session: dict[str, Any] | None, token: str | None) -> bool:
         if session is None or not token:
             return False
-        return hmac.compare_digest(self.csrf_token(session), token)
+        expected = self.csrf_token(session).encode("ascii")
+        return hmac.compare_digest(expected, token.encode("utf-8", "replace"))

@@ -336,3 +336,35 @@ def test_a_demo_data_dir_lists_exactly_recon_exceptions(tmp_path, open_app) -> N
     # every break page opens
     for bid in want[:5]:
         assert c.get(f"/breaks/{bid}").status_code == 200
+
+
+def test_coverage_filter_tells_covered_from_not_covered(data_dir, open_app) -> None:
+    """A credit booked after the end of the period the statements cover is not covered."""
+    from datetime import timedelta
+
+    from reconcile.world import T0, World, intent, line
+
+    from recon.reconcile import ReconcileSettings, reconcile
+
+    from .conftest import AS_OF
+
+    world = World(data_dir)
+    world.snapshot([intent(3, amount=8_800, client_reference="ORD-3")], AS_OF)
+    world.statement([line(9, amount=123_456, name="MARIA DA SILVA", doc=None)],
+                    covers=(T0 - timedelta(days=30), T0 + timedelta(minutes=5)))  # fmt: skip
+    result = reconcile(data_dir, settings=ReconcileSettings(), run_id="20261102T190000000000Z-0001")
+    rows = {r["category"]: r["break_id"] for r in pq.read_table(result.exceptions_path).to_pylist()}
+    c = open_app(data_dir)
+    assert listed(c.get("/?coverage=not_covered").text) == [rows["unmatched_credit"]]
+    covered = listed(c.get("/?coverage=covered").text)
+    assert rows["unmatched_credit"] not in covered and set(covered) == set(rows.values()) - {
+        rows["unmatched_credit"]
+    }
+
+
+def test_an_empty_data_dir_shows_an_empty_queue(data_dir, open_app) -> None:
+    c = open_app(data_dir)
+    page = c.get("/")
+    assert page.status_code == 200 and "none yet" in page.text and listed(page.text) == []
+    assert c.get("/?format=json").json()["total"] == 0
+    assert c.get("/breaks/0123456789abcdef").status_code == 404

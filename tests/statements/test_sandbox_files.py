@@ -14,8 +14,6 @@ from recon.statements.pull import pull_pix
 
 from .conftest import view_rows
 
-pytest.importorskip("recon.sandbox.exports")
-
 FILES = ("pix.json", "statement.ofx", "extrato.cnab240", "extrato_psp.csv", "extrato_banco.csv")
 WHOLE_ACCOUNT = FILES[1:]
 

@@ -16,7 +16,7 @@
                                         # scratch database in temp_directory) or "auto"
     accounts = []                       # the service's accounts (statement account labels);
                                         # [] = every account imported
-    clock_skew = "5m"                   # a line may be booked this long before the intent's
+    clock_skew = "60s"                  # a line may be booked this long before the intent's
                                         # created_at (bank and API clocks differ)
 
     [alerts]
@@ -101,7 +101,7 @@ class ReconcileSettings:
     temp_directory: str | None = None
     work_storage: str = "auto"
     accounts: tuple[str, ...] = ()
-    clock_skew: timedelta = timedelta(minutes=5)
+    clock_skew: timedelta = timedelta(seconds=60)
     statements_overdue: timedelta = timedelta(hours=30)  # from [alerts]
 
     def __post_init__(self) -> None:

@@ -209,10 +209,10 @@ def test_reference_pass_needs_an_intent_created_before_the_booking(world):
 
 
 def test_txid_pass_in_time_with_clock_skew(world):
-    """Booked 4 min before the intent's created_at (clocks differ): within the default
-    5 min clock_skew; at 0 skew it is not paired."""
+    """Booked 40 s before the intent's created_at (clocks differ): within the default
+    60 s clock_skew; at 0 skew it is not paired."""
     world.snapshot([intent(1, created=T0)], AS_OF)
-    world.statement([line(1, amount=10_000, txid=tx(1), at=T0 - 4 * M)])
+    world.statement([line(1, amount=10_000, txid=tx(1), at=T0 - timedelta(seconds=40))])
     assert matches(run(world)) == {(uid(1), e2e(1), "txid")}
     strict = run(world, settings=ReconcileSettings(clock_skew=timedelta(0)))
     assert matches(strict) == set()

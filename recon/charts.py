@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
-from matplotlib.ticker import FuncFormatter, PercentFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter
 
 from recon.analytics import break_review as _breaks
 from recon.errors import UsageError
@@ -300,6 +300,7 @@ def time_to_pay_hist(
         v = float(minutes.quantile(q))
         ax.axvline(v, color="black", linestyle=style, label=f"{name} {v:,.1f} min")
     ax.set_xlabel(f"minutes from creation to {stage or what}")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("intents")
     exact = float(durations["exact"].mean())
     ax.set_title(f"{title} (n = {len(durations):,}, {exact:.0%} exact)")
@@ -373,6 +374,7 @@ def break_aging(
         brl_axis(ax, "x")
         ax.set_xlabel("money at stake (BRL)")
     else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("breaks")
     ax.set_ylabel("category")
     total = int(left.sum())
@@ -409,6 +411,7 @@ def breaks_by_category(
     ax.set_yticks(y, labels=list(table["category"]))
     ax.invert_yaxis()
     ax.set_xlim(0, max(float(table["breaks"].max()), 1.0) * 1.45)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("breaks")
     ax.set_ylabel("category")
     ax.set_title(f"{title} ({int(table['breaks'].sum()):,} breaks)")

@@ -31,6 +31,7 @@ from recon.money import format_brl
 
 __all__ = [
     "break_aging",
+    "break_table",
     "breaks_by_category",
     "brl_axis",
     "cohort_heatmap",
@@ -464,3 +465,78 @@ def control_totals_bars(
     ax.set_title(f"{title} (unexplained {format_brl(unexplained)})", parse_math=False)
     ax.legend(fontsize=8)
     return ax
+
+
+BREAK_TABLE_COLUMNS = (
+    "priority",
+    "category",
+    "intent_id",
+    "end_to_end_id",
+    "expected_cents",
+    "actual_cents",
+    "delta_cents",
+    "age_days",
+    "state",
+    "reason",
+)
+
+
+BREAK_TABLE_LABELS = (
+    "priority",
+    "category",
+    "intent",
+    "end-to-end id",
+    "expected (R$)",
+    "actual (R$)",
+    "difference (R$)",
+    "age (days)",
+    "state",
+    "reason",
+)
+
+
+def break_table(exceptions: pd.DataFrame, *, top: int | None = None) -> Any:
+    """The breaks to act on, for a notebook: most urgent first (priority, then money at
+    stake), amounts in R$ (pt-BR, right-aligned) and each reason whole, wrapping — a
+    DataFrame's own display cuts long text at 50 characters. Returns a pandas Styler; its
+    `.data` is the frame shown (cents stay integers there).
+
+    Takes `recon_exceptions` rows (`recon.analytics.breaks(...)`).
+    """
+    _need(exceptions, list(BREAK_TABLE_COLUMNS), "break_table")
+    order = exceptions.assign(
+        _p=exceptions["priority"].map({"P1": 0, "P2": 1, "P3": 2}).fillna(9),
+        _stake=_breaks.break_amount_cents(exceptions),
+    ).sort_values(["_p", "_stake"], ascending=[True, False], kind="stable")
+    shown = order.loc[:, list(BREAK_TABLE_COLUMNS)].reset_index(drop=True)
+    if top is not None:
+        shown = shown.head(top)
+    money = ["expected_cents", "actual_cents", "delta_cents"]
+
+    def brl(value: Any) -> str:
+        return "—" if pd.isna(value) else format_brl(int(value))
+
+    return (
+        shown.style.format(dict.fromkeys(money, brl), na_rep="—")
+        .relabel_index(
+            [
+                "priority",
+                "category",
+                "intent",
+                "end-to-end id",
+                "expected (R$)",
+                "actual (R$)",
+                "difference (R$)",
+                "age (days)",
+                "state",
+                "reason",
+            ],
+            axis=1,
+        )  # fmt: skip
+        .hide(axis="index")
+        .set_properties(subset=money, **{"text-align": "right", "white-space": "nowrap"})
+        .set_properties(
+            subset=["reason"],
+            **{"white-space": "normal", "min-width": "28em", "text-align": "left"},
+        )
+    )

@@ -495,6 +495,20 @@ BREAK_TABLE_LABELS = (
 )
 
 
+BREAK_TABLE_LABELS = (
+    "priority",
+    "category",
+    "intent",
+    "end-to-end id",
+    "expected (R$)",
+    "actual (R$)",
+    "difference (R$)",
+    "age (days)",
+    "state",
+    "reason",
+)
+
+
 def break_table(exceptions: pd.DataFrame, *, top: int | None = None) -> Any:
     """The breaks to act on, for a notebook: most urgent first (priority, then money at
     stake), amounts in R$ (pt-BR, right-aligned) and each reason whole, wrapping — a
@@ -518,21 +532,7 @@ def break_table(exceptions: pd.DataFrame, *, top: int | None = None) -> Any:
 
     return (
         shown.style.format(dict.fromkeys(money, brl), na_rep="—")
-        .relabel_index(
-            [
-                "priority",
-                "category",
-                "intent",
-                "end-to-end id",
-                "expected (R$)",
-                "actual (R$)",
-                "difference (R$)",
-                "age (days)",
-                "state",
-                "reason",
-            ],
-            axis=1,
-        )  # fmt: skip
+        .relabel_index(list(BREAK_TABLE_LABELS), axis=1)
         .hide(axis="index")
         .set_properties(subset=money, **{"text-align": "right", "white-space": "nowrap"})
         .set_properties(

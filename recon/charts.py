@@ -18,6 +18,7 @@ it. With `ax=None` a new figure is made with pyplot; pass an Axes of your own fi
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
@@ -525,7 +526,7 @@ def break_table(exceptions: pd.DataFrame, *, top: int | None = None) -> Any:
     shown = order.loc[:, list(BREAK_TABLE_COLUMNS)].reset_index(drop=True)
     if top is not None:
         shown = shown.head(top)
-    money = ["expected_cents", "actual_cents", "delta_cents"]
+    money: list[Hashable] = ["expected_cents", "actual_cents", "delta_cents"]
 
     def brl(value: Any) -> str:
         return "—" if pd.isna(value) else format_brl(int(value))

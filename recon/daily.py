@@ -230,7 +230,8 @@ def pending_inbox_files(dd: DataDir) -> list[Path]:
 
 
 def _richest_first(paths: list[Path]) -> list[Path]:
-    """Inbox files, the formats that carry PIX ids first (API Pix, CNAB 240, OFX, then CSV):
+    """Inbox files, the formats that carry PIX ids first (API Pix, camt, Open Finance,
+    CNAB 240, OFX, then CSV):
     a bank CSV without PIX ids finds the movements they name instead of adding its own
     (one import per file, so the importer's own ordering cannot see across files)."""
     from recon.errors import StatementError

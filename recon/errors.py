@@ -134,6 +134,9 @@ class StatementParseError(StatementError):
     ):
         where = file if line is None else f"{file}:{line}"
         prefix = f"{where}: " + (f"field {field!r}: " if field else "")
+        # One line, bounded: a reason may quote a damaged file's content.
+        message = " ".join(message.split())
+        message = message if len(message) <= 500 else message[:500] + "..."
         super().__init__(prefix + message)
         self.file = file
         self.line = line

@@ -8,8 +8,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from recon.report.render import format_brl, stake_cents
-from recon.schemas import CATEGORIES
+from recon.report.render import format_brl
+from recon.schemas import CATEGORIES, stake_cents
 
 __all__ = ["breaks_by_category", "run_table"]
 

@@ -5,6 +5,7 @@
     │   ├── ConfigError             recon.toml / environment problems
     │   ├── LockedError             another writer holds the data directory's lock
     │   ├── SnapshotError           no / unreadable snapshot where one is needed
+    │   ├── FilterError             a review queue parameter that cannot be used
     │   └── NotebookError           a notebook failed to execute
     ├── StatementError              a statement file we cannot take as it is         (exit 2)
     │   └── StatementParseError     names file, line and field
@@ -55,6 +56,7 @@ __all__ = [
     "ApiStatusError",
     "ConfigError",
     "Conflict",
+    "FilterError",
     "InconsistentSnapshotError",
     "IntentParseError",
     "LockedError",
@@ -106,6 +108,10 @@ class UsageError(ReconError):
 
 class ConfigError(UsageError):
     """recon.toml or the environment is wrong."""
+
+
+class FilterError(UsageError):
+    """A query parameter of the review queue that cannot be used (shown, nothing done)."""
 
 
 class LockedError(UsageError):

@@ -5,8 +5,8 @@
     │   ├── ConfigError             recon.toml / environment problems
     │   ├── LockedError             another writer holds the data directory's lock
     │   ├── SnapshotError           no / unreadable snapshot where one is needed
-    │   ├── FilterError             a review queue parameter that cannot be used
-    │   └── NotebookError           a notebook failed to execute
+    │   ├── NotebookError           a notebook failed to execute
+    │   └── FilterError             a review-queue filter that cannot be used
     ├── StatementError              a statement file we cannot take as it is         (exit 2)
     │   └── StatementParseError     names file, line and field
     ├── ReconciliationError         a run that could not be made or trusted          (exit 2)
@@ -110,10 +110,6 @@ class ConfigError(UsageError):
     """recon.toml or the environment is wrong."""
 
 
-class FilterError(UsageError):
-    """A query parameter of the review queue that cannot be used (shown, nothing done)."""
-
-
 class LockedError(UsageError):
     """Another run holds the lock."""
 
@@ -124,6 +120,10 @@ class SnapshotError(UsageError):
 
 class NotebookError(UsageError):
     """A notebook failed to execute; the message names the notebook and the cell's error."""
+
+
+class FilterError(UsageError):
+    """A query parameter of the review queue that cannot be used (shown, nothing done)."""
 
 
 class StatementError(ReconError):

@@ -92,3 +92,63 @@ def clean_leftovers(root: Path) -> list[Path]:
             path.unlink(missing_ok=True)
         removed.append(path)
     return removed
+
+
+WRITER_LOCK_NAME = ".writer.lock"
+WRITER_LOCK_WAIT = float(os.environ.get("RECON_LOCK_WAIT", "10"))
+
+
+@contextlib.contextmanager
+def writer_lock(root: Path, what: str, *, wait: float | None = None) -> Iterator[None]:
+    """Hold the data directory's one-writer lock (``<root>/.writer.lock``) for `what`.
+
+    `statements import`, `extract`, `reconcile` and `daily` all take it, so one process at a
+    time writes a data directory. It is re-entrant in the process that holds it (daily holds
+    it across its steps, which take it again). A second process waits up to `wait` seconds
+    (``$RECON_LOCK_WAIT``, default 10) and is then refused with `LockedError` (exit 2). The
+    OS drops the lock when its process dies, so a crash never leaves it stale. On the first
+    acquisition every crash leftover is swept (see `sweep_leftovers`): while we hold the
+    lock, nothing else can be writing them.
+    """
+    from filelock import FileLock, Timeout
+
+    from recon.errors import LockedError
+
+    root.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(root / WRITER_LOCK_NAME), thread_local=False, is_singleton=True)
+    first = not lock.is_locked
+    try:
+        lock.acquire(timeout=WRITER_LOCK_WAIT if wait is None else wait)
+    except Timeout:
+        raise LockedError(
+            f"another recon process is writing {root} (lock {root / WRITER_LOCK_NAME}; "
+            f"{what} waited {WRITER_LOCK_WAIT if wait is None else wait:g} s); "
+            "let it finish, then run again"
+        ) from None
+    try:
+        if first:
+            sweep_leftovers(root)
+        yield
+    finally:
+        lock.release()
+
+
+def sweep_leftovers(root: Path) -> list[Path]:
+    """Remove what crashed writers left in a data directory; call only under `writer_lock`.
+
+    `snapshots/**/.tmp-*` (unpublished snapshots and their work folders), `runs/**/.tmp-*`
+    (unpublished runs), `statements/**/.tmp-*` (statement partitions being written, e.g.
+    ``.tmp-<part>.partial``) and every folder in ``.tmp-duckdb/`` (a run's scratch database).
+    """
+    removed: list[Path] = []
+    for folder in ("snapshots", "runs", "statements"):
+        removed += clean_leftovers(root / folder)
+    scratch = root / ".tmp-duckdb"
+    if scratch.is_dir():
+        for path in sorted(scratch.iterdir()):
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed

@@ -75,7 +75,6 @@ VIEW_NAMES = (
     "recon_awaiting",
 )
 
-SNAPSHOT_GLOB = "snapshots/snapshot_date=*/run_id=*/part-*.parquet"
 SNAPSHOT_DIR_GLOB = "snapshot_date=*/run_id=*"
 MANIFEST_NAME = "_manifest.json"
 STATEMENT_GLOB = "statements/source=*/*.parquet"

@@ -12,6 +12,7 @@ nothing visible, and the next start removes the leftovers.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import shutil
@@ -44,7 +45,7 @@ from recon.extract.flatten import RowBuffer, flatten_page, page_items, with_line
 from recon.extract.settings import ExtractSettings
 from recon.extract.walk import MAX_LIMIT, Walker
 from recon.schemas import INTENT_STATUSES, INTENTS_SCHEMA
-from recon.storage import atomic_dir, clean_leftovers, write_json
+from recon.storage import atomic_dir, clean_leftovers, write_json, writer_lock
 
 __all__ = [
     "InconsistentSnapshotError",
@@ -409,7 +410,9 @@ async def extract_async(
         lock.acquire(timeout=0)
     except Timeout as exc:
         raise LockedError(f"another extract is writing snapshots in {dd.snapshots}") from exc
+    held = contextlib.ExitStack()  # and the data directory's one-writer lock (it sweeps)
     try:
+        held.enter_context(writer_lock(dd.root, "extract"))
         clean_leftovers(dd.snapshots)
         owned = client is None
         if owned:
@@ -443,6 +446,7 @@ async def extract_async(
             if owned:
                 await client.aclose()
     finally:
+        held.close()
         lock.release()
     if not result.consistent:
         raise InconsistentSnapshotError(result)

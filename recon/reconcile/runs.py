@@ -47,7 +47,7 @@ from recon.schemas import (
     EXCEPTIONS_SCHEMA,
     MATCHES_SCHEMA,
 )
-from recon.storage import atomic_dir, write_json
+from recon.storage import atomic_dir, write_json, writer_lock
 
 log = logging.getLogger(__name__)
 
@@ -61,15 +61,6 @@ __all__ = [
     "load_run",
     "reconcile",
 ]
-
-NON_BREAK_LABELS = (
-    "matched",
-    "within_tolerance",
-    "in_flight",
-    "returned",
-    "split_refund",
-    "awaiting_statement",
-)
 
 
 @dataclass(frozen=True)
@@ -177,6 +168,23 @@ def reconcile(
     matching benchmark, which measures the passes alone); the trend is always written.
     """
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
+    # One writer per data directory (shared with imports, extracts and daily); it sweeps
+    # crash leftovers (unpublished runs, scratch databases) on the way in.
+    with writer_lock(dd.root, "reconcile"):
+        return _reconcile_locked(
+            dd, as_of=as_of, settings=settings, run_id=run_id, strict=strict, flows=flows
+        )
+
+
+def _reconcile_locked(
+    dd: DataDir,
+    *,
+    as_of: datetime | str | None,
+    settings: ReconcileSettings | None,
+    run_id: str | None,
+    strict: bool,
+    flows: bool,
+) -> RunResult:
     settings = settings or ReconcileSettings.load(dd)
     run_id = run_id or new_run_id()
     if not run_id or "/" in run_id or run_id.startswith("."):

@@ -57,6 +57,7 @@ from recon.statements.lines import (
     check_bounds,
     days_coverage,
 )
+from recon.storage import writer_lock
 
 __all__ = ["FileReport", "ImportReport", "ParseResult", "import_parsed", "import_statements"]
 
@@ -583,6 +584,21 @@ def import_parsed(
     `period` declares it instead (first and last business day, inclusive)."""
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
     dd.ensure()
+    # One writer per data directory: the dedupe check and the writes see the same store.
+    with writer_lock(dd.root, "statements import"):
+        return _import_parsed_locked(
+            sources, dd, quarantine=quarantine, account=account, period=period
+        )
+
+
+def _import_parsed_locked(
+    sources: Sequence[tuple[str, str, ParseResult]],
+    dd: DataDir,
+    *,
+    quarantine: bool,
+    account: str | None,
+    period: tuple[date, date] | None,
+) -> ImportReport:
     label = resolve_account(account, dd)
     imported_at = datetime.now(UTC)
     batch_id = new_run_id(imported_at)

@@ -584,14 +584,12 @@ def import_parsed(
     `period` declares it instead (first and last business day, inclusive)."""
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
     dd.ensure()
-    # One writer per data directory: the dedupe check and the writes see the same store.
+    # one writer at a time: two imports at once would both pass the dedupe check below
     with writer_lock(dd.root, "statements import"):
-        return _import_parsed_locked(
-            sources, dd, quarantine=quarantine, account=account, period=period
-        )
+        return _import_locked(sources, dd, quarantine=quarantine, account=account, period=period)
 
 
-def _import_parsed_locked(
+def _import_locked(
     sources: Sequence[tuple[str, str, ParseResult]],
     dd: DataDir,
     *,

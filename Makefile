@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/recon demo
+	$(BIN)/recon demo --keep-data
 
 lint: $(STAMP)
 	$(BIN)/ruff check recon tests bench

@@ -60,6 +60,7 @@ __all__ = [
     "latest_snapshot",
     "list_snapshots",
     "sql",
+    "to_frame",
     "write_database",
 ]
 
@@ -340,12 +341,47 @@ def connect(
 def sql(
     query: str, data: str | os.PathLike[str] | DataDir | None = None, params: Any = None
 ) -> pd.DataFrame:
-    """Run `query` over the catalog and return a pandas DataFrame."""
+    """Run `query` over the catalog and return a pandas DataFrame.
+
+    Integer columns (cents, counts) come back as pandas' nullable integers (``Int64``), never
+    float, even with NULLs; whole-number sums (DuckDB's HUGEINT) too, when they fit in int64.
+    """
+    import pandas as pd
+
     con = connect(data)
     try:
-        return con.execute(query, params).df() if params is not None else con.execute(query).df()
+        rel = con.sql(query, params=params) if params is not None else con.sql(query)
+        return to_frame(rel.to_arrow_table()) if rel is not None else pd.DataFrame()
     finally:
         con.close()
+
+
+def to_frame(table: pa.Table) -> pd.DataFrame:
+    """An Arrow table as a DataFrame with money safe: integer columns as nullable ``Int64``
+    (``<NA>`` for NULL, never a float NaN), decimals of scale 0 cast to int64 when they fit,
+    other decimals (averages, rates) to float."""
+    import pandas as pd
+    import pyarrow.compute as pc
+
+    for i, field in enumerate(table.schema):
+        if pa.types.is_decimal(field.type) and field.type.scale == 0:
+            try:
+                table = table.set_column(i, field.name, pc.cast(table.column(i), pa.int64()))
+            except pa.ArrowInvalid:  # beyond int64: keep the exact decimals
+                continue
+        elif pa.types.is_decimal(field.type):  # averages, rates: floats, as before
+            table = table.set_column(i, field.name, pc.cast(table.column(i), pa.float64()))
+    mapping = {
+        pa.int8(): pd.Int8Dtype(),
+        pa.int16(): pd.Int16Dtype(),
+        pa.int32(): pd.Int32Dtype(),
+        pa.int64(): pd.Int64Dtype(),
+        pa.uint8(): pd.UInt8Dtype(),
+        pa.uint16(): pd.UInt16Dtype(),
+        pa.uint32(): pd.UInt32Dtype(),
+        pa.uint64(): pd.UInt64Dtype(),
+    }
+    return table.to_pandas(types_mapper=mapping.get)
 
 
 def write_database(data: str | os.PathLike[str] | DataDir | None = None) -> Path:

@@ -4,12 +4,9 @@ The public API promises `recon.extract(...)`, `recon.reconcile(...)` and `recon.
 and the code of each lives in a package of the same name. Importing a submodule
 (`import recon.extract.walk`) rebinds `recon.extract` to the package, so the package itself is
 made callable: whichever object the name resolves to, calling it runs the function, and
-`recon.extract.walk` still works.
-
-It also documents itself as the function: `inspect.signature(recon.sql)` is the function's
-signature (what Jupyter's Shift-Tab and IDEs show), and its ``__doc__`` is the function's
-signature and docstring, so ``help(recon.sql)`` and ``recon.sql?`` describe the function
-(then the package's own note).
+`recon.extract.walk` still works. It also shows the function, not the package, to
+`inspect.signature`, `help()` and Jupyter's Shift-Tab: its `__signature__`, `__doc__` and
+`__wrapped__` are the function's.
 """
 
 from __future__ import annotations
@@ -27,28 +24,32 @@ class _CallablePackage(types.ModuleType):
 
     __call_target__: str
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.__call_function__()(*args, **kwargs)
-
-    def __call_function__(self) -> Callable[..., Any]:
-        """The function a call runs (imported on first use)."""
+    def _target(self) -> Callable[..., Any]:
         module_name, _, func_name = self.__call_target__.partition(":")
         func: Callable[..., Any] = getattr(importlib.import_module(module_name), func_name)
         return func
 
-    @property
-    def __signature__(self) -> inspect.Signature:  # read first by inspect.signature
-        return inspect.signature(self.__call_function__())
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._target()(*args, **kwargs)
 
     @property
-    def __doc__(self) -> str:  # type: ignore[override]  # help(), Jupyter's `?`: the function
-        func = self.__call_function__()
-        own = self.__dict__.get("__doc__") or ""
-        name = self.__name__.rpartition(".")[2]
-        return (
-            f"{name}{inspect.signature(func)}\n\n{inspect.getdoc(func) or ''}\n\n"
-            f"({self.__name__} is also a package: {inspect.cleandoc(own)})"
-        )
+    def __signature__(self) -> inspect.Signature:
+        return inspect.signature(self._target())
+
+    @property
+    def __wrapped__(self) -> Callable[..., Any]:
+        return self._target()
+
+    @property
+    def __doc__(self) -> str:
+        func = self._target()
+        name = f"recon.{func.__name__}" if self.__name__.startswith("recon.") else func.__name__
+        return f"{name}{inspect.signature(func)}\n\n{inspect.getdoc(func) or ''}"
+
+    @__doc__.setter
+    def __doc__(self, value: str | None) -> None:
+        # the package's own docstring (set when it was imported) is kept out of sight
+        self.__dict__["_package_doc"] = value
 
 
 def make_callable(package: str, target: str) -> None:

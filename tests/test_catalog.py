@@ -157,22 +157,3 @@ def test_recon_extract_and_sql_are_callable_after_their_packages_are_imported(
     result = recon.extract(data_dir, client=FakeAsyncClient(FakeList.of(2)), quiet=True)
     assert result.manifest["rows"] == 2
     assert recon.sql("select count(*) as n from intents", data_dir)["n"].item() == 2
-
-
-def test_recon_sql_on_a_missing_data_dir_is_one_line_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    missing = tmp_path / "nowhere"
-    assert main(["sql", "--data", str(missing), "select count(*) from intents"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("recon: error: no data directory")
-    assert not missing.exists()
-
-
-def test_recon_sql_on_an_empty_data_dir_warns(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main(["sql", "--data", str(tmp_path), "select count(*) as n from intents"]) == 0
-    captured = capsys.readouterr()
-    assert captured.err.startswith("recon: warning:") and "no snapshots" in captured.err
-    assert "(1 rows)" in captured.out

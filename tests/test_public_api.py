@@ -47,25 +47,3 @@ def test_function_packages_are_callable_whatever_the_import_order() -> None:
 def test_recon_sql_returns_a_dataframe(data_dir) -> None:  # type: ignore[no-untyped-def]
     df = recon.sql("select count(*) as n from intents", data_dir)
     assert list(df.columns) == ["n"] and int(df.iloc[0, 0]) == 0
-
-
-def test_function_packages_show_the_functions_signature_and_docstring() -> None:
-    """help(), inspect.signature and Jupyter's Shift-Tab describe the function, not the package."""
-    import importlib
-    import inspect
-    import pydoc
-
-    import recon.extract.walk  # the package bound first, as after any submodule import
-
-    for name, target in [
-        ("extract", "recon.extract.snapshot"),
-        ("reconcile", "recon.reconcile.runs"),
-        ("sql", "recon.catalog"),
-    ]:
-        func = getattr(importlib.import_module(target), name)
-        obj = getattr(recon, name)
-        assert inspect.signature(obj) == inspect.signature(func), name
-        assert str(inspect.signature(obj)) != "(*args, **kwargs)"
-        first = (inspect.getdoc(func) or "").splitlines()[0]
-        assert first and first in pydoc.render_doc(obj, renderer=pydoc.plaintext), name
-        assert (obj.__doc__ or "").startswith(f"{name}{inspect.signature(func)}")

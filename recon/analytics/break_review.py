@@ -44,7 +44,7 @@ def breaks(data: str | os.PathLike[str] | DataDir | None = None) -> pd.DataFrame
     con = catalog.connect(data)
     try:
         rel = con.sql("SELECT * FROM recon_exceptions ORDER BY priority, category, break_id")
-        return catalog.to_frame(rel.to_arrow_table())  # cents as Int64, never float
+        return catalog.to_frame(rel.to_arrow_table())
     finally:
         con.close()
 

@@ -38,6 +38,7 @@ import duckdb
 import pyarrow as pa
 
 from recon.config import DataDir
+from recon.errors import UsageError
 from recon.schemas import (
     AWAITING_SCHEMA,
     EXCEPTIONS_SCHEMA,
@@ -60,7 +61,6 @@ __all__ = [
     "latest_snapshot",
     "list_snapshots",
     "sql",
-    "to_frame",
     "write_database",
 ]
 
@@ -76,6 +76,7 @@ VIEW_NAMES = (
     "recon_awaiting",
 )
 
+SNAPSHOT_GLOB = "snapshots/snapshot_date=*/run_id=*/part-*.parquet"
 SNAPSHOT_DIR_GLOB = "snapshot_date=*/run_id=*"
 MANIFEST_NAME = "_manifest.json"
 STATEMENT_GLOB = "statements/source=*/*.parquet"
@@ -341,26 +342,37 @@ def connect(
 def sql(
     query: str, data: str | os.PathLike[str] | DataDir | None = None, params: Any = None
 ) -> pd.DataFrame:
-    """Run `query` over the catalog and return a pandas DataFrame.
+    """Run `query` over the catalog views of `data` and return a pandas DataFrame.
 
-    Integer columns (cents, counts) come back as pandas' nullable integers (``Int64``), never
-    float, even with NULLs; whole-number sums (DuckDB's HUGEINT) too, when they fit in int64.
+    `data` is the data directory (default: $RECON_DATA, else ./data); one that does not
+    exist is a UsageError, not an empty answer. `params` binds `?` / `$name` parameters.
+    Cents come back as int64, or nullable Int64 where a value is missing: never float.
     """
-    import pandas as pd
-
-    con = connect(data)
+    dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
+    if not dd.root.is_dir():
+        raise UsageError(
+            f"no data directory at {dd.root}: pass --data DIR / data=, or set RECON_DATA "
+            "(`make demo` writes ./data)"
+        )
+    con = connect(dd)
     try:
         rel = con.sql(query, params=params) if params is not None else con.sql(query)
-        return to_frame(rel.to_arrow_table()) if rel is not None else pd.DataFrame()
+        if rel is None:  # a statement without a result (SET, CREATE ...)
+            import pandas
+
+            return pandas.DataFrame()
+        return to_frame(rel.to_arrow_table())
     finally:
         con.close()
 
 
-def to_frame(table: pa.Table) -> pd.DataFrame:
-    """An Arrow table as a DataFrame with money safe: integer columns as nullable ``Int64``
-    (``<NA>`` for NULL, never a float NaN), decimals of scale 0 cast to int64 when they fit,
-    other decimals (averages, rates) to float."""
+def to_frame(table: Any) -> pd.DataFrame:
+    """An Arrow table as pandas, integers kept exact: a `*_cents` column, or any integer
+    column with a missing value, becomes nullable Int64 (pandas would make it float). A
+    whole-number DECIMAL (DuckDB's ``sum`` of BIGINT cents is a HUGEINT) that fits in int64
+    is an integer too, not a column of Python Decimals."""
     import pandas as pd
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     for i, field in enumerate(table.schema):
@@ -369,19 +381,11 @@ def to_frame(table: pa.Table) -> pd.DataFrame:
                 table = table.set_column(i, field.name, pc.cast(table.column(i), pa.int64()))
             except pa.ArrowInvalid:  # beyond int64: keep the exact decimals
                 continue
-        elif pa.types.is_decimal(field.type):  # averages, rates: floats, as before
-            table = table.set_column(i, field.name, pc.cast(table.column(i), pa.float64()))
-    mapping = {
-        pa.int8(): pd.Int8Dtype(),
-        pa.int16(): pd.Int16Dtype(),
-        pa.int32(): pd.Int32Dtype(),
-        pa.int64(): pd.Int64Dtype(),
-        pa.uint8(): pd.UInt8Dtype(),
-        pa.uint16(): pd.UInt16Dtype(),
-        pa.uint32(): pd.UInt32Dtype(),
-        pa.uint64(): pd.UInt64Dtype(),
-    }
-    return table.to_pandas(types_mapper=mapping.get)
+    df = table.to_pandas(date_as_object=False)
+    for name, column in zip(table.column_names, table.columns, strict=True):
+        if pa.types.is_integer(column.type) and (name.endswith("_cents") or column.null_count):
+            df[name] = column.to_pandas(types_mapper=lambda _t: pd.Int64Dtype())
+    return df
 
 
 def write_database(data: str | os.PathLike[str] | DataDir | None = None) -> Path:

@@ -33,7 +33,6 @@ def run(args: argparse.Namespace) -> int:
     from recon.config import DataDir
 
     data = DataDir.resolve(args.data)
-    _check_data(data)
     if args.query is None:
         path = write_database(data)
         print(
@@ -42,6 +41,14 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     query = sys.stdin.read() if args.query == "-" else args.query
+    if data.root.is_dir() and not any(
+        any(folder.iterdir()) for folder in (data.snapshots, data.statements) if folder.is_dir()
+    ):
+        print(
+            f"recon: warning: {data.root} holds no snapshots or statements yet: the views are "
+            "empty (run `recon extract` / `recon statements import`, or `make demo`)",
+            file=sys.stderr,
+        )
     try:
         df = sql(query, data)
     except duckdb.Error as exc:
@@ -73,24 +80,3 @@ def _isnull(v: Any) -> bool:
         return bool(pd.isna(v))
     except (TypeError, ValueError):
         return False
-
-
-def _check_data(data: Any) -> None:
-    """A missing data directory is an error (exit 2); an empty one a warning on stderr."""
-    root = data.root
-    if not root.is_dir():
-        raise UsageError(
-            f"no data directory {root}: pass --data DIR, set RECON_DATA, or make one with "
-            "`recon demo` or `recon extract`"
-        )
-    has_data = (
-        next(data.snapshots.glob("snapshot_date=*/run_id=*/_manifest.json"), None)
-        or next(data.statements.rglob("*.parquet"), None)
-        or next(data.runs.glob("*/summary.json"), None)
-    )
-    if has_data is None:
-        print(
-            f"recon: warning: {root} holds no snapshots, statement lines or runs yet, so every "
-            "view is empty (run `recon extract` and `recon statements import`, or `recon demo`)",
-            file=sys.stderr,
-        )

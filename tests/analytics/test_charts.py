@@ -179,22 +179,6 @@ def test_breaks_from_the_catalog(data_dir: DataDir) -> None:
     df = analytics.breaks(data_dir)
     assert list(df.break_id) == ["b1", "b2"] and df.age_days.tolist() == [3, 0]
     assert utc(2026, 11, 20).year == 2026
-    # money stays integer cents even where a break has no amount (NULL): Int64, never float
-    cents = [c for c in df.columns if c.endswith("_cents")]
-    assert cents and all(str(df[c].dtype) == "Int64" for c in cents), df.dtypes
-    assert df[cents].isna().any().any()  # the NULLs are <NA>, not NaN floats
-
-
-def test_recon_sql_keeps_integers_with_nulls_as_int64(data_dir: DataDir) -> None:
-    import recon
-
-    df = recon.sql("SELECT * FROM (VALUES (1::BIGINT), (NULL)) t(amount_cents)", data_dir)
-    assert str(df.amount_cents.dtype) == "Int64" and df.amount_cents.isna().tolist() == [
-        False,
-        True,
-    ]
-    total = recon.sql("SELECT sum(x) AS cents FROM (VALUES (1), (2)) t(x)", data_dir)
-    assert str(total.cents.dtype) == "Int64" and total.cents.item() == 3
 
 
 def test_empty_frames_draw_a_no_data_note(data_dir: DataDir) -> None:

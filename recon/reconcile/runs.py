@@ -49,7 +49,7 @@ from recon.schemas import (
     HISTORY_SCHEMA,
     MATCHES_SCHEMA,
 )
-from recon.storage import atomic_dir, write_json
+from recon.storage import atomic_dir, write_json, writer_lock
 
 log = logging.getLogger(__name__)
 
@@ -179,6 +179,22 @@ def reconcile(
     matching benchmark, which measures the passes alone); the trend is always written.
     """
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
+    # one writer at a time per data directory; the first holder sweeps crash leftovers
+    with writer_lock(dd.root, "reconcile"):
+        return _reconcile_locked(
+            dd, as_of=as_of, settings=settings, run_id=run_id, strict=strict, flows=flows
+        )
+
+
+def _reconcile_locked(
+    dd: DataDir,
+    *,
+    as_of: datetime | str | None,
+    settings: ReconcileSettings | None,
+    run_id: str | None,
+    strict: bool,
+    flows: bool,
+) -> RunResult:
     settings = settings or ReconcileSettings.load(dd)
     run_id = run_id or new_run_id()
     if not run_id or "/" in run_id or run_id.startswith("."):

@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/recon demo --keep-data
+	$(BIN)/recon demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check recon tests bench

@@ -6,7 +6,7 @@ import argparse
 import errno
 from typing import Any
 
-from recon.clitools import data_dir
+from recon.clitools import data_dir, progress
 
 __all__ = ["register"]
 
@@ -33,7 +33,8 @@ def run_report(args: argparse.Namespace) -> int:
             raise UsageError(f"no committed run in {dd.runs}; run `recon reconcile` first")
         run_dir = found
     try:
-        out = render(run_dir, args.out)
+        with progress(f"rendering the report of run {run_dir.name}"):
+            out = render(run_dir, args.out)
     except OSError as exc:
         if exc.errno not in _PATH_ERRORS:
             raise  # a full disk or an I/O error is not the caller's doing (exit 70)

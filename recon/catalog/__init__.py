@@ -305,8 +305,27 @@ def _sources(data: DataDir) -> dict[str, str]:
             exists=bool(run and (run / "exceptions.parquet").is_file()),
         ),
         "run_id_latest": _quote(run.name) if run else "NULL",
+        "lifecycle_rows": lifecycle_rows_sql(),
     }
     return srcs
+
+
+def lifecycle_rows_sql() -> str:
+    """The default `lifecycle_order` rows as a SQL VALUES list, from the one status vocabulary
+    (recon.schemas: ONRAMP_LIFECYCLE, OFFRAMP_LIFECYCLE, TERMINAL_EXITS): SQL never spells
+    the statuses out itself."""
+    from recon.schemas import OFFRAMP_LIFECYCLE, ONRAMP_LIFECYCLE, TERMINAL_EXITS
+
+    rows = [
+        f"({_quote(kind)}, {_quote(status)}, {rank}, 'stage')"
+        for kind, stages in (("onramp", ONRAMP_LIFECYCLE), ("offramp", OFFRAMP_LIFECYCLE))
+        for rank, status in enumerate(stages, start=1)
+    ] + [
+        f"({_quote(kind)}, {_quote(status)}, NULL, 'exit')"
+        for kind in ("onramp", "offramp")
+        for status in TERMINAL_EXITS
+    ]
+    return ",\n        ".join(rows)
 
 
 def view_files() -> list[tuple[str, str]]:

@@ -233,6 +233,18 @@ def generate(root: Path, n: int) -> dict[str, Any]:
     return {"intents": n, "lines": int(lines), "seconds": time.perf_counter() - started}
 
 
+def record_coverage(root: Path) -> None:
+    """Say what the bench's bank statement covers (the whole span up to AS_OF), as an import
+    would: without it every intent waits for statements and no money-side break is raised."""
+    from recon import testing
+    from recon.config import DataDir
+
+    if (root / "statements" / "coverage").is_dir():
+        return
+    start = BASE - timedelta(days=1)
+    testing.coverage(DataDir(root), start, AS_OF + timedelta(days=1), account="0001/1234567-8")
+
+
 # -- the two engines (each in a child process) ------------------------------------------------
 
 
@@ -809,6 +821,7 @@ def main() -> None:
         root = Path(args.workdir) / f"data-{args.rows}"
         if not (root / "statements").is_dir():
             _report_generation(generate(root, args.rows))
+        record_coverage(root)
         _compare(root, args)
         return
     with tempfile.TemporaryDirectory(prefix="recon-bench-") as tmp:

@@ -1,12 +1,17 @@
-"""What every command module shares: argument types, the console, the data directory, and
-how a run's verdict is printed. Argument handling only; no work is done here."""
+"""What every command module shares: argument types, the console, the data directory,
+progress for long steps, and how a run's verdict is printed. Argument handling only; no work
+is done here."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 __all__ = ["console", "data_dir", "parse_date", "parse_timestamp", "positive_int", "print_verdict"]
 
@@ -62,3 +67,37 @@ def print_verdict(code: int, reasons: tuple[str, ...]) -> None:
     """`exit 1: <reasons>` on stderr when a finished run crosses the alert thresholds."""
     if code:
         print("exit 1: " + "; ".join(reasons), file=sys.stderr)
+
+
+@contextlib.contextmanager
+def progress(label: str, *, enabled: bool | None = None) -> Iterator[None]:
+    """A spinner with the elapsed time on stderr while a step runs, only when stderr is a
+    terminal (`enabled` None); nothing at all in a job's log or a pipe. It clears itself."""
+    if enabled is None:
+        enabled = sys.stderr.isatty()
+    if not enabled:
+        yield
+        return
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    bar = Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=Console(stderr=True, force_terminal=True),
+        transient=True,
+    )
+    with bar:
+        bar.add_task(label, total=None)
+        yield
+
+
+def with_progress(label: str, func: Callable[..., T]) -> Callable[..., T]:
+    """`func` that shows `progress(label)` while it runs (for the steps of `recon daily`)."""
+
+    def run(*args: Any, **kwargs: Any) -> T:
+        with progress(label):
+            return func(*args, **kwargs)
+
+    return run

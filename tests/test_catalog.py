@@ -157,3 +157,20 @@ def test_recon_extract_and_sql_are_callable_after_their_packages_are_imported(
     result = recon.extract(data_dir, client=FakeAsyncClient(FakeList.of(2)), quiet=True)
     assert result.manifest["rows"] == 2
     assert recon.sql("select count(*) as n from intents", data_dir)["n"].item() == 2
+
+
+def test_lifecycle_order_comes_from_the_one_status_vocabulary(data_dir: DataDir) -> None:
+    """The catalog's lifecycle view is generated from recon.schemas; its SQL names no status."""
+    from importlib import resources
+
+    from recon.schemas import OFFRAMP_LIFECYCLE, ONRAMP_LIFECYCLE, TERMINAL_EXITS
+
+    df = catalog.sql("SELECT * FROM lifecycle_order", data_dir)
+    for kind, stages in (("onramp", ONRAMP_LIFECYCLE), ("offramp", OFFRAMP_LIFECYCLE)):
+        rows = df[(df.intent_type == kind) & (df.kind == "stage")].sort_values("stage_rank")
+        assert tuple(rows.status) == stages
+        assert rows.stage_rank.tolist() == list(range(1, len(stages) + 1))
+        exits = df[(df.intent_type == kind) & (df.kind == "exit")]
+        assert set(exits.status) == set(TERMINAL_EXITS)
+    text = (resources.files("recon.sql") / "catalog" / "12_status_history.sql").read_text()
+    assert all(f"'{s}'" not in text for s in ONRAMP_LIFECYCLE + OFFRAMP_LIFECYCLE)

@@ -218,10 +218,10 @@ class _Core(Generic[HttpT, TransportT, SleepT]):
         if not url and transport is not None:
             url = _IN_PROCESS_BASE_URL
         if not url:
-            raise ConfigError("no API base URL: pass base_url= or set RECON_BASE_URL")
+            raise ConfigError("no API base URL: set RECON_BASE_URL or give --base-url")
         key = api_key if api_key is not None else os.environ.get("RECON_API_KEY")
         if key is None:
-            raise ConfigError("no API key: pass api_key= or set RECON_API_KEY")
+            raise ConfigError("no API key: set RECON_API_KEY")
         url, self._auth = split_userinfo(url)
         self.base_url = url.rstrip("/")
         self._key = _Secret(key)

@@ -38,6 +38,7 @@ import duckdb
 import pyarrow as pa
 
 from recon.config import DataDir
+from recon.errors import UsageError
 from recon.schemas import (
     AWAITING_SCHEMA,
     EXCEPTIONS_SCHEMA,
@@ -304,8 +305,27 @@ def _sources(data: DataDir) -> dict[str, str]:
             exists=bool(run and (run / "exceptions.parquet").is_file()),
         ),
         "run_id_latest": _quote(run.name) if run else "NULL",
+        "lifecycle_rows": lifecycle_rows_sql(),
     }
     return srcs
+
+
+def lifecycle_rows_sql() -> str:
+    """The default `lifecycle_order` rows as a SQL VALUES list, from the one status vocabulary
+    (recon.schemas: ONRAMP_LIFECYCLE, OFFRAMP_LIFECYCLE, TERMINAL_EXITS): SQL never spells
+    the statuses out itself."""
+    from recon.schemas import OFFRAMP_LIFECYCLE, ONRAMP_LIFECYCLE, TERMINAL_EXITS
+
+    rows = [
+        f"({_quote(kind)}, {_quote(status)}, {rank}, 'stage')"
+        for kind, stages in (("onramp", ONRAMP_LIFECYCLE), ("offramp", OFFRAMP_LIFECYCLE))
+        for rank, status in enumerate(stages, start=1)
+    ] + [
+        f"({_quote(kind)}, {_quote(status)}, NULL, 'exit')"
+        for kind in ("onramp", "offramp")
+        for status in TERMINAL_EXITS
+    ]
+    return ",\n        ".join(rows)
 
 
 def view_files() -> list[tuple[str, str]]:
@@ -341,12 +361,50 @@ def connect(
 def sql(
     query: str, data: str | os.PathLike[str] | DataDir | None = None, params: Any = None
 ) -> pd.DataFrame:
-    """Run `query` over the catalog and return a pandas DataFrame."""
-    con = connect(data)
+    """Run `query` over the catalog views of `data` and return a pandas DataFrame.
+
+    `data` is the data directory (default: $RECON_DATA, else ./data); one that does not
+    exist is a UsageError, not an empty answer. `params` binds `?` / `$name` parameters.
+    Cents come back as int64, or nullable Int64 where a value is missing: never float.
+    """
+    dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
+    if not dd.root.is_dir():
+        raise UsageError(
+            f"no data directory at {dd.root}: pass --data DIR / data=, or set RECON_DATA "
+            "(`make demo` writes ./data)"
+        )
+    con = connect(dd)
     try:
-        return con.execute(query, params).df() if params is not None else con.execute(query).df()
+        rel = con.sql(query, params=params) if params is not None else con.sql(query)
+        if rel is None:  # a statement without a result (SET, CREATE ...)
+            import pandas
+
+            return pandas.DataFrame()
+        return to_frame(rel.to_arrow_table())
     finally:
         con.close()
+
+
+def to_frame(table: Any) -> pd.DataFrame:
+    """An Arrow table as pandas, integers kept exact: a `*_cents` column, or any integer
+    column with a missing value, becomes nullable Int64 (pandas would make it float). A
+    whole-number DECIMAL (DuckDB's ``sum`` of BIGINT cents is a HUGEINT) that fits in int64
+    is an integer too, not a column of Python Decimals."""
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for i, field in enumerate(table.schema):
+        if pa.types.is_decimal(field.type) and field.type.scale == 0:
+            try:
+                table = table.set_column(i, field.name, pc.cast(table.column(i), pa.int64()))
+            except pa.ArrowInvalid:  # beyond int64: keep the exact decimals
+                continue
+    df = table.to_pandas(date_as_object=False)
+    for name, column in zip(table.column_names, table.columns, strict=True):
+        if pa.types.is_integer(column.type) and (name.endswith("_cents") or column.null_count):
+            df[name] = column.to_pandas(types_mapper=lambda _t: pd.Int64Dtype())
+    return df
 
 
 def write_database(data: str | os.PathLike[str] | DataDir | None = None) -> Path:

@@ -5,17 +5,26 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from recon.clitools import console, parse_date, positive_int, print_verdict
+from recon.clitools import console, parse_date, positive_int, print_verdict, with_progress
 
 __all__ = ["register"]
 
 
 def run_daily_command(args: argparse.Namespace) -> int:
-    from recon.ops.daily import run_daily
+    from recon.ops.daily import Steps, run_daily
     from recon.report.console import run_line, run_table
 
+    steps = Steps.default()
+    if not args.quiet:  # a spinner per step on a terminal; extract draws its own bar
+        steps = Steps(
+            steps.extract,
+            with_progress("importing the inbox", steps.import_statements),
+            with_progress("reconciling", steps.reconcile),
+            with_progress("rendering the report", steps.render),
+        )
     result = run_daily(
         args.data,
+        steps=steps,
         date=args.date,
         base_url=args.base_url,
         config=args.config,
@@ -97,7 +106,10 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     p.add_argument(
         "--keep-data",
-        action="store_true",
-        help="keep the demo's snapshots, statements and runs (default: keep only the report)",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="keep the demo's snapshots, statements and runs in <data>/demo-<seed>/ for "
+        "`recon sql --data data/demo-7` and the notebooks (default; --no-keep-data keeps "
+        "only the report and the sandbox's files)",
     )
     p.set_defaults(func=run_demo_command)

@@ -10,8 +10,14 @@ One run per business day, safe to schedule and to re-run:
 - **Inbox.** Every regular, non-hidden file directly in ``data/inbox/`` is imported (format
   sniffed). After a file is imported it is *moved* to ``data/inbox/processed/<date>/`` so the
   inbox always shows what is still pending (statement imports are idempotent, so a file
-  dropped twice adds nothing). A file that cannot be imported stays in the inbox and the job
-  stops with exit 2, naming it; files imported before it stay imported.
+  dropped twice adds nothing). A file that cannot be imported (bad input) stays in the inbox
+  and the job stops with exit 2, naming it; files imported before it stay imported. A file
+  that *crashes* the importer (a bug) is moved to ``data/inbox/failed/<date>/`` so it does
+  not stop every later day, and the job stops with exit 70.
+- **Failure.** A job that fails records it: ``data/daily/<date>.json`` with ``status:
+  failed``, the error and why, and a report stub saying why
+  (``data/reports/failed-<date>/report.html``); the exit code is 2, 3 or 70, never 0 or 1.
+  The next run for that date runs the whole job again.
 - **as_of.** The end of the business day (midnight after `date` in ``business_tz``,
   default America/Sao_Paulo), or the snapshot's server time if that is earlier (a run during
   the day reconciles what has happened so far).
@@ -49,7 +55,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from recon.config import DEFAULT_BUSINESS_TZ, DataDir, load_config
-from recon.errors import ConfigError, UsageError
+from recon.errors import ConfigError, ReconError, UsageError
 from recon.reconcile.alerts import Thresholds, assess_run
 from recon.reconcile.settings import settings_kw
 from recon.storage import write_json, writer_lock
@@ -237,19 +243,89 @@ def run_daily(
     dd.ensure()
     # the data directory's writer lock, held across the steps (which take it again)
     with writer_lock(dd.root, "daily"):
-        return _run_locked(
-            dd,
-            day,
-            tz,
-            thresholds,
-            force=force,
-            steps=steps,
-            quiet=quiet,
-            base_url=base_url,
-            api_key=api_key,
-            transport=transport,
-            config=config,
-        )
+        try:
+            return _run_locked(
+                dd,
+                day,
+                tz,
+                thresholds,
+                force=force,
+                steps=steps,
+                quiet=quiet,
+                base_url=base_url,
+                api_key=api_key,
+                transport=transport,
+                config=config,
+            )
+        except Exception as exc:  # recorded under the lock, then the error goes out
+            record_failure(dd, day, exc)
+            raise
+
+
+def record_failure(dd: DataDir, day: date, exc: BaseException) -> Path:
+    """Record that the job failed for `day`: ``daily/<date>.json`` with status failed and
+    why, and a report stub saying why (``reports/failed-<date>/report.html``).
+
+    A day already done (a record with a run) keeps its run; the failure is added to it as
+    ``last_failure``. Never raises: the job's own error is what the caller must see.
+    """
+    from recon.errors import exit_code_for, redact
+
+    why = redact(" ".join(str(exc).split()) or type(exc).__name__, os.environ.get("RECON_API_KEY"))
+    failure = {
+        "status": "failed",
+        "error": type(exc).__name__,
+        "why": why[:2000],
+        "exit_code": exit_code_for(exc),
+        "failed_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    record_path = _record_path(dd, day)
+    stub = dd.root / "reports" / f"failed-{day.isoformat()}" / "report.html"
+    try:
+        stub.parent.mkdir(parents=True, exist_ok=True)
+        tmp = stub.with_name(f".tmp-{stub.name}")
+        tmp.write_text(_failure_html(day, failure), encoding="utf-8")
+        os.replace(tmp, stub)
+        failure["report"] = str(stub)
+        previous = _read_record(record_path)
+        if previous is not None and (dd.runs / str(previous.get("run_id"))).is_dir():
+            payload = {**previous, "last_failure": failure}
+        else:
+            payload = {
+                "date": day.isoformat(),
+                **failure,
+                "imported": _imported_on(dd, day),
+                "failed_inbox_files": _failed_on(dd, day),
+            }
+        _write_record(record_path, payload)
+    except OSError as err:  # a full disk: the caller's error still goes out
+        log.error("could not record the failed day %s: %s", day, err)
+    return record_path
+
+
+def _failure_html(day: date, failure: dict[str, Any]) -> str:
+    from html import escape
+
+    return (
+        "<!doctype html><html lang=en><meta charset=utf-8>"
+        f"<title>recon daily {day}: failed</title>"
+        f"<h1>recon daily {day}: the job failed</h1>"
+        f"<p><strong>{escape(str(failure['error']))}</strong> (exit {failure['exit_code']}): "
+        f"{escape(str(failure['why']))}</p>"
+        f"<p>Failed at {escape(str(failure['failed_at']))}. No run was reconciled for this "
+        "day; fix the cause and run <code>recon daily</code> again.</p></html>\n"
+    )
+
+
+def _imported_on(dd: DataDir, day: date) -> list[str]:
+    """The inbox files imported for `day` (those moved to inbox/processed/<date>/)."""
+    folder = dd.inbox / "processed" / day.isoformat()
+    return sorted(p.name for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
+
+
+def _failed_on(dd: DataDir, day: date) -> list[str]:
+    folder = dd.inbox / "failed" / day.isoformat()
+    return sorted(p.name for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
 
 
 def _run_locked(
@@ -299,10 +375,21 @@ def _run_locked(
     snapshot_at = _snapshot_time(snapshot)
 
     # 2. import the inbox, one file at a time so a bad file is named and the rest kept.
-    imported: list[str] = []
+    # A first attempt that crashed after its imports left them in processed/<date>/: they
+    # were imported for this day too, so the record lists them (not only this attempt's).
+    imported: list[str] = [] if force else _imported_on(dd, day)
     processed = dd.inbox / "processed" / day.isoformat()
     for path in _richest_first(pending_inbox_files(dd)):
-        steps.import_statements([path], data=dd)
+        try:
+            steps.import_statements([path], data=dd)
+        except ReconError:
+            raise  # bad input: the file stays in the inbox, named in the error (exit 2)
+        except Exception:
+            # a file that crashes the importer is moved aside, so it does not stop every
+            # later day; the job still fails (exit 70) and the day's record names it
+            moved = _move_processed(path, dd.inbox / "failed" / day.isoformat())
+            log.error("%s crashed the import; moved to %s", path.name, moved)
+            raise
         _move_processed(path, processed)
         imported.append(path.name)
 

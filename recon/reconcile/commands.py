@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from recon.clitools import console, data_dir, parse_timestamp, print_verdict
+from recon.clitools import console, data_dir, parse_timestamp, print_verdict, progress
 
 __all__ = ["register"]
 
@@ -25,7 +25,8 @@ def run_reconcile(args: argparse.Namespace) -> int:
 
     dd = data_dir(args)
     thresholds = Thresholds.from_config(load_config(args.config, dd))
-    result = reconcile(dd, as_of=args.as_of, **settings_kw(args.config, dd))
+    with progress("reconciling"):
+        result = reconcile(dd, as_of=args.as_of, **settings_kw(args.config, dd))
     verdict = assess_run(Path(result.path), thresholds)
     out = console()
     out.print(run_table(Path(result.path), title=f"run {result.run_id}"))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 import string
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -346,18 +346,6 @@ class Bank:
         return self.opening_balance_cents + sum(
             m.amount_cents for m in self.movements if m.booked_at < at
         )
-
-    def refunds_of(self, movement: Movement) -> list[Movement]:
-        """The devoluções booked against a received PIX, in booking order."""
-        return [
-            m
-            for m in self.sorted_movements()
-            if m.kind == PIX_REFUND_OUT and m.refund_of == movement.end_to_end_id
-        ]
-
-    def with_movements(self, movements: list[Movement]) -> Bank:
-        """A copy holding other movements (used to build statements for part of the ledger)."""
-        return replace(self, movements=list(movements))
 
 
 def _second(at: datetime) -> datetime:

@@ -7,6 +7,8 @@ import os
 from datetime import date
 from typing import Any
 
+from recon.clitools import progress
+
 FORMATS = ("auto", "pix-json", "camt", "open-finance", "ofx", "cnab240", "csv")
 
 
@@ -114,15 +116,16 @@ def run_import(args: argparse.Namespace) -> int:
     """`recon statements import`."""
     from recon.statements import import_statements
 
-    report = import_statements(
-        args.paths,
-        args.data,
-        format=args.format,
-        quarantine=args.quarantine,
-        account=args.account,
-        csv_profile=args.csv_profile,
-        period=parse_period(args.period),
-    )
+    with progress("importing statements"):
+        report = import_statements(
+            args.paths,
+            args.data,
+            format=args.format,
+            quarantine=args.quarantine,
+            account=args.account,
+            csv_profile=args.csv_profile,
+            period=parse_period(args.period),
+        )
     _print(report)
     return 0
 

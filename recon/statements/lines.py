@@ -1,8 +1,8 @@
 """What every parser produces: parsed statement lines, plus the helpers they share.
 
-A parser yields `Line` tuples (cheap to build in tight loops) or `Bad` records for lines
-it could not read. The importer adds what does not depend on the file's content
-(line_id, account, source_format/file, imported_at) and deduplicates.
+A parser yields rows (tuples in `PARSED_SCHEMA` column order, cheap to build in tight
+loops) or `Bad` records for lines it could not read. The importer adds what does not depend
+on the file's content (line_id, account, source_format/file, imported_at) and deduplicates.
 
 PIX identifiers (BACEN): an end-to-end id is "E" + the payer PSP's ISPB (8 digits) +
 yyyyMMddHHmm (12) + 11 alphanumerics = 32 characters; a devolução's return id (rtrId)
@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -42,24 +42,6 @@ E2E_FULL = re.compile(r"[ED][0-9]{20}[A-Za-z0-9]{11}")
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 ONE_US = timedelta(microseconds=1)
 BUSINESS_TZ: tzinfo = ZoneInfo(DEFAULT_BUSINESS_TZ)
-
-
-class Line(NamedTuple):
-    """One parsed statement line (money movement); amounts in signed cents, time in UTC µs."""
-
-    source_line: int
-    booked_at_us: int
-    amount_cents: int
-    direction: str  # credit | debit
-    kind: str
-    end_to_end_id: str | None
-    txid: str | None
-    refund_of: str | None
-    counterparty_name: str | None
-    counterparty_document: str | None
-    counterparty_key: str | None
-    description: str | None
-    bank_reference: str | None
 
 
 class Coverage(NamedTuple):
@@ -98,7 +80,7 @@ class Bad(NamedTuple):
     raw: str
 
 
-# What a parser hands over, as columns: the Line fields with booked_at still ISO 8601 text
+# What a parser hands over, as columns: each line's fields with booked_at still ISO 8601 text
 # (cast to UTC timestamps in one vectorized step by the importer).
 PARSED_SCHEMA = pa.schema(
     [
@@ -138,7 +120,7 @@ def vclean(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
 class ParseResult:
     """What a parser read from one source: good rows, bad lines, and the checks it made.
 
-    Lines come as `rows` (Line-ordered tuples, from per-line parsers) and/or as `table`
+    Lines come as `rows` (tuples in PARSED_SCHEMA order, from per-line parsers) and/or as `table`
     (PARSED_SCHEMA columns, from vectorized fast paths); the importer takes both.
 
     `coverage`: the periods the source says it covers (OFX DTSTART/DTEND, CNAB 240 balance
@@ -172,7 +154,7 @@ class ParseResult:
         return pa.concat_tables(parts) if len(parts) > 1 else parts[0]
 
     def all_rows(self) -> list[tuple[Any, ...]]:
-        """All lines as Line-ordered tuples (for tests and small files)."""
+        """All lines as tuples in PARSED_SCHEMA order (for tests and small files)."""
         table = self.to_table()
         return list(zip(*(table.column(n).to_pylist() for n in PARSED_SCHEMA.names), strict=True))
 
@@ -197,11 +179,6 @@ def to_us(dt: datetime) -> int:
 def local_midnight_us(day: date, tz: tzinfo = BUSINESS_TZ) -> int:
     """Start of `day` in the business time zone, as UTC µs (for date-only bookings)."""
     return to_us(datetime(day.year, day.month, day.day, tzinfo=tz))
-
-
-def fixed_offset(hours: float) -> tzinfo:
-    """A fixed UTC offset of `hours` (OFX writes "[-3:GMT]")."""
-    return timezone(timedelta(minutes=round(hours * 60)))
 
 
 def iso_to_us(text: str, *, naive_tz: tzinfo | None = None) -> int:

@@ -17,6 +17,7 @@ import duckdb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from recon import catalog
 from recon.analytics import AnalyticsConfig
 from recon.analytics._connect import install
 
@@ -58,7 +59,8 @@ def _connection(rows: list[tuple], same_second: bool) -> duckdb.DuckDBPyConnecti
             ],
         )
     catalog_sql = resources.files("recon.sql").joinpath("catalog/12_status_history.sql")
-    con.execute(catalog_sql.read_text(encoding="utf-8"))
+    lifecycle = catalog.lifecycle_rows_sql()  # the statuses come from recon.schemas
+    con.execute(catalog_sql.read_text(encoding="utf-8").format(lifecycle_rows=lifecycle))
     install(con, AnalyticsConfig())
     here = Path(__file__).parent
     con.execute((here / "status_history_reference.sql").read_text())

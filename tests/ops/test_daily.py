@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -80,16 +81,60 @@ def test_bad_inbox_file_stops_the_job_and_stays_in_inbox(data_dir: DataDir) -> N
     with pytest.raises(StatementError):
         run_daily(data_dir, steps=steps_of(fake), now=NOW)
     assert (data_dir.inbox / "bad.csv").is_file()
-    assert not (data_dir.root / "daily" / "2026-11-20.json").exists()
+    record = json.loads((data_dir.root / "daily" / "2026-11-20.json").read_text())
+    assert record["status"] == "failed" and record["exit_code"] == 2
+    assert "bad.csv:3" in record["why"] and "run_id" not in record
+    assert "not a number" in Path(record["report"]).read_text()
     fake.import_error = None  # fixed: the next run does the day
     assert run_daily(data_dir, steps=steps_of(fake), now=NOW).imported == ("bad.csv",)
 
 
-def test_upstream_failure_propagates_and_records_nothing(data_dir: DataDir) -> None:
+def test_upstream_failure_propagates_and_records_a_failed_day(data_dir: DataDir) -> None:
     fake = FakeSteps(extract_error=ApiConnectionError("connection refused"))
     with pytest.raises(ApiConnectionError):
         run_daily(data_dir, steps=steps_of(fake), now=NOW)
-    assert not (data_dir.root / "daily").exists()
+    record = json.loads((data_dir.root / "daily" / "2026-11-20.json").read_text())
+    assert (record["status"], record["exit_code"], record["why"]) == (
+        "failed",
+        3,
+        "connection refused",
+    )
+    fake.extract_error = None  # the next run does the day, not re-using the failure
+    assert not run_daily(data_dir, steps=steps_of(fake), now=NOW).reused
+
+
+def test_a_file_that_crashes_the_import_is_moved_aside(data_dir: DataDir) -> None:
+    """A crash (not bad input) must not stop every later day: the file goes to failed/."""
+    (data_dir.inbox / "crash.csv").write_text("x")
+    fake = FakeSteps(import_error=OverflowError("int too big to convert"))
+    with pytest.raises(OverflowError):
+        run_daily(data_dir, steps=steps_of(fake), now=NOW)
+    assert not (data_dir.inbox / "crash.csv").exists()
+    assert (data_dir.inbox / "failed" / "2026-11-20" / "crash.csv").is_file()
+    record = json.loads((data_dir.root / "daily" / "2026-11-20.json").read_text())
+    assert record["status"] == "failed" and record["exit_code"] == 70
+    assert record["failed_inbox_files"] == ["crash.csv"]
+    fake.import_error = None
+    assert run_daily(data_dir, steps=steps_of(fake), now=NOW).imported == ()
+
+
+def test_a_crash_after_the_imports_keeps_them_in_the_recovered_record(
+    data_dir: DataDir,
+) -> None:
+    """Crash between reconcile and the day record: the rerun's record lists what was imported."""
+    (data_dir.inbox / "pix.json").write_text("{}")
+    fake = FakeSteps()
+    failing = Steps(fake.extract, fake.import_statements, fake.reconcile, _boom)
+    with pytest.raises(MemoryError):
+        run_daily(data_dir, steps=failing, now=NOW)
+    result = run_daily(data_dir, steps=steps_of(fake), now=NOW)
+    assert result.imported == ("pix.json",)
+    record = json.loads((data_dir.root / "daily" / "2026-11-20.json").read_text())
+    assert record["imported"] == ["pix.json"] and "status" not in record
+
+
+def _boom(run_dir: Path) -> Path:
+    raise MemoryError
 
 
 def test_second_concurrent_run_fails_fast_with_locked_error(data_dir: DataDir) -> None:

@@ -1,36 +1,15 @@
 -- The lifecycle order of each intent type (the README's lifecycles): one row per
 -- intent_type × status with its rank along the happy path, or kind = 'exit' for the
--- terminal exits. These are the defaults of recon.schemas (ONRAMP_LIFECYCLE,
--- OFFRAMP_LIFECYCLE, TERMINAL_EXITS); recon.analytics.connect() replaces this view with
+-- terminal exits. The rows come from recon.schemas (ONRAMP_LIFECYCLE, OFFRAMP_LIFECYCLE,
+-- TERMINAL_EXITS), the one status vocabulary, through the {{lifecycle_rows}} placeholder
+-- (recon.catalog.lifecycle_rows_sql); recon.analytics.connect() replaces this view with
 -- the order configured in recon.toml `[analytics]`, and status_history follows it because
 -- DuckDB binds views late.
 CREATE OR REPLACE VIEW lifecycle_order AS
 SELECT intent_type, status, CAST(stage_rank AS INTEGER) AS stage_rank, kind
 FROM (
     VALUES
-        ('onramp', 'created', 1, 'stage'),
-        ('onramp', 'requires_compliance', 2, 'stage'),
-        ('onramp', 'awaiting_fiat_payment', 3, 'stage'),
-        ('onramp', 'fiat_received', 4, 'stage'),
-        ('onramp', 'minting', 5, 'stage'),
-        ('onramp', 'awaiting_onchain_transfer', 6, 'stage'),
-        ('onramp', 'completed', 7, 'stage'),
-        ('offramp', 'created', 1, 'stage'),
-        ('offramp', 'requires_compliance', 2, 'stage'),
-        ('offramp', 'awaiting_burn_approval', 3, 'stage'),
-        ('offramp', 'burn_approved', 4, 'stage'),
-        ('offramp', 'onchain_received', 5, 'stage'),
-        ('offramp', 'burning', 6, 'stage'),
-        ('offramp', 'paying_out', 7, 'stage'),
-        ('offramp', 'completed', 8, 'stage'),
-        ('onramp', 'expired', NULL, 'exit'),
-        ('onramp', 'canceled', NULL, 'exit'),
-        ('onramp', 'failed', NULL, 'exit'),
-        ('onramp', 'refunded', NULL, 'exit'),
-        ('offramp', 'expired', NULL, 'exit'),
-        ('offramp', 'canceled', NULL, 'exit'),
-        ('offramp', 'failed', NULL, 'exit'),
-        ('offramp', 'refunded', NULL, 'exit')
+        {lifecycle_rows}
 ) AS t(intent_type, status, stage_rank, kind);
 
 -- One row per intent × status observed across snapshots, with first/last seen and the best

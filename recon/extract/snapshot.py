@@ -34,7 +34,8 @@ from filelock import FileLock, Timeout
 
 from recon.config import DataDir, new_run_id
 from recon.errors import LockedError, PaginationError, ResponseLimitError, UsageError, redact
-from recon.extract.flatten import RowBuffer, flatten_page, page_items, with_lineage
+from recon.extract.flatten import RowBuffer, finish, with_lineage
+from recon.extract.pages import rows_of
 from recon.extract.settings import ExtractSettings
 from recon.extract.walk import MAX_LIMIT, Walker
 from recon.schemas import INTENT_STATUSES, INTENTS_SCHEMA
@@ -47,9 +48,6 @@ MANIFEST_NAME = "_manifest.json"
 VERSIONS_NAME = ".versions.parquet.tmp"  # every version read; never matched by readers
 LOCK_NAME = ".extract.lock"
 ROW_GROUP_ROWS = 8_192
-# Items are flattened this many at a time: Arrow's fixed cost per call (~40 calls per
-# batch) is then spread over ~1,000 rows instead of a 100-item page; a few MB of dicts.
-FLATTEN_ROWS = 1_024
 INTENT_TYPES = ("all", "onramp", "offramp")
 
 T = TypeVar("T")
@@ -201,7 +199,6 @@ class _VersionWriter:
     """
 
     def __init__(self, path: Path, run_id: str, snapshot_at: Callable[[], int]):
-        self.items: list[Any] = []
         self.path = path
         self.run_id = run_id
         self.snapshot_at = snapshot_at
@@ -211,20 +208,12 @@ class _VersionWriter:
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recon-parquet")
         self.in_flight: Future[None] | None = None
 
-    def add(self, items: list[Any]) -> None:
-        """Take a page's items (in read order); flatten and write them in batches."""
-        self.items.extend(items)
-        if len(self.items) >= FLATTEN_ROWS:
-            self._flatten()
-            if self.pending_rows >= ROW_GROUP_ROWS:
-                self.flush()
-
-    def _flatten(self) -> None:
-        if self.items:
-            items, self.items = self.items, []
-            table = flatten_page(items).table  # IntentParseError names a malformed item
-            self.pending.append(table)
-            self.pending_rows += table.num_rows
+    def add(self, table: pa.Table) -> None:
+        """Take a page's items (an ITEM_SCHEMA table, in read order); write in row groups."""
+        self.pending.append(table)
+        self.pending_rows += table.num_rows
+        if self.pending_rows >= ROW_GROUP_ROWS:
+            self.flush()
 
     def _wait(self) -> None:
         if self.in_flight is not None:
@@ -232,16 +221,22 @@ class _VersionWriter:
             done.result()  # re-raises a write error here
 
     def flush(self) -> None:
-        self._flatten()
         if not self.pending:
             return
-        data = pa.concat_tables(self.pending)
+        batch = pa.concat_tables(self.pending)
         self.pending, self.pending_rows = [], 0
-        table = with_lineage(data, snapshot_at_us=self.snapshot_at(), run_id=self.run_id)
+        at = self.snapshot_at()
         self._wait()
         if self.writer is None:
             self.writer = pq.ParquetWriter(self.path, INTENTS_SCHEMA, compression="zstd")
-        self.in_flight = self.pool.submit(self.writer.write_table, table, ROW_GROUP_ROWS)
+        self.in_flight = self.pool.submit(self._write, batch, at)
+
+    def _write(self, batch: pa.Table, at: int) -> None:
+        # On the writer thread: casts, coalesces and encoding are C++ that releases the GIL.
+        # IntentParseError (a malformed item) surfaces at the next `_wait`.
+        table = with_lineage(finish(batch), snapshot_at_us=at, run_id=self.run_id)
+        assert self.writer is not None
+        self.writer.write_table(table, ROW_GROUP_ROWS)
 
     def close(self) -> None:
         try:
@@ -349,10 +344,10 @@ def _compact(source: Path, target: Path, mask: np.ndarray[Any, Any]) -> int:
 
 def _fetcher(client: Any, intent_type: str, status: str) -> Any:
     async def fetch(*, offset: int, limit: int) -> tuple[Any, str | None]:
-        page = await client.list_intents_raw(
+        page = await client.list_intents_bytes(
             intent_type=intent_type, status=status, limit=limit, offset=offset
         )
-        return page.body, page.date
+        return page.content, page.date
 
     return fetch
 
@@ -486,7 +481,7 @@ async def _extract(
         with _Progress(progress) as bar:
             walker = Walker(
                 _fetcher(client, intent_type, status),
-                flatten=page_items,
+                flatten=rows_of,
                 sink=writer.add,
                 monotone=(status == "all"),
                 page_size=page_size,

@@ -1,0 +1,121 @@
+"""A list page from bytes to Arrow columns, with no Python object per field (the hot path).
+
+1. `decode_envelope`: the body with its whitespace removed (`msgspec.json.format`), then
+   decoded into ``{intents: [Raw, ...], total, limit, offset}``: each item stays the bytes the
+   server sent (a `msgspec.Raw` slice), never a dict.
+2. `rows_of`: the items joined as NDJSON and read by pyarrow's JSON reader (C++) against an
+   explicit schema of the fields a row needs (unknown fields are skipped, a wrong type is an
+   error); `raw` is a string column over the same bytes. The walker takes the page's ids;
+   the writer batches these tables and `recon.extract.flatten.finish` casts, coalesces and
+   names them (vectorized, per batch).
+
+Anything this path does not handle (a body that is not the usual envelope, an item of the
+wrong shape, invalid UTF-8, integers beyond 64 bits) goes to the dict path (`orjson` or the
+stdlib, then `recon.extract.flatten`), which handles it or says precisely what is wrong.
+Checks run per page and per batch, never per intent.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+import numpy as np
+import pyarrow as pa
+import pyarrow.json as pj
+
+from recon.extract.flatten import (
+    _ITEM,
+    _SLOW,
+    ITEM_SCHEMA,
+    _loads_item,
+    dumps,
+    fallback_table,
+    items_table,
+    page_items,
+)
+
+__all__ = ["PageRows", "RawItems", "decode_envelope", "rows_of"]
+
+_PARSE = pj.ParseOptions(explicit_schema=pa.schema(list(_ITEM)), unexpected_field_behavior="ignore")
+
+
+class _Envelope(msgspec.Struct):
+    intents: list[msgspec.Raw]
+    total: int
+    limit: int
+    offset: int
+
+
+_ENVELOPE = msgspec.json.Decoder(_Envelope)
+
+
+@dataclass(frozen=True)
+class RawItems:
+    """A page's items as the server sent them, whitespace removed (one `msgspec.Raw` each)."""
+
+    raws: list[msgspec.Raw]
+
+    def __len__(self) -> int:
+        return len(self.raws)
+
+
+def decode_envelope(content: bytes) -> tuple[RawItems, dict[str, Any]] | None:
+    """The page's items and counts, or None when the body is not the usual envelope (the
+    caller then decodes it the slow way, which says precisely what is wrong)."""
+    try:
+        page = _ENVELOPE.decode(msgspec.json.format(content, indent=-1))
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    counts = {"total": page.total, "limit": page.limit, "offset": page.offset}
+    return RawItems(page.intents), counts
+
+
+@dataclass(frozen=True)
+class PageRows:
+    """A page for the walker (its ids, in order) and the writer (an ITEM_SCHEMA table)."""
+
+    ids: list[str]
+    table: pa.Table
+
+
+def _raw_table(raws: list[msgspec.Raw]) -> pa.Table:
+    lines = b"\n".join(raws)  # compact JSON has no newline outside strings
+    read = pj.ReadOptions(use_threads=False, block_size=max(len(lines) + 1, 1 << 16))
+    table = pj.read_json(io.BytesIO(lines), read_options=read, parse_options=_PARSE)
+    if table.num_rows != len(raws):
+        raise ValueError("an item is not one JSON object")
+    offsets = np.zeros(len(raws) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, raws), dtype=np.int64, count=len(raws)), out=offsets[1:])
+    raw = pa.LargeStringArray.from_buffers(
+        len(raws), pa.py_buffer(offsets), pa.py_buffer(b"".join(raws))
+    )
+    raw.validate(full=True)  # UTF-8
+    return table.append_column("raw", raw.cast(pa.string()))
+
+
+def rows_of(items: RawItems | list[Any]) -> PageRows:
+    """A page's items (raw bytes, or dicts) → its ids and an ITEM_SCHEMA table.
+
+    An item without a usable id raises `IntentParseError` naming it; any other oddity is
+    left for `finish`, which sends the batch holding it down the item-by-item path."""
+    try:
+        if isinstance(items, RawItems):
+            table = _raw_table(items.raws) if items.raws else ITEM_SCHEMA.empty_table()
+        else:
+            table = items_table(items) if items else ITEM_SCHEMA.empty_table()
+        ids = table.column("id").to_pylist()
+        if not all(v is not None and v.strip() for v in ids):
+            raise ValueError("an item without a usable id")  # named by page_items below
+        return PageRows(ids, table)
+    except _SLOW:
+        pass
+    if isinstance(items, RawItems):
+        raws = [bytes(r).decode("utf-8", "replace") for r in items.raws]
+        dicts = [_loads_item(bytes(r)) for r in items.raws]
+    else:
+        dicts = items
+        raws = [dumps(i) for i in items]
+    return PageRows(page_items(dicts).ids, fallback_table(dicts, raws))

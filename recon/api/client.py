@@ -47,6 +47,7 @@ from recon.api.protocol import (
     send_async,
     send_blocking,
 )
+from recon.api.wire import AsyncWire, proxy_configured
 from recon.errors import (
     ApiError,
     ApiStatusError,
@@ -646,12 +647,18 @@ class AsyncClient(
     """Asynchronous twin of :class:`Client`: the same methods, awaited.
 
     All concurrent requests of one AsyncClient share one pause gate (a 429 holds them all
-    until its Retry-After instant) and one token bucket (``max_rps``).
+    until its Retry-After instant) and one token bucket (``max_rps``). GETs go through the
+    lean asyncio lane of :mod:`recon.api.wire` when the client owns its connections.
     """
+
+    _wire: AsyncWire | None = None  # the lean lane for GETs (recon.api.wire), when usable
 
     def _new_http(
         self, transport: httpx.AsyncBaseTransport | None, timeout: httpx.Timeout
     ) -> httpx.AsyncClient:
+        connect = timeout.connect if timeout.connect is not None else 30.0
+        lean = transport is None and not proxy_configured()
+        self._wire = AsyncWire(self.limits, connect) if lean else None
         return httpx.AsyncClient(transport=transport, timeout=timeout)
 
     def _default_sleep(self) -> Callable[[float], Awaitable[None]]:
@@ -671,6 +678,8 @@ class AsyncClient(
 
     async def aclose(self) -> None:
         """Close the underlying connection pool (only if this client created it)."""
+        if self._wire is not None:
+            await self._wire.aclose()
         if self._http_owned:
             await self._http.aclose()
 
@@ -681,9 +690,14 @@ class AsyncClient(
         await self.aclose()
 
     async def _run(self, call: Call[T]) -> T:
-        return await run_async(
-            call, lambda r: send_async(self._http, r, self.limits, self._pacer), self._sleep
-        )
+        return await run_async(call, self._send, self._sleep)
+
+    async def _send(self, request: Request) -> Outcome:
+        # GETs take the lean asyncio lane when this client owns its connections (no test
+        # seam, no proxy in the environment); the rest goes through httpx.
+        if self._wire is not None and request.method == "GET":
+            return await self._wire.send(request, self._pacer)
+        return await send_async(self._http, request, self.limits, self._pacer)
 
     async def iter_intents(
         self, *, intent_type: str = "all", status: str = "all", page_size: int = 100

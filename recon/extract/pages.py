@@ -3,11 +3,12 @@
 1. `decode_envelope`: the body with its whitespace removed (`msgspec.json.format`), then
    decoded into ``{intents: [Raw, ...], total, limit, offset}``: each item stays the bytes the
    server sent (a `msgspec.Raw` slice), never a dict.
-2. `rows_of`: the items joined as NDJSON and read by pyarrow's JSON reader (C++) against an
-   explicit schema of the fields a row needs (unknown fields are skipped, a wrong type is an
-   error); `raw` is a string column over the same bytes. The walker takes the page's ids;
-   the writer batches these tables and `recon.extract.flatten.finish` casts, coalesces and
-   names them (vectorized, per batch).
+2. `rows_of`: only the ids are decoded for the walker (msgspec, skipping every other field);
+   the items stay raw bytes for the writer.
+3. `batch_table` (on the writer thread, ~8,192 items at a time): the items joined as NDJSON
+   and read by pyarrow's JSON reader (C++) against an explicit schema of the fields a row
+   needs (unknown fields are skipped, a wrong type is an error); `raw` is a string column
+   over the same bytes; `recon.extract.flatten.finish` then casts, coalesces and names them.
 
 Anything this path does not handle (a body that is not the usual envelope, an item of the
 wrong shape, invalid UTF-8, integers beyond 64 bits) goes to the dict path (`orjson` or the
@@ -33,11 +34,10 @@ from recon.extract.flatten import (
     _loads_item,
     dumps,
     fallback_table,
-    items_table,
     page_items,
 )
 
-__all__ = ["PageRows", "RawItems", "decode_envelope", "rows_of"]
+__all__ = ["PageRows", "RawItems", "batch_table", "decode_envelope", "rows_of"]
 
 _PARSE = pj.ParseOptions(explicit_schema=pa.schema(list(_ITEM)), unexpected_field_behavior="ignore")
 
@@ -75,13 +75,21 @@ def decode_envelope(content: bytes) -> tuple[RawItems, dict[str, Any]] | None:
 
 @dataclass(frozen=True)
 class PageRows:
-    """A page for the walker (its ids, in order) and the writer (an ITEM_SCHEMA table)."""
+    """A page for the walker (its ids, in order) and the writer (`table`: the items as raw
+    JSON bytes, parsed into columns a batch at a time by `batch_table`)."""
 
     ids: list[str]
-    table: pa.Table
+    table: list[Any]
 
 
-def _raw_table(raws: list[msgspec.Raw]) -> pa.Table:
+class _Id(msgspec.Struct):
+    id: str
+
+
+_IDS = msgspec.json.Decoder(list[_Id])
+
+
+def _raw_table(raws: list[Any]) -> pa.Table:
     lines = b"\n".join(raws)  # compact JSON has no newline outside strings
     read = pj.ReadOptions(use_threads=False, block_size=max(len(lines) + 1, 1 << 16))
     table = pj.read_json(io.BytesIO(lines), read_options=read, parse_options=_PARSE)
@@ -96,26 +104,34 @@ def _raw_table(raws: list[msgspec.Raw]) -> pa.Table:
     return table.append_column("raw", raw.cast(pa.string()))
 
 
-def rows_of(items: RawItems | list[Any]) -> PageRows:
-    """A page's items (raw bytes, or dicts) → its ids and an ITEM_SCHEMA table.
-
-    An item without a usable id raises `IntentParseError` naming it; any other oddity is
-    left for `finish`, which sends the batch holding it down the item-by-item path."""
+def batch_table(raws: list[Any]) -> pa.Table:
+    """Items as raw JSON bytes (a writer's batch) → an ITEM_SCHEMA table, in one call of
+    pyarrow's JSON reader. A batch it refuses keeps only ids and `raw`, so that `finish`
+    takes it item by item (and names what is wrong)."""
+    if not raws:
+        return ITEM_SCHEMA.empty_table()
     try:
-        if isinstance(items, RawItems):
-            table = _raw_table(items.raws) if items.raws else ITEM_SCHEMA.empty_table()
-        else:
-            table = items_table(items) if items else ITEM_SCHEMA.empty_table()
-        ids = table.column("id").to_pylist()
-        if not all(v is not None and v.strip() for v in ids):
-            raise ValueError("an item without a usable id")  # named by page_items below
-        return PageRows(ids, table)
+        return _raw_table(raws)
     except _SLOW:
         pass
+    dicts = [_loads_item(bytes(r)) for r in raws]  # not JSON (or not UTF-8): named here
+    return fallback_table(dicts, [bytes(r).decode() for r in raws])
+
+
+def rows_of(items: RawItems | list[Any]) -> PageRows:
+    """A page's items (raw bytes, or dicts) → its ids (checked) and its items as raw JSON.
+
+    Only the ids are decoded now (the walker's bookkeeping needs them); an item without a
+    usable id raises `IntentParseError` naming it."""
     if isinstance(items, RawItems):
-        raws = [bytes(r).decode("utf-8", "replace") for r in items.raws]
-        dicts = [_loads_item(bytes(r)) for r in items.raws]
+        raws: list[Any] = items.raws
+        try:
+            ids = [i.id for i in _IDS.decode(b"[" + b",".join(raws) + b"]")]
+            if all(v.strip() for v in ids):
+                return PageRows(ids, raws)
+        except msgspec.DecodeError:
+            pass
+        dicts = [_loads_item(bytes(r)) for r in raws]
     else:
-        dicts = items
-        raws = [dumps(i) for i in items]
-    return PageRows(page_items(dicts).ids, fallback_table(dicts, raws))
+        dicts, raws = items, [dumps(i).encode() for i in items]
+    return PageRows(page_items(dicts).ids, raws)  # page_items names a bad id

@@ -35,7 +35,7 @@ from filelock import FileLock, Timeout
 from recon.config import DataDir, new_run_id
 from recon.errors import LockedError, PaginationError, ResponseLimitError, UsageError, redact
 from recon.extract.flatten import RowBuffer, finish, with_lineage
-from recon.extract.pages import rows_of
+from recon.extract.pages import batch_table, rows_of
 from recon.extract.settings import ExtractSettings
 from recon.extract.walk import MAX_LIMIT, Walker
 from recon.schemas import INTENT_STATUSES, INTENTS_SCHEMA
@@ -202,16 +202,16 @@ class _VersionWriter:
         self.path = path
         self.run_id = run_id
         self.snapshot_at = snapshot_at
-        self.pending: list[pa.Table] = []
+        self.pending: list[list[Any]] = []
         self.pending_rows = 0
         self.writer: pq.ParquetWriter | None = None
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recon-parquet")
         self.in_flight: Future[None] | None = None
 
-    def add(self, table: pa.Table) -> None:
-        """Take a page's items (an ITEM_SCHEMA table, in read order); write in row groups."""
-        self.pending.append(table)
-        self.pending_rows += table.num_rows
+    def add(self, raws: list[Any]) -> None:
+        """Take a page's items (raw JSON bytes, in read order); write them in row groups."""
+        self.pending.append(raws)
+        self.pending_rows += len(raws)
         if self.pending_rows >= ROW_GROUP_ROWS:
             self.flush()
 
@@ -223,7 +223,7 @@ class _VersionWriter:
     def flush(self) -> None:
         if not self.pending:
             return
-        batch = pa.concat_tables(self.pending)
+        batch = [raw for page in self.pending for raw in page]
         self.pending, self.pending_rows = [], 0
         at = self.snapshot_at()
         self._wait()
@@ -231,10 +231,10 @@ class _VersionWriter:
             self.writer = pq.ParquetWriter(self.path, INTENTS_SCHEMA, compression="zstd")
         self.in_flight = self.pool.submit(self._write, batch, at)
 
-    def _write(self, batch: pa.Table, at: int) -> None:
-        # On the writer thread: casts, coalesces and encoding are C++ that releases the GIL.
-        # IntentParseError (a malformed item) surfaces at the next `_wait`.
-        table = with_lineage(finish(batch), snapshot_at_us=at, run_id=self.run_id)
+    def _write(self, batch: list[Any], at: int) -> None:
+        # On the writer thread: JSON to columns, casts and encoding are C++ that releases
+        # the GIL. IntentParseError (a malformed item) surfaces at the next `_wait`.
+        table = with_lineage(finish(batch_table(batch)), snapshot_at_us=at, run_id=self.run_id)
         assert self.writer is not None
         self.writer.write_table(table, ROW_GROUP_ROWS)
 

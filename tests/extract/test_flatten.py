@@ -192,7 +192,7 @@ def test_bytes_page_equals_item_by_item(items: list[dict[str, Any]]) -> None:
     import orjson
 
     from recon.extract.flatten import _slow_page, finish
-    from recon.extract.pages import RawItems, rows_of
+    from recon.extract.pages import RawItems, batch_table, rows_of
     from recon.extract.walk import parse_page
 
     body = orjson.dumps({"intents": items, "total": len(items), "limit": 100, "offset": 0})
@@ -201,19 +201,19 @@ def test_bytes_page_equals_item_by_item(items: list[dict[str, Any]]) -> None:
     rows = rows_of(page.items)
     slow = _slow_page(items)
     assert rows.ids == slow.ids
-    assert finish(rows.table).equals(slow.table)
+    assert finish(batch_table(rows.table)).equals(slow.table)
 
 
 def test_bytes_path_compacts_a_pretty_body_and_keeps_what_the_server_sent() -> None:
     import json
 
     from recon.extract.flatten import finish
-    from recon.extract.pages import rows_of
+    from recon.extract.pages import batch_table, rows_of
     from recon.extract.walk import parse_page
 
     items = [make_intent(1), offramp(), make_intent(2, clientReference="caf\u00e9 \u2713")]
     body = json.dumps({"intents": items, "total": 3, "limit": 3, "offset": 0}, indent=2)
-    table = finish(rows_of(parse_page(body.encode(), offset=0, limit=3).items).table)
+    table = finish(batch_table(rows_of(parse_page(body.encode(), offset=0, limit=3).items).table))
     raws = table.column("raw").to_pylist()
     assert raws == [json.dumps(i, separators=(",", ":"), ensure_ascii=True) for i in items]
     assert [json.loads(r) for r in raws] == items
@@ -239,7 +239,7 @@ def test_bytes_path_sends_odd_items_to_the_precise_path(item: dict[str, Any]) ->
     import json
 
     from recon.extract.flatten import _slow_page, finish
-    from recon.extract.pages import rows_of
+    from recon.extract.pages import batch_table, rows_of
     from recon.extract.walk import parse_page
 
     items = [make_intent(1), {**make_intent(2), **item}]
@@ -248,7 +248,7 @@ def test_bytes_path_sends_odd_items_to_the_precise_path(item: dict[str, Any]) ->
         expected = _slow_page(items).table
     except IntentParseError as exc:
         with pytest.raises(IntentParseError, match=str(exc.field).replace(".", r"\.")):
-            finish(rows_of(parse_page(body, offset=0, limit=2).items).table)
+            finish(batch_table(rows_of(parse_page(body, offset=0, limit=2).items).table))
         return
-    got = finish(rows_of(parse_page(body, offset=0, limit=2).items).table)
+    got = finish(batch_table(rows_of(parse_page(body, offset=0, limit=2).items).table))
     assert got.drop_columns(["raw"]).equals(expected.drop_columns(["raw"]))

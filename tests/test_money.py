@@ -6,7 +6,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from recon.money import AmountError, format_brl, format_cents, parse_cents, parse_plain_cents
+from recon.money import (
+    MAX_CENTS,
+    AmountError,
+    format_brl,
+    format_cents,
+    format_count,
+    format_duration,
+    format_percent,
+    parse_cents,
+    parse_plain_cents,
+)
 
 
 @pytest.mark.parametrize(
@@ -33,7 +43,8 @@ from recon.money import AmountError, format_brl, format_cents, parse_cents, pars
         ("0.120", 12),  # trailing zeros beyond cents are exact
         ("1\u00a0234,56", 123456),  # NBSP as a thousands blank
         ("-0,00", 0),
-        ("99999999999999999,99", 9999999999999999999),
+        ("92.233.720.368.547.758,07", 2**63 - 1),  # MAX_CENTS, the largest accepted
+        ("0000000000000000001,00", 100),  # zero padding is not magnitude
     ],
 )
 def test_examples(text: str, cents: int) -> None:
@@ -78,6 +89,9 @@ def test_explicit_mark(text: str, mark: str | None, cents: int) -> None:
         "0x10",
         "1 2 3 x",
         "∞",
+        "92233720368547758.08",  # MAX_CENTS + 1
+        "99999999999999999,99",  # >= 2^63 cents: was an OverflowError downstream
+        "9" * 4400,  # more digits than int() takes
     ],
 )
 def test_rejects(text: str) -> None:
@@ -102,7 +116,7 @@ def test_not_text() -> None:
 @st.composite
 def rendered(draw: st.DrawFn) -> tuple[int, str, str]:
     """(cents, text, decimal mark) in one of the styles banks use."""
-    cents = draw(st.integers(min_value=-(10**15), max_value=10**15))
+    cents = draw(st.integers(min_value=-MAX_CENTS, max_value=MAX_CENTS))
     mark = draw(st.sampled_from([",", "."]))
     grouped = draw(st.booleans())
     thousands = ("." if mark == "," else ",") if grouped else ""
@@ -154,3 +168,37 @@ def test_format() -> None:
         format_cents(1.5)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         format_cents(True)
+
+
+@pytest.mark.parametrize(
+    ("cents", "text"),
+    [
+        (0, "R$ 0,00"),
+        (5, "R$ 0,05"),
+        (128957470, "R$ 1.289.574,70"),
+        (-215610, "\u2212R$ 2.156,10"),
+        (-100000000, "\u2212R$ 1.000.000,00"),
+    ],
+)
+def test_format_brl_one_pt_br_style(cents: int, text: str) -> None:
+    assert format_brl(cents) == text
+    assert parse_cents(text.replace("\u2212", "-")) == cents  # what we print reads back
+
+
+def test_counts_shares_durations_pt_br() -> None:
+    assert (format_count(1939), format_count(2_204_000), format_count(-5)) == (
+        "1.939",
+        "2.204.000",
+        "\u22125",
+    )
+    assert format_percent(0.989672) == "99,0 %"
+    assert format_percent(0.989672, 2) == "98,97 %"
+    assert format_percent(12.5) == "1.250,0 %"
+    assert [format_duration(s) for s in (7200, 1800, 86400, 90, 5400, 0)] == [
+        "2 h",
+        "30 min",
+        "1 d",
+        "90 s",
+        "90 min",
+        "0 s",
+    ]

@@ -7,12 +7,22 @@ from typing import Any
 
 from recon.errors import UsageError
 
+#: recon.sandbox.world.collisions.PROFILES, named here so the CLI starts without the world
+PROFILE_NAMES = ("default", "collisions")
+
 
 def _world_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=7, help="world seed (default 7)")
     p.add_argument("--days", type=int, default=14, help="days of history (default 14)")
     p.add_argument(
         "--intents-per-day", type=int, default=200, help="mean intents per day (default 200)"
+    )
+    p.add_argument(
+        "--profile",
+        choices=PROFILE_NAMES,
+        default="default",
+        help="world profile: 'collisions' plants shared amounts, unreferenced payments, "
+        "bank-written names and keys, partial refunds, returned payouts, look-alike keys",
     )
     p.add_argument(
         "--end",
@@ -43,6 +53,11 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         ),
     )
     s.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
+    s.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a --host that is not loopback (the sandbox's keys are printed, not secret)",
+    )
     s.add_argument("--port", type=int, default=8700, help="port (default 8700; 0 = any free)")
     _world_args(s)
     s.add_argument("--latency-ms", type=int, default=0, help="added delay per /v2 request")
@@ -98,7 +113,11 @@ def _build(args: argparse.Namespace) -> Any:
     if args.days < 1 or args.intents_per_day < 1:
         raise UsageError("--days and --intents-per-day must be at least 1")
     return build_world(
-        seed=args.seed, days=args.days, intents_per_day=args.intents_per_day, end=end
+        seed=args.seed,
+        days=args.days,
+        intents_per_day=args.intents_per_day,
+        end=end,
+        profile=args.profile,
     )
 
 
@@ -113,8 +132,25 @@ def _date(text: str | None, flag: str) -> Any:
         raise UsageError(f"{flag}: not a date (YYYY-MM-DD): {text!r}") from exc
 
 
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1), brackets allowed."""
+    import ipaddress
+
+    if host.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.removeprefix("[").removesuffix("]")).is_loopback
+    except ValueError:
+        return False
+
+
 def run_serve(args: argparse.Namespace) -> int:
     """Build the world and serve it until interrupted."""
+    if not args.allow_remote and not is_loopback(args.host):
+        raise UsageError(
+            f"--host {args.host} is not a loopback address; the sandbox prints its keys and "
+            "holds no real data, so it serves this machine only unless --allow-remote is given"
+        )
     from recon.sandbox.serving import serve
     from recon.sandbox.wire_faults import WireFaults
 

@@ -19,9 +19,9 @@ One run per business day, safe to schedule and to re-run:
   assessed again from the recorded run. ``force=True`` (``--force``) runs the whole job again
   (new snapshot, new inbox files, a new run whose breaks keep their ids and first-seen run)
   and points the day's record at the new run.
-- **Exit codes** (DESIGN.md): 0 ok; 1 when open breaks of a failing priority exist (P1 by
+- **Exit codes** (README, Contracts): 0 ok; 1 when open breaks of a failing priority exist (P1 by
   default) or there are more open breaks than ``max_breaks``; 2 usage/input; 3 upstream API.
-  Thresholds live in ``recon.toml``::
+  Thresholds (recon.reconcile.alerts) live in ``recon.toml``::
 
       [alerts]
       fail_on_priorities = ["P1"]   # any open break of these priorities -> exit 1
@@ -46,106 +46,22 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import pyarrow.parquet as pq
-
 from recon.config import DEFAULT_BUSINESS_TZ, DataDir, load_config
 from recon.errors import ConfigError, LockedError, UsageError
+from recon.reconcile.alerts import Thresholds, assess_run
+from recon.reconcile.settings import settings_kw
 from recon.storage import write_json
 
 __all__ = [
     "DailyResult",
     "Steps",
-    "Thresholds",
-    "assess_run",
     "business_day_end",
     "run_daily",
-    "settings_kw",
 ]
 
 log = logging.getLogger(__name__)
 
 LOCK_NAME = ".daily.lock"
-EXIT_OK, EXIT_BREAKS = 0, 1
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """When a finished run still exits 1 (``[alerts]`` in recon.toml)."""
-
-    fail_on_priorities: tuple[str, ...] = ("P1",)
-    max_breaks: int | None = None
-
-    @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> Thresholds:
-        """Read ``[alerts]``; unknown keys and wrong types are a ConfigError."""
-        section = config.get("alerts", {})
-        if not isinstance(section, dict):
-            raise ConfigError("[alerts] must be a table")
-        # statements_overdue is read by the engine (ReconcileSettings.load), which records
-        # the overdue days in the run; it is validated there
-        unknown = set(section) - {"fail_on_priorities", "max_breaks", "statements_overdue"}
-        if unknown:
-            raise ConfigError(f"[alerts]: unknown key(s) {', '.join(sorted(unknown))}")
-        prios = section.get("fail_on_priorities", ["P1"])
-        if not isinstance(prios, list) or not all(p in ("P1", "P2", "P3") for p in prios):
-            raise ConfigError('[alerts] fail_on_priorities must be a list of "P1"/"P2"/"P3"')
-        limit = section.get("max_breaks")
-        if limit is not None and (
-            not isinstance(limit, int) or isinstance(limit, bool) or limit < 0
-        ):
-            raise ConfigError("[alerts] max_breaks must be a non-negative integer")
-        return cls(tuple(prios), limit)
-
-
-@dataclass(frozen=True)
-class Assessment:
-    """What a run's breaks mean for the exit code."""
-
-    exit_code: int
-    breaks: int
-    by_priority: dict[str, int]
-    reasons: tuple[str, ...]
-
-
-def assess_run(run_dir: Path, thresholds: Thresholds | None = None) -> Assessment:
-    """Exit code of a finished run: 1 if its open breaks cross the thresholds, else 0."""
-    thresholds = thresholds or Thresholds()
-    path = Path(run_dir) / "exceptions.parquet"
-    priorities: list[str] = []
-    if path.is_file():
-        priorities = [
-            p or "" for p in pq.read_table(path, columns=["priority"])["priority"].to_pylist()
-        ]
-    by_priority = {p: priorities.count(p) for p in ("P1", "P2", "P3")}
-    reasons = [
-        f"{by_priority.get(p, 0)} open {p} break(s)"
-        for p in thresholds.fail_on_priorities
-        if by_priority.get(p, 0)
-    ]
-    if thresholds.max_breaks is not None and len(priorities) > thresholds.max_breaks:
-        reasons.append(f"{len(priorities)} open breaks > max_breaks {thresholds.max_breaks}")
-    overdue = _overdue_days(Path(run_dir))
-    if overdue:
-        reasons.append(
-            f"statements overdue for {len(overdue)} business day(s): {', '.join(overdue)}"
-        )
-    return Assessment(
-        EXIT_BREAKS if reasons else EXIT_OK, len(priorities), by_priority, tuple(reasons)
-    )
-
-
-def _overdue_days(run_dir: Path) -> list[str]:
-    """The business days the run found no account statement for, past [alerts]
-    statements_overdue (summary.json; absent in runs made before statement coverage)."""
-    path = run_dir / "summary.json"
-    if not path.is_file():
-        return []
-    try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return []
-    days = summary.get("statements_overdue") if isinstance(summary, dict) else None
-    return [str(d) for d in days] if isinstance(days, list) else []
 
 
 def business_tz(config: Mapping[str, Any]) -> ZoneInfo:
@@ -230,6 +146,24 @@ def pending_inbox_files(dd: DataDir) -> list[Path]:
     )
 
 
+def _richest_first(paths: list[Path]) -> list[Path]:
+    """Inbox files, the formats that carry PIX ids first (API Pix, camt, Open Finance,
+    CNAB 240, OFX, then CSV):
+    a bank CSV without PIX ids finds the movements they name instead of adding its own
+    (one import per file, so the importer's own ordering cannot see across files)."""
+    from recon.errors import StatementError
+    from recon.statements.lines import FORMAT_RANK
+    from recon.statements.sniff import sniff_format
+
+    def rank(path: Path) -> tuple[int, str]:
+        try:
+            return FORMAT_RANK.get(sniff_format(path), len(FORMAT_RANK) + 1), path.name
+        except (StatementError, OSError, UnicodeDecodeError):
+            return len(FORMAT_RANK) + 1, path.name  # its import names what is wrong
+
+    return sorted(paths, key=rank)
+
+
 def _move_processed(path: Path, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / path.name
@@ -250,15 +184,26 @@ def _snapshot_time(snapshot: Any) -> datetime | None:
     return (stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)).astimezone(UTC)
 
 
-def settings_kw(
-    config: str | os.PathLike[str] | None, data: DataDir | None = None
-) -> dict[str, Any]:
-    """Engine settings from an explicit config file (else the engine finds recon.toml)."""
-    if config is None:
-        return {}
-    from recon.reconcile.settings import ReconcileSettings
+def _notify(
+    dd: DataDir,
+    config: str | os.PathLike[str] | None,
+    run_dir: Path,
+    report: Path,
+    exit_code: int,
+    day: date,
+) -> None:
+    """Send the run's notifications; whatever happens, the daily job's result stands."""
+    try:
+        from recon.review.notify import notify_run
 
-    return {"settings": ReconcileSettings.load(data, str(config))}
+        outcome = notify_run(
+            run_dir, load_config(config, dd), exit_code=exit_code, report=report,
+            date=day.isoformat(),
+        )  # fmt: skip
+        if outcome.sent:
+            log.info("notified by %s", ", ".join(outcome.sent))
+    except Exception as exc:  # never fail the reconciliation for a notification
+        log.warning("notify: %s", exc)
 
 
 def run_daily(
@@ -366,7 +311,7 @@ def _run_locked(
     # 2. import the inbox, one file at a time so a bad file is named and the rest kept.
     imported: list[str] = []
     processed = dd.inbox / "processed" / day.isoformat()
-    for path in pending_inbox_files(dd):
+    for path in _richest_first(pending_inbox_files(dd)):
         steps.import_statements([path], data=dd)
         _move_processed(path, processed)
         imported.append(path.name)
@@ -393,6 +338,8 @@ def _run_locked(
             "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
         },
     )
+    # 5. tell people (webhook / e-mail, [notify] in recon.toml); a failure is only logged
+    _notify(dd, config, run_dir, report, verdict.exit_code, day)
     return DailyResult(
         date=day,
         run_id=result.run_id,

@@ -30,12 +30,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from filelock import FileLock, Timeout
 
 from recon.config import DataDir, new_run_id
 from recon.errors import (
     InconsistentSnapshotError,
-    LockedError,
     ResponseLimitError,
     UsageError,
     redact,
@@ -45,7 +43,7 @@ from recon.extract.pages import batch_table, rows_of
 from recon.extract.settings import ExtractSettings
 from recon.extract.walk import MAX_LIMIT, Walker
 from recon.schemas import INTENT_STATUSES, INTENTS_SCHEMA
-from recon.storage import atomic_dir, clean_leftovers, write_json
+from recon.storage import atomic_dir, write_json, writer_lock
 
 __all__ = [
     "InconsistentSnapshotError",
@@ -59,7 +57,6 @@ __all__ = [
 PART_NAME = "part-00000.parquet"
 MANIFEST_NAME = "_manifest.json"
 VERSIONS_NAME = ".versions.parquet.tmp"  # every version read; never matched by readers
-LOCK_NAME = ".extract.lock"
 ROW_GROUP_ROWS = 8_192
 INTENT_TYPES = ("all", "onramp", "offramp")
 
@@ -397,15 +394,8 @@ async def extract_async(
         settings = ExtractSettings.load(dd)
     if quiet is None:
         quiet = not sys.stderr.isatty()
-    # One extract at a time per data directory: while we hold the lock, every `.tmp-*`
-    # under snapshots/ is a crash leftover (the lock dies with its process) and can go.
-    lock = FileLock(str(dd.snapshots / LOCK_NAME))
-    try:
-        lock.acquire(timeout=0)
-    except Timeout as exc:
-        raise LockedError(f"another extract is writing snapshots in {dd.snapshots}") from exc
-    try:
-        clean_leftovers(dd.snapshots)
+    # One writer at a time per data directory; the first holder sweeps crash leftovers.
+    with writer_lock(dd.root, "extract"):
         owned = client is None
         if owned:
             from recon.api import AsyncClient
@@ -437,8 +427,6 @@ async def extract_async(
         finally:
             if owned:
                 await client.aclose()
-    finally:
-        lock.release()
     if not result.consistent:
         raise InconsistentSnapshotError(result)
     return result

@@ -31,6 +31,7 @@ from recon.config import DEFAULT_BUSINESS_TZ
 from recon.errors import UsageError
 from recon.reconcile.flows import read_flows
 from recon.reconcile.settings import ReconcileSettings
+from recon.report import exports
 from recon.schemas import CATEGORIES, EXCEPTIONS_SCHEMA, MATCHES_SCHEMA, stake_cents
 
 __all__ = [
@@ -47,6 +48,8 @@ log = logging.getLogger(__name__)
 REPORT_NAME = "report.html"
 BREAKS_CSV = "breaks.csv"
 BREAKS_PARQUET = "breaks.parquet"
+BREAKS_XLSX = "breaks.xlsx"
+BREAKS_BR_CSV = "breaks_br.csv"
 TOP_BREAKS = 25
 
 # (label, lowest age in days, highest age in days or None for open-ended)
@@ -643,7 +646,9 @@ def _write_atomic(path: Path, write: Callable[[Path], object]) -> None:
 
 
 def write_breaks(breaks: pa.Table, folder: Path) -> tuple[Path, Path]:
-    """Write the breaks, most urgent first, as ``breaks.csv`` (UTF-8, cents) and Parquet."""
+    """Write the breaks, most urgent first, as ``breaks.csv`` (UTF-8, cents: for scripts) and
+    Parquet, and for people ``breaks.xlsx`` and ``breaks_br.csv`` (reais; recon.report.exports).
+    Returns the paths of breaks.csv and breaks.parquet."""
     rows = sorted(breaks.to_pylist(), key=_sort_key)
     ordered = pa.Table.from_pylist(rows, schema=EXCEPTIONS_SCHEMA)
 
@@ -657,6 +662,9 @@ def write_breaks(breaks: pa.Table, folder: Path) -> tuple[Path, Path]:
     csv_path, parquet_path = folder / BREAKS_CSV, folder / BREAKS_PARQUET
     _write_atomic(csv_path, csv_out)
     _write_atomic(parquet_path, lambda tmp: pq.write_table(ordered, tmp))
+    # for people: a spreadsheet with R$ as numbers, and the CSV a Brazilian Excel reads
+    _write_atomic(folder / BREAKS_XLSX, lambda tmp: exports.write_xlsx(rows, tmp))
+    _write_atomic(folder / BREAKS_BR_CSV, lambda tmp: exports.write_br_csv(rows, tmp))
     return csv_path, parquet_path
 
 

@@ -1,5 +1,6 @@
 """Golden files of a run over the every-category world: summary.json, the report's breaks.csv
-and the reason sentences, so any change to what users read shows as a reviewed diff
+(and breaks_br.csv) and the reason sentences, so any change to what users read shows as a
+reviewed diff
 (RECON_UPDATE_GOLDEN=1 rewrites them; see tests/golden.py)."""
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ def test_breaks_csv(golden, tmp_path):
     csv_path, _ = write_breaks(pq.read_table(golden.exceptions_path), tmp_path)
     with csv_path.open(encoding="utf-8", newline="") as fh:
         assert_golden(GOLDEN / "breaks.csv", fh.read())
+    # the spreadsheet CSV beside it (BOM, CRLF and all)
+    with (tmp_path / "breaks_br.csv").open(encoding="utf-8", newline="") as fh:
+        assert_golden(GOLDEN / "breaks_br.csv", fh.read())
 
 
 def test_reason_sentences(golden):

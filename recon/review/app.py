@@ -7,6 +7,7 @@ Starlette, server-rendered HTML (Jinja2), every asset shipped in this package. R
     GET  /breaks/<break_id>        a break: evidence side by side, reason, history, actions
     POST /breaks/<break_id>/<action>   assign | comment | resolve | reopen | confirm | approve
                                    (or POST /breaks/<break_id> with the form field `action`)
+    GET  /export.xlsx, /export.csv the queue's current filter (every page) as a spreadsheet
     GET  /login, POST /login, POST /logout
     GET  /static/...               CSS and the few lines of JavaScript
 
@@ -18,10 +19,12 @@ written through recon.reconcile (decisions, manual matches) and appended to the 
 from __future__ import annotations
 
 import getpass
+import html
+import io
 import logging
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -39,9 +42,11 @@ from recon.config import DataDir, load_config
 from recon.errors import ConfigError, UsageError
 from recon.money import format_brl
 from recon.reconcile import ReconcileSettings, audit, decisions, manual
+from recon.report.exports import write_br_csv, write_xlsx
 from recon.review import auth
 from recon.review.store import (
     COVERAGE,
+    MAX_PER_PAGE,
     SORTS,
     STATUSES,
     BreakView,
@@ -330,6 +335,31 @@ class ReviewApp:
             people=sorted(set(self.settings.users) | set(self.store.assignees())),
         )
 
+    # ------------------------------------------------------------------ exports
+
+    async def export(self, request: Request) -> Response:
+        """The queue's current filter (every page) as XLSX or a Brazilian CSV."""
+        session, _new = self._session(request)
+        if self._actor(session) is None:
+            return self._login_redirect(request)
+        fmt = request.path_params["fmt"]
+        if fmt not in EXPORTS:
+            return HTMLResponse("<!doctype html><p>Exports are .xlsx or .csv.</p>", 404)
+        try:
+            filters = Filters.parse(request.query_params)
+        except FilterError as exc:
+            return HTMLResponse(f"<!doctype html><p>{html.escape(str(exc))}</p>", 400)
+        page = self.store.queue(replace(filters, page=1, per_page=MAX_PER_PAGE))
+        writer, media = EXPORTS[fmt]
+        body = io.BytesIO()
+        writer(page.rows, body)
+        name = f"breaks-{page.run_id or 'none'}.{fmt}"
+        return Response(
+            body.getvalue(),
+            media_type=media,
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
+
     # ------------------------------------------------------------------ sign-in
 
     async def login_page(self, request: Request) -> Response:
@@ -510,6 +540,14 @@ class ReviewApp:
         return "confirmed"
 
 
+EXPORTS: dict[str, tuple[Callable[[Any, Any], None], str]] = {
+    "xlsx": (
+        write_xlsx,
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    ),
+    "csv": (write_br_csv, "text/csv; charset=utf-8"),
+}
+
 _DUMMY_HASH = auth.hash_password("dummy-password-for-timing")
 
 
@@ -590,6 +628,7 @@ def create_app(
         Route("/breaks/{break_id}", handler(review.break_page), methods=["GET"]),
         Route("/breaks/{break_id}", handler(review.action), methods=["POST"]),
         Route("/breaks/{break_id}/{action}", handler(review.action), methods=["POST"]),
+        Route("/export.{fmt}", handler(review.export), methods=["GET"]),
         Route("/login", handler(review.login_page), methods=["GET"]),
         Route("/login", handler(review.login), methods=["POST"]),
         Route("/logout", handler(review.logout), methods=["POST"]),

@@ -372,3 +372,27 @@ def test_an_empty_data_dir_shows_an_empty_queue(data_dir, open_app) -> None:
     assert page.status_code == 200 and "none yet" in page.text and listed(page.text) == []
     assert c.get("/?format=json").json()["total"] == 0
     assert c.get("/breaks/0123456789abcdef").status_code == 404
+
+
+def test_exports_of_the_current_filter(rworld: ReviewWorld, open_app) -> None:
+    import zipfile
+
+    c = open_app(rworld.data)
+    r = c.get("/export.csv", params={"priority": "P2"})
+    assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
+    text = r.content.decode("utf-8-sig")
+    assert r.content.startswith(b"\xef\xbb\xbf")
+    lines = text.strip().split("\r\n")
+    assert len(lines) == 2 and ";" in lines[0]
+    assert rworld.stranger in lines[1] and "1234,56" in lines[1]
+    r = c.get("/export.xlsx", params={"q": "joao"})
+    assert r.status_code == 200 and r.content[:2] == b"PK"
+    with zipfile.ZipFile(io.BytesIO(r.content)) as book:
+        names = book.namelist()
+        shared = (
+            book.read("xl/sharedStrings.xml").decode() if "xl/sharedStrings.xml" in names else ""
+        )
+        sheet = book.read("xl/worksheets/sheet1.xml").decode()
+    assert rworld.ambiguous in shared + sheet and rworld.missing not in shared + sheet
+    assert c.get("/export.pdf").status_code == 404
+    assert c.get("/export.csv", params={"priority": "P9"}).status_code == 400

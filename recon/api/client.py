@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 import os
 import random
@@ -30,7 +29,6 @@ from typing import Any, Concatenate, Generic, NamedTuple, ParamSpec, TypeVar
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 import httpx
-import orjson
 
 from recon.api._retry import RetryPolicy, parse_http_date
 from recon.api._retry import parse_retry_after as _parse_retry_after
@@ -43,11 +41,13 @@ from recon.api.protocol import (
     Received,
     Request,
     Verdict,
+    loads_json,
     run_async,
     run_blocking,
     send_async,
     send_blocking,
 )
+from recon.api.wire import AsyncWire, proxy_configured
 from recon.errors import (
     ApiError,
     ApiStatusError,
@@ -63,7 +63,7 @@ from recon.errors import (
     redact,
 )
 
-__all__ = ["AsyncClient", "Client", "ClientStats", "RawPage"]
+__all__ = ["AsyncClient", "Client", "ClientStats", "PageBytes", "RawPage"]
 
 log = logging.getLogger("recon.api")
 
@@ -100,6 +100,13 @@ class RawPage(NamedTuple):
     def server_time(self) -> datetime | None:
         """The ``Date`` header as an aware UTC datetime (None when absent or unparsable)."""
         return parse_http_date(self.date)
+
+
+class PageBytes(NamedTuple):
+    """A list page's body as the bytes received, and the response's ``Date`` header."""
+
+    content: bytes
+    date: str | None
 
 
 class _Secret:
@@ -142,21 +149,6 @@ def _redact_json(value: Any, secrets: tuple[str | None, ...]) -> Any:
 
 def _is_retryable_status(status: int) -> bool:
     return status == 429 or (status >= 500 and status != 501)
-
-
-def _loads(content: bytes) -> Any:
-    """JSON through orjson; what orjson refuses for its own reasons (integers beyond 64
-    bits) through the stdlib. Nesting deeper than orjson's 1,024 levels is refused by both
-    (the stdlib would overflow Python's stack: RecursionError)."""
-    try:
-        return orjson.loads(content)
-    except orjson.JSONDecodeError as exc:
-        if "depth" in str(exc) or "recursion" in str(exc):
-            raise ResponseLimitError("the JSON body is nested deeper than 1,024 levels") from None
-        try:
-            return json.loads(content)
-        except RecursionError:
-            raise ResponseLimitError("the JSON body is nested too deeply") from None
 
 
 # 400/422 (validation errors) and 429 (retry hint) need extra arguments: built in `_error`.
@@ -309,7 +301,7 @@ class _Core(Generic[HttpT, TransportT, SleepT]):
         """Map an error response of either shape onto the recon.errors tree (redacted)."""
         status = response.status
         try:
-            body: Any = _redact_json(_loads(response.content), self._pacer.secrets)
+            body: Any = _redact_json(loads_json(response.content), self._pacer.secrets)
         except (ValueError, ResponseLimitError):
             body = None
         code: str | None = None
@@ -382,24 +374,30 @@ class _Core(Generic[HttpT, TransportT, SleepT]):
 
     def _call(self, request: Request) -> Call[Any]:
         """Send ``request`` (with retries) and return its JSON body."""
-        return _json_body((yield from self._exchange(request)), request)
+        response = yield from self._exchange(request)
+        _check_json_type(response, request)
+        return _json_body(response, request.what)
 
 
-def _json_body(response: Received, request: Request) -> Any:
-    """A 2xx response's JSON; a body declared as something else, or not JSON, is an error."""
+def _check_json_type(response: Received, request: Request) -> None:
+    """A body declared as something other than JSON (a login page) is an error."""
     media = response.headers.get("content-type", "").partition(";")[0].strip().lower()
     if media and not (media.endswith("/json") or media.endswith("+json")):
         raise ResponseShapeError(
             f"{request.what} returned {response.status} with Content-Type {media!r}, not JSON"
         )
+
+
+def _json_body(response: Received, what: str) -> Any:
+    """A 2xx response's JSON; a body that is not JSON is an error."""
     try:
-        return _loads(response.content)
+        return loads_json(response.content)
     except ValueError:
         raise ResponseShapeError(
-            f"{request.what} returned {response.status} with a body that is not JSON"
+            f"{what} returned {response.status} with a body that is not JSON"
         ) from None
     except ResponseLimitError as exc:
-        raise ResponseLimitError(f"{request.what}: {exc}") from None
+        raise ResponseLimitError(f"{what}: {exc}") from None
 
 
 def _reason(status: int) -> str:
@@ -512,10 +510,11 @@ def get_intent(api: _Core, intent_id: str) -> Call[Intent]:
     return Intent.from_api((yield from api._call(request)))
 
 
-def list_intents_raw(
+def list_intents_bytes(
     api: _Core, *, intent_type: str = "all", status: str = "all", limit: int = 50, offset: int = 0
-) -> Call[RawPage]:
-    """One list page as received (JSON body, unparsed items) plus the server's Date."""
+) -> Call[PageBytes]:
+    """One list page's body as the bytes received (JSON by its Content-Type, within the
+    client's Limits) plus the server's Date: for a caller that decodes it itself."""
     params: dict[str, str | int] = {
         "intentType": str(intent_type),
         "status": str(status),
@@ -524,7 +523,19 @@ def list_intents_raw(
     }
     request = api._request("GET", "/v2/intents", params=params)
     response = yield from api._exchange(request)
-    return RawPage(_page_body(_json_body(response, request)), response.headers.get("date"))
+    _check_json_type(response, request)
+    return PageBytes(response.content, response.headers.get("date"))
+
+
+def list_intents_raw(
+    api: _Core, *, intent_type: str = "all", status: str = "all", limit: int = 50, offset: int = 0
+) -> Call[RawPage]:
+    """One list page as received (JSON body, unparsed items) plus the server's Date."""
+    page = yield from list_intents_bytes(
+        api, intent_type=intent_type, status=status, limit=limit, offset=offset
+    )
+    what = "GET /v2/intents"
+    return RawPage(_page_body(_json_body(Received(200, {}, page.content), what)), page.date)
 
 
 def list_intents(
@@ -609,6 +620,7 @@ class Client(_Core[httpx.Client, httpx.BaseTransport, Callable[[float], None]]):
     get_intent = _blocking(get_intent)
     list_intents = _blocking(list_intents)
     list_intents_raw = _blocking(list_intents_raw)
+    list_intents_bytes = _blocking(list_intents_bytes)
     approve_burn = _blocking(approve_burn)
 
     def iter_intents(
@@ -635,12 +647,18 @@ class AsyncClient(
     """Asynchronous twin of :class:`Client`: the same methods, awaited.
 
     All concurrent requests of one AsyncClient share one pause gate (a 429 holds them all
-    until its Retry-After instant) and one token bucket (``max_rps``).
+    until its Retry-After instant) and one token bucket (``max_rps``). GETs go through the
+    lean asyncio lane of :mod:`recon.api.wire` when the client owns its connections.
     """
+
+    _wire: AsyncWire | None = None  # the lean lane for GETs (recon.api.wire), when usable
 
     def _new_http(
         self, transport: httpx.AsyncBaseTransport | None, timeout: httpx.Timeout
     ) -> httpx.AsyncClient:
+        connect = timeout.connect if timeout.connect is not None else 30.0
+        lean = transport is None and not proxy_configured()
+        self._wire = AsyncWire(self.limits, connect) if lean else None
         return httpx.AsyncClient(transport=transport, timeout=timeout)
 
     def _default_sleep(self) -> Callable[[float], Awaitable[None]]:
@@ -655,10 +673,13 @@ class AsyncClient(
     get_intent = _awaitable(get_intent)
     list_intents = _awaitable(list_intents)
     list_intents_raw = _awaitable(list_intents_raw)
+    list_intents_bytes = _awaitable(list_intents_bytes)
     approve_burn = _awaitable(approve_burn)
 
     async def aclose(self) -> None:
         """Close the underlying connection pool (only if this client created it)."""
+        if self._wire is not None:
+            await self._wire.aclose()
         if self._http_owned:
             await self._http.aclose()
 
@@ -669,9 +690,14 @@ class AsyncClient(
         await self.aclose()
 
     async def _run(self, call: Call[T]) -> T:
-        return await run_async(
-            call, lambda r: send_async(self._http, r, self.limits, self._pacer), self._sleep
-        )
+        return await run_async(call, self._send, self._sleep)
+
+    async def _send(self, request: Request) -> Outcome:
+        # GETs take the lean asyncio lane when this client owns its connections (no test
+        # seam, no proxy in the environment); the rest goes through httpx.
+        if self._wire is not None and request.method == "GET":
+            return await self._wire.send(request, self._pacer)
+        return await send_async(self._http, request, self.limits, self._pacer)
 
     async def iter_intents(
         self, *, intent_type: str = "all", status: str = "all", page_size: int = 100

@@ -190,6 +190,15 @@ def _opt_time(data: Mapping[str, Any], key: str, where: str) -> datetime | None:
 # --------------------------------------------------------------------------- models
 
 
+def _shown(d: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """What a party shows of itself (profile and intent summary alike)."""
+    return {
+        "display_name": _str(d, "displayName", where),
+        "document_masked": _str(d, "documentMasked", where),
+        "solana_wallet": _opt_str(d, "solanaWallet", where),
+    }
+
+
 @dataclass(frozen=True)
 class PartyProfile:
     """``party.profile``: display data; never the e-mail, phone or full document."""
@@ -204,13 +213,9 @@ class PartyProfile:
     def from_api(cls, data: Any, where: str = "profile") -> PartyProfile:
         """Build from the JSON object; raises ResponseShapeError on a malformed one."""
         d = _obj(data, where)
-        return cls(
-            display_name=_str(d, "displayName", where),
-            document_type=_str(d, "documentType", where),
-            document_masked=_str(d, "documentMasked", where),
-            solana_wallet=_opt_str(d, "solanaWallet", where),
-            raw=dict(d),
-        )
+        _str(d, "displayName", where)  # fields are checked in the document's order
+        document_type = _str(d, "documentType", where)
+        return cls(**_shown(d, where), document_type=document_type, raw=dict(d))
 
 
 @dataclass(frozen=True)
@@ -286,12 +291,7 @@ class PartySummary:
     def from_api(cls, data: Any, where: str = "party") -> PartySummary:
         """Build from the JSON object; raises ResponseShapeError on a malformed one."""
         d = _obj(data, where)
-        return cls(
-            display_name=_str(d, "displayName", where),
-            document_masked=_str(d, "documentMasked", where),
-            solana_wallet=_opt_str(d, "solanaWallet", where),
-            raw=dict(d),
-        )
+        return cls(**_shown(d, where), raw=dict(d))
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
 import httpx
+import msgspec
 
 from recon.api._retry import PauseGate, RetryPolicy, TokenBucket
 from recon.errors import (
@@ -49,6 +50,7 @@ __all__ = [
     "Request",
     "Sleep",
     "Verdict",
+    "loads_json",
     "run_async",
     "run_blocking",
     "send_async",
@@ -249,6 +251,18 @@ class Pacer:
     def connection_error(self, request: Request, exc: Exception) -> ApiConnectionError:
         """A transport failure as the error the caller sees (secrets removed)."""
         return ApiConnectionError(f"{request.what}: {self.redact(f'{type(exc).__name__}: {exc}')}")
+
+
+def loads_json(content: bytes | str) -> Any:
+    """JSON text → Python values, exactly: integers of any size stay integers (orjson would
+    turn those beyond 64 bits into floats). Not JSON raises ValueError; nesting deeper than
+    the interpreter's recursion limit (~1,000 levels) raises ResponseLimitError."""
+    try:
+        return msgspec.json.decode(content)
+    except RecursionError:
+        raise ResponseLimitError("the JSON body is nested too deeply (~1,000 levels)") from None
+    except msgspec.DecodeError as exc:
+        raise ValueError(str(exc)) from None
 
 
 # ------------------------------------------------------------------------------ bodies

@@ -15,12 +15,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
 import numpy as np
 import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from recon.errors import IntentParseError
+from recon.api.protocol import loads_json
+from recon.errors import ApiError, IntentParseError
 from recon.schemas import INTENTS_SCHEMA
 
 __all__ = [
@@ -124,6 +126,10 @@ def _cents(value: Any, field: str, intent_id: str | None) -> int | None:
         raise IntentParseError(
             f"expected integer cents, got {value!r}", intent_id=intent_id, field=field
         )
+    if not -(2**63) <= value < 2**63:
+        raise IntentParseError(
+            "integer cents out of the 64-bit range", intent_id=intent_id, field=field
+        )
     return value
 
 
@@ -157,7 +163,9 @@ def flatten_intent(item: Any, *, raw: str | None = None) -> dict[str, Any]:
         raise IntentParseError("missing or empty status", intent_id=intent_id, field="status")
     row["status"] = status
     flow = item.get("flowVersion")
-    if flow is not None and (isinstance(flow, bool) or not isinstance(flow, int)):
+    if flow is not None and (
+        isinstance(flow, bool) or not isinstance(flow, int) or not -(2**63) <= flow < 2**63
+    ):
         raise IntentParseError(
             f"expected an integer, got {flow!r}", intent_id=intent_id, field="flowVersion"
         )
@@ -262,8 +270,21 @@ class FlatPage:
 
 
 class _Slow(Exception):
-    """The fast path met something it does not handle; redo the page item by item."""
+    """The fast path met something it does not handle; redo the rows item by item."""
 
+
+# What can make the vectorized path refuse a page: the item-by-item path then either
+# handles it or raises IntentParseError naming the item and field.
+_SLOW = (
+    _Slow,
+    pa.ArrowInvalid,
+    pa.ArrowTypeError,
+    TypeError,
+    AttributeError,
+    ValueError,
+    OverflowError,
+    msgspec.DecodeError,
+)
 
 _S = pa.string()
 _I = pa.int64()
@@ -285,12 +306,22 @@ _ITEM = pa.struct(
         ("metadata", pa.struct([("destinationAddress", _S), ("amountCents", _I)])),
     ]
 )
+#: A page's items as the writer batches them: the fields a row needs, plus `raw` (the item
+#: as compact JSON text). `finish` turns a batch of these into DATA_SCHEMA rows.
+ITEM_SCHEMA = pa.schema([*_ITEM, pa.field("raw", _S)])
 _INT_OR_NONE = frozenset({int, type(None)})
 _AMOUNT_SOURCES = (
     ("amountCents", "amountCents"),
     ("pixInfo.amountCents", "pixInfo"),
     ("metadata.amountCents", "metadata"),
 )
+
+
+class _MetadataOnly(msgspec.Struct):
+    metadata: msgspec.Raw = msgspec.Raw(b"null")
+
+
+_METADATA = msgspec.json.Decoder(list[_MetadataOnly])
 
 
 def _dumps_bytes(items: list[Any]) -> list[bytes]:
@@ -300,20 +331,15 @@ def _dumps_bytes(items: list[Any]) -> list[bytes]:
         return [dumps(i).encode() for i in items]
 
 
-def _fast_page(items: list[Any]) -> FlatPage:
+def items_table(items: list[Any]) -> pa.Table:
+    """A page of intent objects (dicts) as an ITEM_SCHEMA table; raises `_Slow` (or an Arrow
+    error) when the page is not the usual shape."""
     # What pyarrow's conversion would not refuse by itself is checked here first: the
     # nested objects must be objects (it would take a tuple), integers must be integers (it
-    # would truncate a float), ids and statuses non-empty.
+    # would truncate a float).
     get = dict.get
     if {type(i) for i in items} - {dict}:
         raise _Slow
-    ids: list[str] = [get(i, "id") for i in items]  # type: ignore[misc]  # checked next
-    for v in ids:
-        if type(v) is not str or not v.strip():
-            raise _Slow
-    for status in [get(i, "status") for i in items]:
-        if type(status) is not str or not status:
-            raise _Slow
     nested = {}
     for key in ("pixInfo", "party", "metadata"):
         values = [get(i, key) for i in items]
@@ -326,36 +352,87 @@ def _fast_page(items: list[Any]) -> FlatPage:
     ints |= {type(get(m, "amountCents")) for m in nested["metadata"] if m is not None}
     if not ints <= _INT_OR_NONE:
         raise _Slow
-
     struct = pa.array(items, type=_ITEM)
-    fields = dict(zip((f.name for f in _ITEM), struct.flatten(), strict=True))
+    # compact JSON as bytes, validated as UTF-8 by the cast (no per-item str objects)
+    raw = pa.array(_dumps_bytes(items), type=pa.binary()).cast(_S)
+    return pa.Table.from_arrays([*struct.flatten(), raw], schema=ITEM_SCHEMA)
+
+
+def fallback_table(items: list[Any], raws: list[str]) -> pa.Table:
+    """Items the vectorized path refused, kept as `raw` text only: `finish` sends such rows
+    down the item-by-item path (which parses `raw` again and names what is wrong)."""
+    n = len(raws)
+    arrays = [pa.nulls(n, f.type) for f in _ITEM]
+    ids = [i.get("id") if isinstance(i, dict) else None for i in items]
+    arrays[_ITEM.get_field_index("id")] = pa.array(
+        [v if isinstance(v, str) else None for v in ids], type=_S
+    )
+    return pa.Table.from_arrays([*arrays, pa.array(raws, type=_S)], schema=ITEM_SCHEMA)
+
+
+def _loads_item(raw: str | bytes) -> Any:
+    try:
+        return loads_json(raw)  # exact integers of any size
+    except (ValueError, ApiError) as exc:
+        raise IntentParseError(f"not a JSON value ({exc})", intent_id=None, field=".") from None
+
+
+def _metadata_texts(raws: list[str]) -> list[str | None]:
+    """`metadata` of each item as JSON text with sorted keys (only offramps carry it)."""
+    decoded = _METADATA.decode("[" + ",".join(raws) + "]")
+    # each object decoded alone by the same JSON path as a whole item (orjson, else the
+    # stdlib for integers beyond 64 bits): its numbers keep their exact value
+    objects = [_loads_item(bytes(m.metadata)) for m in decoded]
+    return [None if o is None else dumps(o, sort_keys=True) for o in objects]
+
+
+def _finish(table: pa.Table) -> pa.Table:
+    table = table.combine_chunks()
+    n = table.num_rows
+    fields = {
+        name: table.column(name).chunk(0) if n else pa.array([], t)
+        for name, t in zip(ITEM_SCHEMA.names, ITEM_SCHEMA.types, strict=True)
+    }
+    checks = [
+        fields["createdAt"].null_count,
+        fields["updatedAt"].null_count,
+        fields["id"].null_count,
+        fields["status"].null_count,
+    ]
+    if any(checks):
+        raise _Slow
+    # ids and statuses: non-empty (ids not blank), as flatten_intent requires
+    if n and (
+        pc.min(pc.utf8_length(pc.utf8_trim_whitespace(fields["id"]))).as_py() == 0
+        or pc.min(pc.utf8_length(fields["status"])).as_py() == 0
+    ):
+        raise _Slow
     pix = dict(
         zip((f.name for f in _ITEM.field("pixInfo").type), fields["pixInfo"].flatten(), strict=True)
     )
     party = dict(
         zip((f.name for f in _ITEM.field("party").type), fields["party"].flatten(), strict=True)
     )
+    meta_struct = fields["metadata"]
     meta = dict(
-        zip(
-            (f.name for f in _ITEM.field("metadata").type),
-            fields["metadata"].flatten(),
-            strict=True,
-        )
+        zip((f.name for f in _ITEM.field("metadata").type), meta_struct.flatten(), strict=True)
     )
-    if fields["createdAt"].null_count or fields["updatedAt"].null_count:
-        raise _Slow
 
     # amount: a top-level amountCents, else pixInfo's, else metadata's (as flatten_intent)
     amounts = (fields["amountCents"], pix["amountCents"], meta["amountCents"])
-    source = pa.nulls(len(items), _S)
+    source = pa.nulls(n, _S)
     for (label, _), values in reversed(list(zip(_AMOUNT_SOURCES, amounts, strict=True))):
         source = pc.if_else(pc.is_valid(values), pa.scalar(label, _S), source)
-    metadata = [None if m is None else dumps(m, sort_keys=True) for m in nested["metadata"]]
+    metadata = pa.nulls(n, _S)
+    if meta_struct.null_count < n:
+        has = pc.is_valid(meta_struct)
+        texts = _metadata_texts(fields["raw"].filter(has).to_pylist())
+        metadata = pc.replace_with_mask(metadata, has, pa.array(texts, type=_S))
     columns: dict[str, pa.Array] = {
         "id": fields["id"],
         "status": fields["status"],
         "flow_version": fields["flowVersion"],
-        "metadata": pa.array(metadata, type=_S),
+        "metadata": metadata,
         "expires_at": fields["expiresAt"].cast(_TS_UTC),
         "created_at": fields["createdAt"].cast(_TS_UTC),
         "updated_at": fields["updatedAt"].cast(_TS_UTC),
@@ -363,8 +440,7 @@ def _fast_page(items: list[Any]) -> FlatPage:
         "amount_source": source,
         "pix_amount_cents": pix["amountCents"],
         "destination_address": meta["destinationAddress"],
-        # compact JSON as bytes, validated as UTF-8 by the cast (no per-item str objects)
-        "raw": pa.array(_dumps_bytes(items), type=pa.binary()).cast(_S),
+        "raw": fields["raw"],
     }
     for column, key in _TEXT_FIELDS:
         columns[column] = fields[key]
@@ -372,9 +448,23 @@ def _fast_page(items: list[Any]) -> FlatPage:
         columns[column] = pix[key]
     for column, key in _PARTY_FIELDS:
         columns[column] = party[key]
-    table = pa.Table.from_arrays([columns[f.name] for f in DATA_SCHEMA], schema=DATA_SCHEMA)
-    upd = columns["updated_at"].cast(pa.int64()).to_numpy(zero_copy_only=False)
-    return FlatPage(ids, upd.tolist(), table)
+    return pa.Table.from_arrays([columns[f.name] for f in DATA_SCHEMA], schema=DATA_SCHEMA)
+
+
+def finish(table: pa.Table) -> pa.Table:
+    """An ITEM_SCHEMA batch → DATA_SCHEMA rows, vectorized; anything unusual sends the batch
+    down the item-by-item path, which handles it or raises `IntentParseError` naming it."""
+    try:
+        return _finish(table)
+    except _SLOW:
+        raws = table.column("raw").to_pylist()
+        return _slow_page([_loads_item(r) for r in raws], raws).table
+
+
+def _fast_page(items: list[Any]) -> FlatPage:
+    table = _finish(items_table(items))
+    upd = table.column("updated_at").cast(pa.int64()).to_numpy(zero_copy_only=False)
+    return FlatPage(table.column("id").to_pylist(), upd.tolist(), table)
 
 
 @dataclass(frozen=True)
@@ -402,10 +492,11 @@ def page_items(items: list[Any]) -> PageItems:
     return PageItems([item["id"] for item in items], items)  # pragma: no cover
 
 
-def _slow_page(items: list[Any]) -> FlatPage:
+def _slow_page(items: list[Any], raws: list[str] | None = None) -> FlatPage:
     buf = RowBuffer()
-    for item in items:
-        buf.add(flatten_intent(item))  # raises IntentParseError naming the item and field
+    for n, item in enumerate(items):
+        # raises IntentParseError naming the item and field
+        buf.add(flatten_intent(item, raw=None if raws is None else raws[n]))
     ids: list[str] = [str(i) for i in buf.columns["id"]]
     updated = list(buf.columns["updated_at"])
     return FlatPage(ids, updated, buf.take_data())
@@ -419,15 +510,7 @@ def flatten_page(items: list[Any]) -> FlatPage:
     """
     try:
         return _fast_page(items)
-    except (
-        _Slow,
-        pa.ArrowInvalid,
-        pa.ArrowTypeError,
-        TypeError,
-        AttributeError,
-        ValueError,
-        OverflowError,
-    ):
+    except _SLOW:
         return _slow_page(items)
 
 

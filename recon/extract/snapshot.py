@@ -38,7 +38,8 @@ from recon.errors import (
     UsageError,
     redact,
 )
-from recon.extract.flatten import RowBuffer, flatten_page, page_items, with_lineage
+from recon.extract.flatten import RowBuffer, finish, with_lineage
+from recon.extract.pages import batch_table, rows_of
 from recon.extract.settings import ExtractSettings
 from recon.extract.walk import MAX_LIMIT, Walker
 from recon.schemas import INTENT_STATUSES, INTENTS_SCHEMA
@@ -57,9 +58,6 @@ PART_NAME = "part-00000.parquet"
 MANIFEST_NAME = "_manifest.json"
 VERSIONS_NAME = ".versions.parquet.tmp"  # every version read; never matched by readers
 ROW_GROUP_ROWS = 8_192
-# Items are flattened this many at a time: Arrow's fixed cost per call (~40 calls per
-# batch) is then spread over ~1,000 rows instead of a 100-item page; a few MB of dicts.
-FLATTEN_ROWS = 1_024
 INTENT_TYPES = ("all", "onramp", "offramp")
 
 T = TypeVar("T")
@@ -195,30 +193,21 @@ class _VersionWriter:
     """
 
     def __init__(self, path: Path, run_id: str, snapshot_at: Callable[[], int]):
-        self.items: list[Any] = []
         self.path = path
         self.run_id = run_id
         self.snapshot_at = snapshot_at
-        self.pending: list[pa.Table] = []
+        self.pending: list[list[Any]] = []
         self.pending_rows = 0
         self.writer: pq.ParquetWriter | None = None
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recon-parquet")
         self.in_flight: Future[None] | None = None
 
-    def add(self, items: list[Any]) -> None:
-        """Take a page's items (in read order); flatten and write them in batches."""
-        self.items.extend(items)
-        if len(self.items) >= FLATTEN_ROWS:
-            self._flatten()
-            if self.pending_rows >= ROW_GROUP_ROWS:
-                self.flush()
-
-    def _flatten(self) -> None:
-        if self.items:
-            items, self.items = self.items, []
-            table = flatten_page(items).table  # IntentParseError names a malformed item
-            self.pending.append(table)
-            self.pending_rows += table.num_rows
+    def add(self, raws: list[Any]) -> None:
+        """Take a page's items (raw JSON bytes, in read order); write them in row groups."""
+        self.pending.append(raws)
+        self.pending_rows += len(raws)
+        if self.pending_rows >= ROW_GROUP_ROWS:
+            self.flush()
 
     def _wait(self) -> None:
         if self.in_flight is not None:
@@ -226,16 +215,22 @@ class _VersionWriter:
             done.result()  # re-raises a write error here
 
     def flush(self) -> None:
-        self._flatten()
         if not self.pending:
             return
-        data = pa.concat_tables(self.pending)
+        batch = [raw for page in self.pending for raw in page]
         self.pending, self.pending_rows = [], 0
-        table = with_lineage(data, snapshot_at_us=self.snapshot_at(), run_id=self.run_id)
+        at = self.snapshot_at()
         self._wait()
         if self.writer is None:
             self.writer = pq.ParquetWriter(self.path, INTENTS_SCHEMA, compression="zstd")
-        self.in_flight = self.pool.submit(self.writer.write_table, table, ROW_GROUP_ROWS)
+        self.in_flight = self.pool.submit(self._write, batch, at)
+
+    def _write(self, batch: list[Any], at: int) -> None:
+        # On the writer thread: JSON to columns, casts and encoding are C++ that releases
+        # the GIL. IntentParseError (a malformed item) surfaces at the next `_wait`.
+        table = with_lineage(finish(batch_table(batch)), snapshot_at_us=at, run_id=self.run_id)
+        assert self.writer is not None
+        self.writer.write_table(table, ROW_GROUP_ROWS)
 
     def close(self) -> None:
         try:
@@ -343,10 +338,10 @@ def _compact(source: Path, target: Path, mask: np.ndarray[Any, Any]) -> int:
 
 def _fetcher(client: Any, intent_type: str, status: str) -> Any:
     async def fetch(*, offset: int, limit: int) -> tuple[Any, str | None]:
-        page = await client.list_intents_raw(
+        page = await client.list_intents_bytes(
             intent_type=intent_type, status=status, limit=limit, offset=offset
         )
-        return page.body, page.date
+        return page.content, page.date
 
     return fetch
 
@@ -471,7 +466,7 @@ async def _extract(
         with _Progress(progress) as bar:
             walker = Walker(
                 _fetcher(client, intent_type, status),
-                flatten=page_items,
+                flatten=rows_of,
                 sink=writer.add,
                 monotone=(status == "all"),
                 page_size=page_size,

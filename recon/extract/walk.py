@@ -48,7 +48,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from recon.api.protocol import loads_json
 from recon.errors import PaginationError, ResponseLimitError
+from recon.extract.pages import decode_envelope
 
 __all__ = [
     "Page",
@@ -187,9 +189,9 @@ class IdSet:
 
 @dataclass(frozen=True)
 class Page:
-    """One validated list response."""
+    """One validated list response (`items`: dicts, or `RawItems` on the bytes path)."""
 
-    items: list[Any]
+    items: Any
     total: int
     limit: int
     offset: int
@@ -197,7 +199,8 @@ class Page:
 
 
 class PageFetcher(Protocol):
-    """Fetches one list page: ``await fetch(offset=..., limit=...)`` → (JSON body, Date header)."""
+    """Fetches one list page: ``await fetch(offset=..., limit=...)`` → (body, Date header);
+    the body as bytes (decoded by `parse_page`) or already decoded JSON."""
 
     def __call__(self, *, offset: int, limit: int) -> Awaitable[tuple[Any, str | None]]: ...
 
@@ -212,14 +215,27 @@ def parse_page(
     by a server's `total`, but a walk that believed 10^12 would never end.
     """
     asked = f"offset={offset} limit={limit}"
-    if not isinstance(body, Mapping):
-        raise PaginationError(f"list response is not a JSON object ({asked})")
-    items = body.get("intents")
-    if not isinstance(items, list):
-        raise PaginationError(f"list response has no 'intents' array ({asked})")
+    decoded = decode_envelope(body) if isinstance(body, bytes) else None
+    items: Any
+    counts: Mapping[str, Any]
+    if decoded is not None:
+        items, counts = decoded  # the fast path: items stay bytes
+    else:
+        if isinstance(body, bytes):
+            try:
+                body = loads_json(body)
+            except ValueError:
+                raise PaginationError(f"list response is not JSON ({asked})") from None
+            except ResponseLimitError as exc:  # nested too deep
+                raise ResponseLimitError(f"list response ({asked}): {exc}") from None
+        if not isinstance(body, Mapping):
+            raise PaginationError(f"list response is not a JSON object ({asked})")
+        items, counts = body.get("intents"), body
+        if not isinstance(items, list):
+            raise PaginationError(f"list response has no 'intents' array ({asked})")
     values: dict[str, int] = {}
     for key in ("total", "limit", "offset"):
-        value = body.get(key)
+        value = counts.get(key)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise PaginationError(
                 f"list response field {key!r} is not a count: {value!r} ({asked})"
@@ -280,7 +296,7 @@ class PageRows(Protocol):
 
 
 Sink = Callable[[Any], None]  # receives PageRows.table
-Flatten = Callable[[list[Any]], PageRows]
+Flatten = Callable[[Any], PageRows]  # receives Page.items
 
 
 @dataclass(frozen=True)

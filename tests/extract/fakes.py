@@ -115,13 +115,19 @@ class FakeList:
 
 
 @dataclass
+class PageBytes:
+    content: bytes
+    date: str | None
+
+
+@dataclass
 class RawPage:
     body: dict[str, Any]
     date: str | None
 
 
 class FakeAsyncClient:
-    """Quacks like recon.api.AsyncClient for `list_intents_raw` (all the extractor uses)."""
+    """Quacks like recon.api.AsyncClient for the list calls (all the extractor uses)."""
 
     base_url = "http://fake.invalid"
 
@@ -134,6 +140,13 @@ class FakeAsyncClient:
     ) -> RawPage:
         await asyncio.sleep(self.fake.delay)
         return RawPage(self.fake.page(status=status, limit=limit, offset=offset), self.date)
+
+    async def list_intents_bytes(
+        self, *, intent_type: str = "all", status: str = "all", limit: int = 50, offset: int = 0
+    ) -> PageBytes:
+        await asyncio.sleep(self.fake.delay)
+        body = self.fake.page(status=status, limit=limit, offset=offset)
+        return PageBytes(json.dumps(body).encode(), self.date)
 
     async def aclose(self) -> None:
         return None

@@ -182,3 +182,73 @@ def test_malformed_item_in_a_page_names_it() -> None:
     items[3]["updatedAt"] = "2026-13-45T00:00:00Z"
     with pytest.raises(IntentParseError, match=items[3]["id"]):
         flatten_page(items)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_variants(), min_size=0, max_size=8))
+def test_bytes_page_equals_item_by_item(items: list[dict[str, Any]]) -> None:
+    """The hot path (page bytes → msgspec Raw slices → pyarrow's JSON reader → `finish`)
+    gives the same rows as flattening each decoded item in Python."""
+    import orjson
+
+    from recon.extract.flatten import _slow_page, finish
+    from recon.extract.pages import RawItems, batch_table, rows_of
+    from recon.extract.walk import parse_page
+
+    body = orjson.dumps({"intents": items, "total": len(items), "limit": 100, "offset": 0})
+    page = parse_page(body, offset=0, limit=100)
+    assert isinstance(page.items, RawItems)
+    rows = rows_of(page.items)
+    slow = _slow_page(items)
+    assert rows.ids == slow.ids
+    assert finish(batch_table(rows.table)).equals(slow.table)
+
+
+def test_bytes_path_compacts_a_pretty_body_and_keeps_what_the_server_sent() -> None:
+    import json
+
+    from recon.extract.flatten import finish
+    from recon.extract.pages import batch_table, rows_of
+    from recon.extract.walk import parse_page
+
+    items = [make_intent(1), offramp(), make_intent(2, clientReference="caf\u00e9 \u2713")]
+    body = json.dumps({"intents": items, "total": 3, "limit": 3, "offset": 0}, indent=2)
+    table = finish(batch_table(rows_of(parse_page(body.encode(), offset=0, limit=3).items).table))
+    raws = table.column("raw").to_pylist()
+    assert raws == [json.dumps(i, separators=(",", ":"), ensure_ascii=True) for i in items]
+    assert [json.loads(r) for r in raws] == items
+    assert table.column("metadata").to_pylist()[1] == json.dumps(
+        offramp()["metadata"], separators=(",", ":"), sort_keys=True
+    )
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        {"id": "x", "amountCents": 10.0},
+        {"pixInfo": [1, 2]},
+        {"createdAt": 5},
+        {"amountCents": 2**70},
+        {"metadata": {"amountCents": 2**70, "destinationAddress": "a"}},
+        {"updatedAt": "2026-13-45T00:00:00Z"},
+    ],
+)
+def test_bytes_path_sends_odd_items_to_the_precise_path(item: dict[str, Any]) -> None:
+    """What the JSON reader refuses or cannot hold goes item by item: the same rows as
+    `flatten_intent`, or its error naming the intent and field."""
+    import json
+
+    from recon.extract.flatten import _slow_page, finish
+    from recon.extract.pages import batch_table, rows_of
+    from recon.extract.walk import parse_page
+
+    items = [make_intent(1), {**make_intent(2), **item}]
+    body = json.dumps({"intents": items, "total": 2, "limit": 2, "offset": 0}).encode()
+    try:
+        expected = _slow_page(items).table
+    except IntentParseError as exc:
+        with pytest.raises(IntentParseError, match=str(exc.field).replace(".", r"\.")):
+            finish(batch_table(rows_of(parse_page(body, offset=0, limit=2).items).table))
+        return
+    got = finish(batch_table(rows_of(parse_page(body, offset=0, limit=2).items).table))
+    assert got.drop_columns(["raw"]).equals(expected.drop_columns(["raw"]))

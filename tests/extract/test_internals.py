@@ -40,7 +40,7 @@ _malformed = st.one_of(
     _canonical.map(lambda s: s[:-1] + "g"),  # not hex, right length
     _canonical.map(lambda s: s[:8] + "_" + s[9:]),  # wrong separator
     _canonical.map(lambda s: s[:35] + " "),  # whitespace bytes.fromhex would skip
-    st.text(min_size=1, max_size=40),
+    st.text(min_size=1, max_size=40).filter(str.strip),  # a blank id is refused
     st.just("not-a-uuid"),
 )
 any_id = st.one_of(_canonical, _canonical, _malformed)

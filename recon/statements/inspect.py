@@ -159,7 +159,11 @@ def render_text(reports: list[dict[str, Any]]) -> str:
                 f", layout {csv_info.get('layout')} [{csv_info.get('profile')}], encoding "
                 f"{csv_info.get('encoding')}, delimiter {csv_info.get('delimiter')!r}, decimal "
                 f"{csv_info.get('decimal_mark')!r}, dates {csv_info.get('date_format')}, "
-                f"header on line {csv_info.get('header_line')}"
+                + (
+                    f"header on line {csv_info.get('header_line')}"
+                    if csv_info.get("header_line")
+                    else "no header line"
+                )
                 + (", card statement" if csv_info.get("card") else "")
             )
         out.append(head)

@@ -803,7 +803,10 @@ def _rows(
                 stopped_at = line  # "Total", "Últimos Lançamentos": the table ends here
                 break
             balance_label = (
-                i_kind is None and desc is not None and _BALANCE_LABEL.match(desc) is not None
+                i_kind is None
+                and desc is not None
+                and desc[:1] in "Ss"  # cheap test first: most lines are no balance row
+                and _BALANCE_LABEL.match(desc) is not None
             )
             if i_balance is not None and not has_money:
                 text_balance = cells[i_balance].strip()

@@ -11,6 +11,7 @@ A view file reads its data through placeholders that this module fills in:
     {coverage_files}     every statement-coverage Parquet file, STATEMENT_COVERAGE_SCHEMA
     {run_matches}        the latest run's matches.parquet, MATCHES_SCHEMA
     {run_exceptions}     the latest run's exceptions.parquet, EXCEPTIONS_SCHEMA
+    {run_awaiting}       the latest run's awaiting.parquet, AWAITING_SCHEMA
     {run_id_latest}      the latest committed run id as a SQL string literal (or NULL)
 
 When a source has no file yet, the placeholder becomes a typed empty relation, so every
@@ -38,6 +39,7 @@ import pyarrow as pa
 
 from recon.config import DataDir
 from recon.schemas import (
+    AWAITING_SCHEMA,
     EXCEPTIONS_SCHEMA,
     INTENTS_SCHEMA,
     MATCHES_SCHEMA,
@@ -70,6 +72,7 @@ VIEW_NAMES = (
     "statement_coverage",
     "recon_matches",
     "recon_exceptions",
+    "recon_awaiting",
 )
 
 SNAPSHOT_GLOB = "snapshots/snapshot_date=*/run_id=*/part-*.parquet"
@@ -289,6 +292,11 @@ def _sources(data: DataDir) -> dict[str, str]:
             (run or root) / "matches.parquet",
             MATCHES_SCHEMA,
             exists=bool(run and (run / "matches.parquet").is_file()),
+        ),
+        "run_awaiting": parquet_relation(
+            (run or root) / "awaiting.parquet",
+            AWAITING_SCHEMA,
+            exists=bool(run and (run / "awaiting.parquet").is_file()),
         ),
         "run_exceptions": parquet_relation(
             (run or root) / "exceptions.parquet",

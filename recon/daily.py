@@ -26,6 +26,11 @@ One run per business day, safe to schedule and to re-run:
       [alerts]
       fail_on_priorities = ["P1"]   # any open break of these priorities -> exit 1
       max_breaks = 50               # more open breaks than this -> exit 1 (default: no limit)
+      statements_overdue = "30h"    # a business day no account statement covers this long
+                                    # after it ended (at the run's as_of) -> exit 1
+
+The run decides which days are overdue (summary.json ``statements_overdue``, from the
+engine's settings); a run with such days exits 1 whatever its breaks.
 """
 
 from __future__ import annotations
@@ -76,7 +81,9 @@ class Thresholds:
         section = config.get("alerts", {})
         if not isinstance(section, dict):
             raise ConfigError("[alerts] must be a table")
-        unknown = set(section) - {"fail_on_priorities", "max_breaks"}
+        # statements_overdue is read by the engine (ReconcileSettings.load), which records
+        # the overdue days in the run; it is validated there
+        unknown = set(section) - {"fail_on_priorities", "max_breaks", "statements_overdue"}
         if unknown:
             raise ConfigError(f"[alerts]: unknown key(s) {', '.join(sorted(unknown))}")
         prios = section.get("fail_on_priorities", ["P1"])
@@ -117,9 +124,28 @@ def assess_run(run_dir: Path, thresholds: Thresholds | None = None) -> Assessmen
     ]
     if thresholds.max_breaks is not None and len(priorities) > thresholds.max_breaks:
         reasons.append(f"{len(priorities)} open breaks > max_breaks {thresholds.max_breaks}")
+    overdue = _overdue_days(Path(run_dir))
+    if overdue:
+        reasons.append(
+            f"statements overdue for {len(overdue)} business day(s): {', '.join(overdue)}"
+        )
     return Assessment(
         EXIT_BREAKS if reasons else EXIT_OK, len(priorities), by_priority, tuple(reasons)
     )
+
+
+def _overdue_days(run_dir: Path) -> list[str]:
+    """The business days the run found no account statement for, past [alerts]
+    statements_overdue (summary.json; absent in runs made before statement coverage)."""
+    path = run_dir / "summary.json"
+    if not path.is_file():
+        return []
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return []
+    days = summary.get("statements_overdue") if isinstance(summary, dict) else None
+    return [str(d) for d in days] if isinstance(days, list) else []
 
 
 def business_tz(config: Mapping[str, Any]) -> ZoneInfo:

@@ -2,6 +2,8 @@
 
     data/runs/<run_id>/matches.parquet      MATCHES_SCHEMA, one row per confirmed pair
     data/runs/<run_id>/exceptions.parquet   EXCEPTIONS_SCHEMA, one row per open break
+    data/runs/<run_id>/awaiting.parquet     AWAITING_SCHEMA, one row per intent waiting for
+                                            statements that cover its money (not a break)
     data/runs/<run_id>/candidates.parquet   CANDIDATES_SCHEMA, the candidates of ambiguous lines
     data/runs/<run_id>/summary.json         RunSummary (counts, totals, control totals, checks)
 
@@ -19,8 +21,8 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
-from datetime import UTC, date, datetime
+from dataclasses import asdict, dataclass, field, fields
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +37,13 @@ from recon.reconcile import runner
 from recon.reconcile.decisions import load_decisions, load_history
 from recon.reconcile.manual import load_manual_matches
 from recon.reconcile.settings import ReconcileSettings
-from recon.schemas import CANDIDATES_SCHEMA, CATEGORIES, EXCEPTIONS_SCHEMA, MATCHES_SCHEMA
+from recon.schemas import (
+    AWAITING_SCHEMA,
+    CANDIDATES_SCHEMA,
+    CATEGORIES,
+    EXCEPTIONS_SCHEMA,
+    MATCHES_SCHEMA,
+)
 from recon.storage import atomic_dir, write_json
 
 log = logging.getLogger(__name__)
@@ -48,7 +56,14 @@ __all__ = [
     "reconcile",
 ]
 
-NON_BREAK_LABELS = ("matched", "within_tolerance", "in_flight", "returned")
+NON_BREAK_LABELS = (
+    "matched",
+    "within_tolerance",
+    "in_flight",
+    "returned",
+    "split_refund",
+    "awaiting_statement",
+)
 
 
 @dataclass(frozen=True)
@@ -77,6 +92,16 @@ class RunSummary:
     check_samples: dict[str, tuple[dict[str, Any], ...]] = field(default_factory=dict)
     resolved_breaks: tuple[str, ...] = ()  # open in the previous run, gone now
     decided_breaks: tuple[dict[str, Any], ...] = ()  # present but closed by a decision
+    # statement coverage: the stretches the statements cover per side (credit: any
+    # statement; debit: account statements), ISO UTC, end exclusive
+    coverage: tuple[dict[str, str], ...] = ()
+    # intents waiting for statements (not breaks): {"intents", "cents", "by_category"}
+    awaiting: dict[str, Any] = field(default_factory=dict)
+    # business days (first intent's day .. as_of's day) no account statement fully covers,
+    # and those of them that ended more than [alerts] statements_overdue before as_of
+    uncovered_days: tuple[str, ...] = ()
+    statements_overdue: tuple[str, ...] = ()
+    coverage_text: str = ""  # "statements cover … to …; N intents (R$ X) wait for statements"
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -90,7 +115,10 @@ class RunSummary:
         kw["resolved_breaks"] = tuple(kw.get("resolved_breaks", ()))
         kw["decided_breaks"] = tuple(kw.get("decided_breaks", ()))
         kw["check_samples"] = {k: tuple(v) for k, v in kw.get("check_samples", {}).items()}
-        return cls(**kw)
+        for name in ("coverage", "uncovered_days", "statements_overdue"):
+            kw[name] = tuple(kw.get(name, ()))
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in kw.items() if k in known})
 
 
 @dataclass(frozen=True)
@@ -108,6 +136,10 @@ class RunResult:
     @property
     def exceptions_path(self) -> Path:
         return self.path / "exceptions.parquet"
+
+    @property
+    def awaiting_path(self) -> Path:
+        return self.path / "awaiting.parquet"
 
 
 class RunChecksFailed(ReconciliationError):
@@ -188,6 +220,14 @@ def reconcile(
         with _phase("run files"), atomic_dir(dd.runs / run_id) as tmp:
             with _phase("exceptions.parquet"):
                 _copy(con, _EXCEPTIONS_SQL, {}, tmp / "exceptions.parquet", EXCEPTIONS_SCHEMA)
+            with _phase("awaiting.parquet"):
+                _copy(
+                    con,
+                    _AWAITING_SQL,
+                    {"run_id": run_id},
+                    tmp / "awaiting.parquet",
+                    AWAITING_SCHEMA,
+                )
             # the breaks are written: their rows (0.8 GB at 10M) make room for the matches' sort
             con.execute("DROP TABLE final_exceptions")
             with _phase("matches.parquet"):
@@ -218,6 +258,8 @@ _READ_AFTER_MODELS = frozenset(
         "recon_exceptions",
         "recon_control_items",
         "recon_control_totals",
+        "recon_awaiting",
+        "stg_coverage",
         "int_ambiguous",
     }
 )
@@ -233,7 +275,14 @@ def _phase(name: str) -> Iterator[None]:
 
 # the model tables the run files read (recon_matches is a view over these)
 _WRITTEN = frozenset(
-    {"stg_intents", "stg_statement_lines", "int_matches", "recon_matches", "int_ambiguous"}
+    {
+        "stg_intents",
+        "stg_statement_lines",
+        "int_matches",
+        "recon_matches",
+        "recon_awaiting",
+        "int_ambiguous",
+    }
 )
 
 
@@ -311,6 +360,13 @@ FROM recon_matches
 ORDER BY booked_at, line_id
 """
 
+_AWAITING_SQL = """
+SELECT CAST($run_id AS VARCHAR) AS run_id, intent_id, intent_type, intent_status, direction,
+       expected_cents, window_from, window_to, would_be, reason
+FROM recon_awaiting
+ORDER BY window_from, intent_id, would_be
+"""
+
 # the candidates of every ambiguous line: what a person chooses from (`recon review`)
 _CANDIDATES_SQL = """
 SELECT l.line_id, i.intent_id, a.rule
@@ -371,7 +427,7 @@ def _copy(
 _BATCH_ROWS = 262_144
 _FEW_VALUES = frozenset(
     {"run_id", "rule", "intent_type", "intent_status", "line_kind", "category", "priority",
-     "first_seen_run", "state"}
+     "first_seen_run", "state", "direction", "would_be"}
 )  # fmt: skip
 
 
@@ -466,6 +522,7 @@ def _summary(
             "SELECT break_id, category FROM final_exceptions WHERE decided ORDER BY break_id"
         ).fetchall()
     )
+    coverage, awaiting, uncovered, overdue, text = _coverage_facts(con, as_of, settings)
     return RunSummary(
         run_id=run_id,
         previous_run_id=previous.name if previous else None,
@@ -489,7 +546,107 @@ def _summary(
         check_samples={c.name: c.sample for c in checks if not c.passed},
         resolved_breaks=resolved,
         decided_breaks=decided,
+        coverage=coverage,
+        awaiting=awaiting,
+        uncovered_days=uncovered,
+        statements_overdue=overdue,
+        coverage_text=text,
     )
+
+
+def _coverage_facts(
+    con: duckdb.DuckDBPyConnection, as_of: datetime, settings: ReconcileSettings
+) -> tuple[tuple[dict[str, str], ...], dict[str, Any], tuple[str, ...], tuple[str, ...], str]:
+    """What the statements cover, who waits for them, and which business days are missing.
+
+    A business day from the first intent's day to as_of's day is uncovered when account
+    statements (the debit side, which lists every movement) do not cover all of it up to
+    as_of; it is overdue when it ended more than `statements_overdue` before as_of.
+    """
+    from zoneinfo import ZoneInfo
+
+    stretches = con.execute(
+        "SELECT side, covered_from, covered_to FROM stg_coverage ORDER BY side, covered_from"
+    ).fetchall()
+    coverage = tuple(
+        {"side": side, "from": start.isoformat(), "to": end.isoformat()}
+        for side, start, end in stretches
+    )
+    by_category = {
+        str(k): int(v)
+        for k, v in con.execute(
+            "SELECT would_be, count(DISTINCT intent_key) FROM recon_awaiting GROUP BY 1 ORDER BY 1"
+        ).fetchall()
+    }
+    row = con.execute(
+        "SELECT count(*), coalesce(sum(expected_cents), 0) FROM "
+        "(SELECT intent_key, max(expected_cents) AS expected_cents FROM recon_awaiting "
+        "GROUP BY intent_key)"
+    ).fetchall()[0]
+    awaiting = {"intents": int(row[0]), "cents": int(row[1]), "by_category": by_category}
+    tz = ZoneInfo(settings.business_tz)
+    first = con.execute("SELECT min(created_at) FROM stg_intents").fetchall()[0][0]
+    uncovered: list[str] = []
+    overdue: list[str] = []
+    if first is not None:
+        debit = [(s, e) for side, s, e in stretches if side == "debit"]
+        day = first.astimezone(tz).date()
+        last = as_of.astimezone(tz).date()
+        while day <= last:
+            start = datetime.combine(day, datetime.min.time(), tzinfo=tz)
+            end = datetime.combine(day + timedelta(days=1), datetime.min.time(), tzinfo=tz)
+            if not any(s <= start and min(end, as_of) <= e for s, e in debit):
+                uncovered.append(day.isoformat())
+                if end + settings.statements_overdue <= as_of:
+                    overdue.append(day.isoformat())
+            day += timedelta(days=1)
+    return (
+        coverage,
+        awaiting,
+        tuple(uncovered),
+        tuple(overdue),
+        coverage_sentence(coverage, awaiting, settings.business_tz),
+    )
+
+
+def coverage_sentence(
+    coverage: tuple[dict[str, str], ...] | list[dict[str, str]],
+    awaiting: dict[str, Any],
+    business_tz: str,
+) -> str:
+    """'statements cover 2026-11-01 00:00 to 2026-11-04 00:00 America/Sao_Paulo; 3 intents
+    (R$ 1.234,56) wait for statements' (credit side: what any statement covers)."""
+    from zoneinfo import ZoneInfo
+
+    from recon.money import format_brl
+
+    tz = ZoneInfo(business_tz)
+
+    def local(text: str) -> str:
+        return datetime.fromisoformat(text).astimezone(tz).strftime("%Y-%m-%d %H:%M")
+
+    spans = [c for c in coverage if c["side"] == "credit"]
+    if spans:
+        covers = (
+            "statements cover "
+            + ", ".join(f"{local(c['from'])} to {local(c['to'])}" for c in spans)
+            + f" {business_tz}"
+        )
+        payouts = [c for c in coverage if c["side"] == "debit"]
+        if payouts != [dict(c, side="debit") for c in spans]:
+            covers += (
+                " (payouts: "
+                + (
+                    ", ".join(f"{local(c['from'])} to {local(c['to'])}" for c in payouts)
+                    or "no account statement"
+                )
+                + ")"
+            )
+    else:
+        covers = "no statement covers any time yet"
+    n = int(awaiting.get("intents", 0))
+    cents = int(awaiting.get("cents", 0))
+    return f"{covers}; {n} intent{'s' if n != 1 else ''} ({format_brl(cents)}) wait for statements"
 
 
 def _records(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:

@@ -14,6 +14,14 @@
     temp_directory = ""                 # default: <data>/.tmp-duckdb
     work_storage = "auto"               # the engine's work tables: "memory", "disk" (a
                                         # scratch database in temp_directory) or "auto"
+    accounts = []                       # the service's accounts (statement account labels);
+                                        # [] = every account imported
+    clock_skew = "5m"                   # a line may be booked this long before the intent's
+                                        # created_at (bank and API clocks differ)
+
+    [alerts]
+    statements_overdue = "30h"          # a business day no account statement covers this
+                                        # long after it ended (at as_of) -> exit 1
 
 "auto" keeps the work tables in memory while the inputs (Parquet bytes of the latest snapshot
 and the statements; staged, about 3x that) fit in memory_limit, and on disk beyond it.
@@ -24,7 +32,7 @@ Durations are numbers of seconds or strings like "90s", "30m", "2h", "1d", "1h30
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from datetime import date, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -41,6 +49,13 @@ _UNIT_BYTES = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
                "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}  # fmt: skip
 _STAGED_EXPANSION = 3  # staged tables in memory / their Parquet bytes (measured: 2.8 at 10M)
 WORK_STORAGE = ("auto", "memory", "disk")
+_DURATIONS = (
+    "onramp_payment_grace",
+    "offramp_payout_grace",
+    "refund_grace",
+    "clock_skew",
+    "statements_overdue",
+)
 
 
 def parse_duration(value: Any, *, name: str) -> timedelta:
@@ -84,6 +99,9 @@ class ReconcileSettings:
     threads: int = 2
     temp_directory: str | None = None
     work_storage: str = "auto"
+    accounts: tuple[str, ...] = ()
+    clock_skew: timedelta = timedelta(minutes=5)
+    statements_overdue: timedelta = timedelta(hours=30)  # from [alerts]
 
     def __post_init__(self) -> None:
         tol = self.amount_tolerance_cents
@@ -91,7 +109,7 @@ class ReconcileSettings:
             raise ConfigError(
                 f"[reconcile] amount_tolerance_cents: expected an integer >= 0, got {tol!r}"
             )
-        for name in ("onramp_payment_grace", "offramp_payout_grace", "refund_grace"):
+        for name in _DURATIONS:
             value = getattr(self, name)
             if not isinstance(value, timedelta) or value < timedelta(0):
                 raise ConfigError(f"[reconcile] {name}: expected a duration >= 0, got {value!r}")
@@ -112,6 +130,12 @@ class ReconcileSettings:
         if isinstance(self.threads, bool) or not isinstance(self.threads, int) or self.threads < 1:
             raise ConfigError(
                 f"[reconcile] threads: expected an integer >= 1, got {self.threads!r}"
+            )
+        if not isinstance(self.accounts, tuple) or not all(
+            isinstance(a, str) and a for a in self.accounts
+        ):
+            raise ConfigError(
+                f"[reconcile] accounts: expected a list of account labels, got {self.accounts!r}"
             )
         if self.work_storage not in WORK_STORAGE:
             raise ConfigError(
@@ -144,7 +168,7 @@ class ReconcileSettings:
         """Settings from a `[reconcile]` table; unknown keys and bad values raise ConfigError."""
         if not isinstance(section, dict):
             raise ConfigError("[reconcile] must be a table")
-        known = {f.name for f in fields(cls)}
+        known = {f.name for f in fields(cls)} - {"statements_overdue"}
         unknown = sorted(set(section) - known)
         if unknown:
             raise ConfigError(
@@ -153,8 +177,14 @@ class ReconcileSettings:
             )
         kw: dict[str, Any] = {}
         for key, value in section.items():
-            if key in ("onramp_payment_grace", "offramp_payout_grace", "refund_grace"):
+            if key in _DURATIONS:
                 kw[key] = parse_duration(value, name=key)
+            elif key == "accounts":
+                if not isinstance(value, (list, tuple)):
+                    raise ConfigError(
+                        f"[reconcile] accounts: expected a list of account labels, got {value!r}"
+                    )
+                kw[key] = tuple(value)
             elif key in ("date_from", "date_to"):
                 kw[key] = _parse_date(value, name=key)
             elif key == "temp_directory":
@@ -167,7 +197,12 @@ class ReconcileSettings:
     def load(cls, data: DataDir | None = None, path: str | None = None) -> ReconcileSettings:
         """Settings from recon.toml (`load_config` search order), defaults when absent."""
         config = load_config(path, data)
-        return cls.from_mapping(config.get("reconcile", {}))
+        settings = cls.from_mapping(config.get("reconcile", {}))
+        alerts = config.get("alerts", {})
+        if isinstance(alerts, dict) and "statements_overdue" in alerts:
+            overdue = parse_duration(alerts["statements_overdue"], name="statements_overdue")
+            settings = replace(settings, statements_overdue=overdue)
+        return settings
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-friendly view (durations in seconds, dates ISO) for the run summary."""
@@ -177,6 +212,8 @@ class ReconcileSettings:
                 out[key] = int(value.total_seconds())
             elif isinstance(value, date):
                 out[key] = value.isoformat()
+            elif isinstance(value, tuple):
+                out[key] = list(value)
             else:
                 out[key] = value
         return out

@@ -39,6 +39,22 @@ def breaks_by_category(run_dir: Path) -> list[dict[str, Any]]:
     return sorted(out.values(), key=lambda e: (order.get(e["category"], len(order)), e["category"]))
 
 
+def coverage_caption(run_dir: Path) -> str | None:
+    """'statements cover … to …; N intents (R$ X) wait for statements' (+ overdue days)."""
+    import json
+
+    path = Path(run_dir) / "summary.json"
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    text = summary.get("coverage_text") if isinstance(summary, dict) else None
+    overdue = summary.get("statements_overdue") if isinstance(summary, dict) else None
+    if text and overdue:
+        text += f"; statements overdue for {', '.join(map(str, overdue))}"
+    return str(text) if text else None
+
+
 def run_table(
     run_dir: Path, *, title: str | None = None, extra: Mapping[str, Mapping[str, str]] | None = None
 ) -> Any:
@@ -75,6 +91,7 @@ def run_table(
             format_brl(r["stake_cents"]),
             *[extra.get(name, {}).get(c, "") for c in extra_cols],
         )
+    table.caption = coverage_caption(run_dir)
     total = sum(r["count"] for r in rows)
     table.add_section()
     table.add_row(

@@ -293,8 +293,16 @@ def build_context(data: ReportData, *, top: int = TOP_BREAKS) -> dict[str, Any]:
         }
         for r in rows[:top]
     ]
+    banners = [str(summary["coverage_text"])] if summary.get("coverage_text") else []
+    overdue = summary.get("statements_overdue")
+    if isinstance(overdue, list) and overdue:
+        banners.append(
+            f"Statements overdue: no account statement covers {', '.join(map(str, overdue))}. "
+            "Import them: until then recon cannot tell missing money from a missing file."
+        )
     return {
         "run_id": data.run_id,
+        "banners": banners,
         "as_of": summary.get("as_of") or "—",
         "headline": {
             "breaks": len(rows),

@@ -215,6 +215,7 @@ def test_stuck_payout_and_refund_grace_edges(world):
     b = intent(2, amount=6_000, status="paying_out",
                updated=AS_OF - timedelta(hours=2, seconds=1), **off)  # fmt: skip
     world.snapshot([a, b], AS_OF)
+    world.statement([])  # a statement of the period with no movement
     result = run(world)
     assert breaks(result) == {("offramp_stuck_paying_out", uid(2), None)}
     later = run(world, settings=ReconcileSettings(offramp_payout_grace=timedelta(hours=3)))

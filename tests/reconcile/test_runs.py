@@ -59,6 +59,7 @@ def test_run_folder_and_summary(world):
     _world(world)
     result = run(world, run_id="r1")
     assert sorted(p.name for p in result.path.iterdir()) == [
+        "awaiting.parquet",
         "candidates.parquet",
         "exceptions.parquet",
         "matches.parquet",

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from recon.config import DataDir
-from recon.schemas import INTENTS_SCHEMA, STATEMENT_LINES_SCHEMA
+from recon.schemas import INTENTS_SCHEMA, STATEMENT_COVERAGE_SCHEMA, STATEMENT_LINES_SCHEMA
 
 T0 = datetime(2026, 11, 2, 13, 0, tzinfo=UTC)  # 10:00 in São Paulo, a Monday
 _seq = itertools.count(1)
@@ -144,10 +144,52 @@ class World:
         self.snapshots.append(at)
         return run_id
 
-    def statement(self, lines: list[dict[str, Any]], batch: str = "batch") -> None:
+    def statement(
+        self,
+        lines: list[dict[str, Any]],
+        batch: str = "batch",
+        covers: tuple[datetime, datetime] | None = (
+            T0 - timedelta(days=30),
+            T0 + timedelta(days=30),
+        ),
+        scope: str = "all",
+    ) -> None:
+        """Write statement lines and (unless `covers` is None) the period they cover."""
         folder = self.data.statements / "source=csv"
         folder.mkdir(parents=True, exist_ok=True)
+        seq = next(_seq)
         pq.write_table(
             pa.Table.from_pylist(lines, schema=STATEMENT_LINES_SCHEMA),
+            folder / f"{batch}-{seq}.parquet",
+        )
+        if covers is not None:
+            self.coverage(*covers, scope=scope, batch=f"{batch}-{seq}", lines=len(lines))
+
+    def coverage(
+        self,
+        start: datetime,
+        end: datetime,
+        *,
+        scope: str = "all",
+        batch: str = "cov",
+        account: str = "0001/1234567-8",
+        lines: int = 0,
+    ) -> None:
+        """Record that the account's statements cover [start, end)."""
+        folder = self.data.statements / "coverage"
+        folder.mkdir(parents=True, exist_ok=True)
+        row = {
+            "account": account,
+            "source_format": "csv",
+            "source_file": "extrato.csv",
+            "covered_from": start,
+            "covered_to": end,
+            "basis": "declared",
+            "scope": scope,
+            "lines": lines,
+            "imported_at": datetime(2026, 11, 20, tzinfo=UTC),
+        }
+        pq.write_table(
+            pa.Table.from_pylist([row], schema=STATEMENT_COVERAGE_SCHEMA),
             folder / f"{batch}-{next(_seq)}.parquet",
         )

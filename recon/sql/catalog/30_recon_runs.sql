@@ -4,3 +4,7 @@ SELECT * FROM {run_matches};
 
 CREATE OR REPLACE VIEW recon_exceptions AS
 SELECT * FROM {run_exceptions};
+
+-- The intents of the latest run waiting for statements that cover their money (not breaks).
+CREATE OR REPLACE VIEW recon_awaiting AS
+SELECT * FROM {run_awaiting};

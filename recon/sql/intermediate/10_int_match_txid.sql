@@ -2,10 +2,12 @@
 -- dynamic PIX charges). Deterministic: one intent per txid, so every pair is confirmed.
 -- A payment line of the right direction only (onramp <- credit, offramp -> debit);
 -- devoluções are left to the refund pass. Lines a person matched (pass 0) are skipped.
+-- Like every pass, it pairs a line only with an intent that existed when the money moved:
+-- created_at <= booked_latest + clock_skew.
 with
 
 lines as (
-    select line_key, txid, direction
+    select line_key, txid, direction, booked_latest
     from stg_statement_lines
     where kind in ('pix_in', 'pix_out')
       and txid is not null
@@ -15,6 +17,7 @@ intents as (
     select
         intent_key,
         txid_form(intent_id) as txid_key,
+        created_at,
         case intent_type when 'onramp' then 'credit' when 'offramp' then 'debit' end as direction
     from stg_intents
 ),
@@ -27,6 +30,8 @@ pairs as (
      and lines.direction = intents.direction
     -- a person's confirmation (pass 0) comes first
     anti join int_match_manual as m on m.line_key = lines.line_key
+    cross join params as p
+    where intents.created_at <= lines.booked_latest + p.clock_skew
 )
 
 select

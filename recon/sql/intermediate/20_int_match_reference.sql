@@ -2,8 +2,10 @@
 -- pix_description found in the line's free text (infoPagador, OFX MEMO, CSV description).
 -- Only reference values that identify exactly one intent are keys (a generic description
 -- such as "Compra de cripto" shared by many intents proves nothing). Lines claimed by the
--- txid pass are skipped. A line whose text names more than one intent is ambiguous: it is
--- never auto-confirmed.
+-- txid pass are skipped. Like every pass, a line pairs only with an intent that existed when
+-- the money moved (created_at <= booked_latest + clock_skew): a reference to an intent
+-- created later is no evidence. A line whose text names more than one intent is ambiguous:
+-- it is never auto-confirmed.
 --
 -- Speed: instead of testing every reference against every line (N x M substring tests),
 -- the line text is cut into tokens; an intent id joins a token directly, a free-text
@@ -138,16 +140,26 @@ pairs as (
     where contains(upper(lines.description), keyed.reference)
 ),
 
+-- the intent existed when the money moved
+pairs_in_time as materialized (
+    select pairs.line_key, pairs.intent_key
+    from pairs
+    join stg_statement_lines as l on l.line_key = pairs.line_key
+    join stg_intents as i on i.intent_key = pairs.intent_key
+    cross join params as p
+    where i.created_at <= l.booked_latest + p.clock_skew
+),
+
 line_counts as (
     select line_key, count(*) as candidates
-    from pairs
+    from pairs_in_time
     group by line_key
 )
 
 select
-    pairs.line_key,
-    pairs.intent_key,
+    pairs_in_time.line_key,
+    pairs_in_time.intent_key,
     'reference' as rule,
     case when line_counts.candidates = 1 then 'matched' else 'ambiguous' end as outcome
-from pairs
+from pairs_in_time
 join line_counts using (line_key)

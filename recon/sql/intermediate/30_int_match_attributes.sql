@@ -1,12 +1,18 @@
 -- Pass 3, attributes: same amount (within params.amount_tolerance_cents), right direction,
 -- inside the intent's time window, counterparty compatible, and a unique candidate on BOTH
 -- sides. Anything else with candidates is ambiguous and never auto-confirmed.
---   onramp window:  created_at .. expires_at + onramp_payment_grace (as_of when no expiry)
---   offramp window: created_at .. as_of
---   counterparty:   name (equal or prefix), masked document (same digits where both show
---                   one), and for payouts the PIX key the money went to vs the intent's
---                   destination address. A credit's key is our own receiving key, so it
---                   says nothing about the payer and is not compared.
+--   onramp window:  created_at - clock_skew .. expires_at + onramp_payment_grace (as_of
+--                   when no expiry)
+--   offramp window: created_at - clock_skew .. completion (updated_at of a completed
+--                   offramp) + offramp_payout_grace, else as_of
+--   both ends inclusive; a date-only booking is in the window when its day overlaps it
+--   counterparty:   name (norm_name/names_compatible: case, accents, punctuation,
+--                   particles, truncation, abbreviated or dropped middle names), masked
+--                   document (same digits where both show one), and for payouts the PIX
+--                   key the money went to vs the intent's destination address, compared by
+--                   key type (keys_compatible). A credit's key is our own receiving key, so
+--                   it says nothing about the payer and is not compared. Every test must
+--                   hold: a name never confirms a pair that the document or key contradicts.
 -- Lines claimed by earlier passes (matched or ambiguous) are skipped, and so are intents
 -- that an earlier pass already matched.
 with
@@ -33,6 +39,7 @@ lines as (
         l.direction,
         l.amount_abs_cents,
         l.booked_at,
+        l.booked_latest,
         l.counterparty_name,
         l.counterparty_document,
         l.counterparty_key,
@@ -57,10 +64,12 @@ intents as (
         i.party_display_name,
         i.party_document_masked,
         i.destination_address,
-        i.created_at as window_start,
+        i.created_at - p.clock_skew as window_start,
         case
             when i.intent_type = 'onramp'
                 then coalesce(i.expires_at + p.onramp_payment_grace, p.as_of)
+            when i.status = 'completed'
+                then i.updated_at + p.offramp_payout_grace
             else p.as_of
         end as window_end
     from stg_intents as i
@@ -88,7 +97,8 @@ amount_pairs as (
      and lines.direction = intents.direction
     cross join params as p
     where abs(lines.amount_abs_cents - intents.amount_cents) <= p.amount_tolerance_cents
-      and lines.booked_at between intents.window_start and intents.window_end
+      and lines.booked_latest >= intents.window_start
+      and lines.booked_at <= intents.window_end
 ),
 
 -- a value equal on both sides (or missing on both) is compatible as it stands; only the
@@ -103,7 +113,7 @@ pairs as materialized (
            or docs_compatible(norm_doc(counterparty_document), norm_doc(party_document_masked)))
       and (intent_type = 'onramp'
            or counterparty_key is not distinct from destination_address
-           or keys_compatible(norm_key(counterparty_key), norm_key(destination_address)))
+           or keys_compatible(counterparty_key, destination_address))
 ),
 
 line_counts as (

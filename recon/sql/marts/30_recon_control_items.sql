@@ -11,7 +11,10 @@
 --   in_flight         money ahead of the status, or a status ahead of the money, still
 --                     inside its grace period (or an offramp not yet completed),
 --   returned          money that came in (went out) and was sent back, on an intent whose
---                     status books neither.
+--                     status books neither,
+--   split_refund      one of several devoluções of a credit that together settle it,
+--   awaiting_statement  the intent waits for statements covering the rest of its money
+--                     (recon_awaiting).
 -- An amount with no label is unexplained and fails checks/control_totals_balance.
 -- Items name their line and intent by this run's keys (stg_statement_lines.line_key,
 -- stg_intents.intent_key): join those for the ids.
@@ -58,6 +61,23 @@ refunded_intents as (
     select distinct intent_key from int_matches where role = 'refund'
 ),
 
+awaiting_intents as (
+    select distinct intent_key from recon_awaiting
+),
+
+-- the credits whose devoluções do not add up (one break per credit, on its latest
+-- devolução: every devolução of the credit carries that label) or are still under way
+refund_states as (
+    select
+        original_line_key,
+        case
+            when mismatched and not under_way and intent_type = 'onramp'
+                then 'refund_amount_mismatch'
+            when under_way then 'in_flight'
+        end as label
+    from int_refund_groups
+),
+
 line_items as (
     select
         business_day(l.booked_at) as business_day,
@@ -67,6 +87,9 @@ line_items as (
         l.amount_abs_cents - coalesce(book.book_cents, 0) as cents,
         case
             when lb.category is not null then lb.category
+            when rs.label is not null then rs.label
+            when m.intent_key in (select intent_key from awaiting_intents)
+                then 'awaiting_statement'
             when book.intent_key is not null
                  and abs(l.amount_abs_cents - book.book_cents) <= p.amount_tolerance_cents
                 then 'within_tolerance'
@@ -91,13 +114,18 @@ line_items as (
                  and m.intent_key in (select intent_key from refunded_intents)
                 then 'returned'
             when m.role = 'refund' and book.intent_key is null
+                 and not (m.intent_type = 'onramp' and m.intent_status = 'refunded')
                 then 'returned'
+            when m.role = 'refund'
+                then 'split_refund'
         end as label
     from lines as l
     cross join p
     left join int_matches as m on m.line_key = l.line_key
     left join int_intent_book as book on book.matched_line_key = l.line_key
     left join line_breaks as lb on lb.line_key = l.line_key
+    left join refund_states as rs
+      on m.role = 'refund' and rs.original_line_key = m.original_line_key
 ),
 
 book_items as (
@@ -109,6 +137,7 @@ book_items as (
         -b.book_cents as cents,
         case
             when ib.category is not null then ib.category
+            when b.intent_key in (select intent_key from awaiting_intents) then 'awaiting_statement'
             when b.intent_key in (select intent_key from ambiguous_intents) then 'ambiguous_match'
             when b.role = 'refund' and i.updated_at >= p.as_of - p.refund_grace then 'in_flight'
         end as label

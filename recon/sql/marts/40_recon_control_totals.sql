@@ -1,5 +1,8 @@
--- recon_control_totals: per business day (params.business_tz) and direction,
+-- recon_control_totals: per covered business day (params.business_tz) and direction,
 --   statement total - intents total = explained + unexplained
+-- A day counts for a direction only when the statements cover all of it (up to as_of) on
+-- that side (stg_coverage: credits by any statement, debits by account statements): on a
+-- day they do not cover, a missing statement would read as missing money.
 -- statement_cents comes straight from the statement lines (fees apart), intents_cents from
 -- the book (int_intent_book), explained_cents from the labelled control items.
 -- unexplained_cents must be 0 (checks/control_totals_balance).
@@ -33,9 +36,18 @@ explained as (
 ),
 
 days as (
-    select business_day, direction from statement
-    union
-    select business_day, direction from book
+    select d.business_day, d.direction
+    from (
+        select business_day, direction from statement
+        union
+        select business_day, direction from book
+    ) as d
+    cross join params as p
+    where covered(
+        d.direction,
+        timezone(p.business_tz, cast(d.business_day as timestamp)),
+        least(timezone(p.business_tz, cast(d.business_day + 1 as timestamp)), p.as_of)
+    )
 ),
 
 final as (

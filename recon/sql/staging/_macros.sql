@@ -26,28 +26,42 @@ CREATE OR REPLACE TEMP MACRO txid_form(id) AS upper(replace(id, '-', ''));
 CREATE OR REPLACE TEMP MACRO business_day(ts) AS
     CAST(timezone((SELECT business_tz FROM params), ts) AS DATE);
 
--- A person or company name reduced for comparison: upper case, no accents, single spaces.
+-- A person or company name reduced for comparison: upper case, no accents, punctuation and
+-- runs of blanks to one space, the particles DA/DE/DO/DAS/DOS/E dropped ("João Pedro da
+-- Silva" -> 'JOAO PEDRO SILVA'; banks write either).
 CREATE OR REPLACE TEMP MACRO norm_name(s) AS
-    nullif(trim(regexp_replace(upper(strip_accents(s)), '[^A-Z0-9]+', ' ', 'g')), '');
+    nullif(
+        trim(regexp_replace(
+            ' ' || regexp_replace(upper(strip_accents(s)), '[^A-Z0-9]+', ' ', 'g') || ' ',
+            '( (DA|DE|DO|DAS|DOS|E))+ ', ' ', 'g')),
+        '');
+
+-- Two name tokens agree when equal, or when one is an initial of the other ('P' ~ 'PEDRO').
+CREATE OR REPLACE TEMP MACRO name_tokens_agree(x, y) AS
+    x = y OR (length(x) = 1 AND starts_with(y, x)) OR (length(y) = 1 AND starts_with(x, y));
+
+-- Normalized names (norm_name) are compatible when either is unknown, one is a prefix of the
+-- other (banks truncate names to the field width: 'JOAO PEDRO SIL'), or the first and the
+-- last names agree (the last possibly truncated) and every middle name of the shorter list
+-- agrees with one of the other's (abbreviated or dropped middle names and initials:
+-- 'JOAO P SILVA' ~ 'JOAO PEDRO SILVA' ~ 'JOAO SILVA', but not 'JOAO PAULO SILVA').
+CREATE OR REPLACE TEMP MACRO names_compatible(a, b) AS
+    a IS NULL OR b IS NULL OR starts_with(a, b) OR starts_with(b, a)
+    OR names_agree(string_split(a, ' '), string_split(b, ' '));
+
+CREATE OR REPLACE TEMP MACRO names_agree(ta, tb) AS
+    len(ta) >= 2 AND len(tb) >= 2
+    AND ta[1] = tb[1]
+    AND (starts_with(ta[-1], tb[-1]) OR starts_with(tb[-1], ta[-1]))
+    AND list_bool_and(list_transform(
+            CASE WHEN len(ta) <= len(tb) THEN ta[2:-2] ELSE tb[2:-2] END,
+            lambda x: len(list_filter(
+                CASE WHEN len(ta) <= len(tb) THEN tb[2:-2] ELSE ta[2:-2] END,
+                lambda y: name_tokens_agree(x, y))) > 0)) IS NOT false;
 
 -- A document (CPF/CNPJ, possibly masked) reduced to its digits and mask stars.
 CREATE OR REPLACE TEMP MACRO norm_doc(s) AS
     nullif(regexp_replace(s, '[^0-9*]', '', 'g'), '');
-
--- A PIX key reduced for comparison: e-mails lower case, anything else alphanumerics only.
-CREATE OR REPLACE TEMP MACRO norm_key(s) AS
-    nullif(
-        CASE
-            WHEN s LIKE '%@%' THEN lower(trim(s))
-            ELSE lower(regexp_replace(s, '[^0-9A-Za-z]', '', 'g'))
-        END,
-        ''
-    );
-
--- Names are compatible when either is unknown, equal, or one is a prefix of the other
--- (banks truncate long names in statements).
-CREATE OR REPLACE TEMP MACRO names_compatible(a, b) AS
-    a IS NULL OR b IS NULL OR a = b OR starts_with(a, b) OR starts_with(b, a);
 
 -- Masked documents are compatible when either is unknown, or they have the same length and
 -- agree on every position where both show a digit ('***456789**' vs '12345678901').
@@ -64,7 +78,51 @@ CREATE OR REPLACE TEMP MACRO docs_compatible(a, b) AS
         )
     );
 
--- PIX keys are compatible when either is unknown, equal, or one ends with the other
--- (a phone key with or without the +55 country code).
+-- The type of a PIX key, from its text: 'email', 'evp' (random key, a uuid), 'phone'
+-- (+55…, or 10-13 digits with phone punctuation), 'doc' (a CPF/CNPJ as written, or masked),
+-- 'doc_or_phone' (11 bare digits: a CPF, or a mobile number without +55), or 'other'.
+CREATE OR REPLACE TEMP MACRO pix_key_kind(s) AS
+    CASE
+        WHEN s LIKE '%@%' THEN 'email'
+        WHEN regexp_full_match(lower(trim(s)),
+                '[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}') THEN 'evp'
+        WHEN trim(s) LIKE '+%' THEN 'phone'
+        WHEN s LIKE '%*%' THEN 'doc'
+        WHEN regexp_full_match(trim(s),
+                '[0-9]{3}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}|[0-9]{2}\.?[0-9]{3}\.?[0-9]{3}/?[0-9]{4}-?[0-9]{2}')
+            THEN 'doc'
+        WHEN regexp_full_match(trim(s), '[0-9]{11}') THEN 'doc_or_phone'
+        WHEN regexp_full_match(regexp_replace(s, '[\s().-]', '', 'g'), '(55)?[0-9]{10,11}')
+            THEN 'phone'
+        ELSE 'other'
+    END;
+
+-- A phone key in E.164 digits (+55 optional on input: '(11) 98765-4321' -> '5511987654321').
+CREATE OR REPLACE TEMP MACRO e164(s) AS
+    CASE
+        WHEN length(regexp_replace(s, '[^0-9]', '', 'g')) IN (10, 11)
+            THEN '55' || regexp_replace(s, '[^0-9]', '', 'g')
+        ELSE regexp_replace(s, '[^0-9]', '', 'g')
+    END;
+
+-- PIX keys are compared by type, never by suffix: e-mails case-insensitively and exactly;
+-- random (EVP) keys exactly (case and hyphens aside); phones as E.164; CPF/CNPJ by digits, a
+-- masked key compatible when its visible digits agree and its length fits; 11 bare digits
+-- as a CPF or as a phone. Keys of different types are not compatible; an unknown key is.
 CREATE OR REPLACE TEMP MACRO keys_compatible(a, b) AS
-    a IS NULL OR b IS NULL OR a = b OR ends_with(a, b) OR ends_with(b, a);
+    a IS NULL OR b IS NULL OR keys_agree(a, b, pix_key_kind(a), pix_key_kind(b));
+
+CREATE OR REPLACE TEMP MACRO keys_agree(a, b, ka, kb) AS
+    CASE
+        WHEN ka = 'email' OR kb = 'email' THEN ka = kb AND lower(trim(a)) = lower(trim(b))
+        WHEN ka = 'evp' OR kb = 'evp'
+            THEN ka = kb AND lower(replace(trim(a), '-', '')) = lower(replace(trim(b), '-', ''))
+        WHEN ka = 'other' OR kb = 'other'
+            THEN ka = kb
+                 AND lower(regexp_replace(a, '[^0-9A-Za-z]', '', 'g'))
+                   = lower(regexp_replace(b, '[^0-9A-Za-z]', '', 'g'))
+        WHEN ka = 'phone' OR kb = 'phone'
+            THEN ka <> 'doc' AND kb <> 'doc' AND e164(a) = e164(b)
+        ELSE docs_compatible(norm_doc(a), norm_doc(b))
+    END;
+

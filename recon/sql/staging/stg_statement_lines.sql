@@ -3,8 +3,12 @@
 -- the columns the models use (a million lines should fit in the memory budget). Amounts
 -- are magnitudes in cents; direction says credit or debit. Lines booked after as_of are left
 -- out (the intents are only known up to as_of), and so are lines outside the optional
--- business-day window. line_key is a dense integer surrogate for line_id, valid within one
--- run, that every later model joins on (see stg_intents).
+-- business-day window, and so are lines of accounts that are not the service's
+-- (params.accounts; all count when it is empty). line_key is a dense integer surrogate for
+-- line_id, valid within one run, that every later model joins on (see stg_intents).
+-- booked_latest is the latest the line can have been booked: booked_at, or for a date-only
+-- booking (CNAB 240, bank CSV: local midnight) the end of that day; a pass pairs a line
+-- only with an intent created before it (created_at <= booked_latest + clock_skew).
 with
 
 source as (
@@ -34,10 +38,18 @@ renamed as (
         description,
 
         ---------- timestamps (UTC)
-        booked_at
+        booked_at,
+        case
+            when cast(timezone((select business_tz from params), booked_at) as time)
+                 = time '00:00:00'
+                then booked_at + interval 1 day
+            else booked_at
+        end as booked_latest
 
     from source
     where line_id is not null
+      and (len((select accounts from params)) = 0
+           or list_contains((select accounts from params), account))
 )
 
 select renamed.*

@@ -1,0 +1,16 @@
+-- The confirmed pairs a break rule can fire on, with the ids a reason names: a duplicate or a
+-- refund, an amount off by more than the tolerance, or an intent not (yet) completed. A
+-- clean match (a completed intent paid its amount once) is none of these, so the ids of the
+-- bulk of the pairs are never fetched. Read by the break families (marts/2N_breaks_*).
+select
+    x.*,
+    i.intent_id,
+    l.line_id,
+    l.end_to_end_id
+from int_matches as x
+cross join params as p
+join stg_intents as i on i.intent_key = x.intent_key
+join stg_statement_lines as l on l.line_key = x.line_key
+where x.role <> 'payment'
+   or abs(x.delta_cents) > p.amount_tolerance_cents
+   or x.intent_status <> 'completed'

@@ -1,0 +1,174 @@
+-- breaks_onramp: the onramp rules, one CTE per category (union at the end).
+-- Every family model has the same columns: category, intent_key, line_key, intent_id,
+-- line_id, end_to_end_id, expected_cents, actual_cents, reason, evidence_at, and for a rule
+-- that needs the statements to show that money did NOT move, money_side ('credit'|'debit',
+-- see stg_coverage) and [window_from, window_to]: the time in which that money would have
+-- been booked. breaks_all keeps such a row as a break only when the statements cover all
+-- of that time; otherwise the intent is awaiting_statement (recon_awaiting), not a break.
+with
+
+p as (
+    select * from params
+),
+
+refunded_intents as (
+    select distinct intent_key from int_matches where role = 'refund'
+),
+
+-- the payment line of each intent paid more than once, named in the duplicates' reasons
+first_payments as (
+    select x.intent_key, l.line_id, l.end_to_end_id, l.booked_at
+    from int_matches as x
+    semi join int_notable_pairs as d on d.intent_key = x.intent_key and d.role = 'duplicate'
+    join stg_statement_lines as l on l.line_key = x.line_key
+    where x.role = 'payment'
+),
+
+-- a paid onramp with no credit: the credit would be booked in the matching window
+-- (created_at - clock_skew .. expires_at + onramp_payment_grace, or as_of), up to as_of
+onramp_missing_credit as (
+    select
+        'onramp_missing_credit' as category,
+        i.intent_key,
+        null::bigint as line_key,
+        i.intent_id,
+        null as line_id,
+        null as end_to_end_id,
+        i.amount_cents as expected_cents,
+        0 as actual_cents,
+        'Onramp ' || i.intent_id || ' is ' || i.status || ' for ' || brl(i.amount_cents)
+            || ' (payer ' || coalesce(i.party_display_name, 'unknown')
+            || ', created ' || local_ts(i.created_at)
+            || ') but no PIX credit matched it by txid, reference or amount/payer/time. '
+            || 'Find the credit in the bank statement; if none arrived, stop the mint and '
+            || 'contact the payer.' as reason,
+        i.updated_at as evidence_at,
+        'credit' as money_side,
+        i.created_at - p.clock_skew as window_from,
+        least(coalesce(i.expires_at + p.onramp_payment_grace, p.as_of), p.as_of) as window_to
+    from int_unpaid_intents as i, p
+    where i.intent_type = 'onramp'
+      and i.status in ('fiat_received', 'minting', 'awaiting_onchain_transfer', 'completed')
+),
+
+onramp_amount as (
+    select
+        case when x.delta_cents < 0 then 'onramp_underpaid' else 'onramp_overpaid' end
+            as category,
+        x.intent_key,
+        x.line_key,
+        x.intent_id,
+        x.line_id,
+        x.end_to_end_id,
+        x.expected_cents,
+        x.actual_cents,
+        'Credit ' || coalesce(x.end_to_end_id, x.line_id) || ' of ' || brl(x.actual_cents)
+            || ' booked ' || local_ts(x.booked_at)
+            || ' (matched by ' || x.rule || ') pays onramp ' || x.intent_id
+            || ' which expects ' || brl(x.expected_cents) || ': '
+            || brl(abs(x.delta_cents))
+            || case when x.delta_cents < 0 then ' short. Ask the payer for the difference or '
+                    || 'refund the credit and cancel the intent.'
+                    else ' too much. Return the excess to the payer (devolução) before '
+                    || 'minting more than was ordered.' end as reason,
+        x.booked_at as evidence_at,
+        null as money_side,
+        null::timestamptz as window_from,
+        null::timestamptz as window_to
+    from int_notable_pairs as x, p
+    where x.role = 'payment'
+      and x.intent_type = 'onramp'
+      and abs(x.delta_cents) > p.amount_tolerance_cents
+),
+
+onramp_duplicate_credit as (
+    select
+        'onramp_duplicate_credit' as category,
+        d.intent_key,
+        d.line_key,
+        d.intent_id,
+        d.line_id,
+        d.end_to_end_id,
+        d.expected_cents,
+        d.actual_cents,
+        'Credit ' || coalesce(d.end_to_end_id, d.line_id) || ' of ' || brl(d.actual_cents)
+            || ' booked ' || local_ts(d.booked_at) || ' (matched by ' || d.rule
+            || ') is a second payment of onramp ' || d.intent_id || ', already paid by '
+            || coalesce(first.end_to_end_id, first.line_id) || ' on '
+            || local_ts(first.booked_at)
+            || '. Return the extra credit to the payer (devolução).' as reason,
+        d.booked_at as evidence_at,
+        null as money_side,
+        null::timestamptz as window_from,
+        null::timestamptz as window_to
+    from int_notable_pairs as d
+    join first_payments as first on first.intent_key = d.intent_key
+    where d.role = 'duplicate'
+      and d.intent_type = 'onramp'
+),
+
+-- not refunded: the devolução would be booked after the credit, up to as_of
+onramp_credit_after_expiry as (
+    select
+        'onramp_credit_after_expiry' as category,
+        x.intent_key,
+        x.line_key,
+        x.intent_id,
+        x.line_id,
+        x.end_to_end_id,
+        x.expected_cents,
+        x.actual_cents,
+        'Credit ' || coalesce(x.end_to_end_id, x.line_id) || ' of ' || brl(x.actual_cents)
+            || ' booked ' || local_ts(x.booked_at) || ' (matched by ' || x.rule
+            || ') paid onramp ' || x.intent_id || ' which is ' || x.intent_status
+            || coalesce(' (expired ' || local_ts(x.intent_expires_at) || ')', '')
+            || ' and was not refunded. Return the money to the payer (devolução) or '
+            || 'reissue the order.' as reason,
+        x.booked_at as evidence_at,
+        'credit' as money_side,
+        x.booked_at as window_from,
+        p.as_of as window_to
+    from int_notable_pairs as x, p
+    where x.role = 'payment'
+      and x.intent_type = 'onramp'
+      and (
+          x.intent_status in ('expired', 'canceled')
+          -- a failed onramp keeps the money only until its devolução, within refund_grace
+          or (x.intent_status = 'failed' and x.intent_updated_at < p.as_of - p.refund_grace)
+      )
+      and x.intent_key not in (select intent_key from refunded_intents)
+),
+
+onramp_status_lag as (
+    select
+        'onramp_status_lag' as category,
+        x.intent_key,
+        x.line_key,
+        x.intent_id,
+        x.line_id,
+        x.end_to_end_id,
+        x.expected_cents,
+        x.actual_cents,
+        'Credit ' || coalesce(x.end_to_end_id, x.line_id) || ' of ' || brl(x.actual_cents)
+            || ' booked ' || local_ts(x.booked_at) || ' (matched by ' || x.rule
+            || ') paid onramp ' || x.intent_id || ', but at ' || local_ts(p.as_of)
+            || ' the intent is still ' || x.intent_status || ', more than '
+            || (p.onramp_payment_grace_s // 60) || ' min later. Check that the service '
+            || 'received the payment notice; the payer has paid.' as reason,
+        x.booked_at as evidence_at,
+        null as money_side,
+        null::timestamptz as window_from,
+        null::timestamptz as window_to
+    from int_notable_pairs as x, p
+    where x.role = 'payment'
+      and x.intent_type = 'onramp'
+      and x.intent_status in ('created', 'requires_compliance', 'awaiting_fiat_payment')
+      and abs(x.delta_cents) <= p.amount_tolerance_cents
+      and x.booked_at < p.as_of - p.onramp_payment_grace
+)
+
+select * from onramp_missing_credit
+union all by name select * from onramp_amount
+union all by name select * from onramp_duplicate_credit
+union all by name select * from onramp_credit_after_expiry
+union all by name select * from onramp_status_lag

@@ -1,0 +1,91 @@
+-- breaks_refunds: devoluções owed and devoluções that do not add up.
+-- Every family model has the same columns: category, intent_key, line_key, intent_id,
+-- line_id, end_to_end_id, expected_cents, actual_cents, reason, evidence_at, and for a rule
+-- that needs the statements to show that money did NOT move, money_side ('credit'|'debit',
+-- see stg_coverage) and [window_from, window_to]: the time in which that money would have
+-- been booked. breaks_all keeps such a row as a break only when the statements cover all
+-- of that time; otherwise the intent is awaiting_statement (recon_awaiting), not a break.
+with
+
+p as (
+    select * from params
+),
+
+-- a refunded onramp with no devolução: it could be booked any time from creation to as_of
+refund_missing as (
+    select
+        'refund_missing' as category,
+        i.intent_key,
+        null::bigint as line_key,
+        i.intent_id,
+        null as line_id,
+        null as end_to_end_id,
+        coalesce(received.actual_cents, i.amount_cents) as expected_cents,
+        0 as actual_cents,
+        'Onramp ' || i.intent_id || ' is refunded (since ' || local_ts(i.updated_at)
+            || ', more than ' || (p.refund_grace_s // 3600) || ' h before '
+            || local_ts(p.as_of) || ') but no devolução of '
+            || brl(coalesce(received.actual_cents, i.amount_cents))
+            || coalesce(' for credit ' || received_line.end_to_end_id, '')
+            || ' is in the statement. Send the devolução or correct the status.' as reason,
+        i.updated_at as evidence_at,
+        'credit' as money_side,
+        i.created_at - p.clock_skew as window_from,
+        p.as_of as window_to
+    from (
+        -- refunded long enough ago, and no devolução matched
+        select i.*
+        from stg_intents as i
+        cross join p
+        anti join (select intent_key from int_matches where role = 'refund') as r
+          on r.intent_key = i.intent_key
+        where i.intent_type = 'onramp'
+          and i.status = 'refunded'
+          and i.updated_at < p.as_of - p.refund_grace
+    ) as i
+    cross join p
+    -- the credit it received, if one matched (its amount is what should go back)
+    left join (select * from int_matches where role = 'payment') as received
+      on received.intent_key = i.intent_key
+    left join stg_statement_lines as received_line on received_line.line_key = received.line_key
+),
+
+-- refunds per credit (int_refund_groups): the devoluções of one credit are summed, and a
+-- mismatch is one break per credit, named by its latest devolução; a refund still under
+-- way (less came back, younger than refund_grace) is not a break yet
+refund_amount_mismatch as (
+    select
+        'refund_amount_mismatch' as category,
+        g.intent_key,
+        g.last_line_key as line_key,
+        i.intent_id,
+        last_line.line_id,
+        last_line.end_to_end_id,
+        g.received_cents as expected_cents,
+        g.returned_cents as actual_cents,
+        'Credit ' || coalesce(original.end_to_end_id, original.line_id) || ' of '
+            || brl(g.received_cents) || ' received for onramp ' || i.intent_id
+            || ' was returned in ' || g.parts
+            || case when g.parts = 1 then ' devolução' else ' devoluções' end
+            || ' totalling ' || brl(g.returned_cents) || ' (latest '
+            || coalesce(last_line.end_to_end_id, last_line.line_id) || ' booked '
+            || local_ts(g.last_booked_at) || '): '
+            || case
+                   when g.returned_cents < g.received_cents
+                       then brl(g.received_cents - g.returned_cents)
+                            || ' still owed to the payer. Send the rest (devolução).'
+                   else brl(g.returned_cents - g.received_cents)
+                            || ' returned in excess; recover it from the payer.'
+               end as reason,
+        g.last_booked_at as evidence_at
+    from int_refund_groups as g
+    join stg_intents as i on i.intent_key = g.intent_key
+    join stg_statement_lines as last_line on last_line.line_key = g.last_line_key
+    join stg_statement_lines as original on original.line_key = g.original_line_key
+    where g.intent_type = 'onramp'
+      and g.mismatched
+      and not g.under_way
+)
+
+select * from refund_missing
+union all by name select * from refund_amount_mismatch

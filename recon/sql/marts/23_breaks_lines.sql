@@ -1,0 +1,89 @@
+-- breaks_lines: statement lines nobody explains (one row per line).
+-- Every family model has the same columns: category, intent_key, line_key, intent_id,
+-- line_id, end_to_end_id, expected_cents, actual_cents, reason, evidence_at, and for a rule
+-- that needs the statements to show that money did NOT move, money_side ('credit'|'debit',
+-- see stg_coverage) and [window_from, window_to]: the time in which that money would have
+-- been booked. breaks_all keeps such a row as a break only when the statements cover all
+-- of that time; otherwise the intent is awaiting_statement (recon_awaiting), not a break.
+with
+
+claimed_lines as (
+    select line_key from int_matches
+    union all
+    select line_key from int_ambiguous
+),
+
+ambiguous_match as (
+    select
+        'ambiguous_match' as category,
+        null::bigint as intent_key,
+        l.line_key,
+        null as intent_id,
+        l.line_id,
+        l.end_to_end_id,
+        null as expected_cents,
+        l.amount_abs_cents as actual_cents,
+        (case l.direction when 'credit' then 'Credit ' else 'Debit ' end)
+            || coalesce(l.end_to_end_id, l.line_id) || ' of ' || brl(l.amount_abs_cents)
+            || ' booked ' || local_ts(l.booked_at)
+            || coalesce(' (' || l.counterparty_name || ')', '')
+            || ' fits ' || a.candidates || ' intents by ' || a.rule || ': '
+            || a.intent_ids || '. Pick the right one (recon resolve) or ask the '
+            || (case l.direction when 'credit' then 'payer.' else 'payee.' end) as reason,
+        l.booked_at as evidence_at,
+        null as money_side,
+        null::timestamptz as window_from,
+        null::timestamptz as window_to
+    from (
+        select
+            a.line_key,
+            any_value(a.rule) as rule,
+            count(distinct i.intent_id) as candidates,
+            string_agg(distinct i.intent_id, ', ' order by i.intent_id) as intent_ids
+        from int_ambiguous as a
+        join stg_intents as i on i.intent_key = a.intent_key
+        group by a.line_key
+    ) as a
+    join (
+        select * from stg_statement_lines
+        semi join int_ambiguous as c on c.line_key = stg_statement_lines.line_key
+    ) as l on l.line_key = a.line_key
+),
+
+unmatched_lines as (
+    select
+        case l.direction when 'credit' then 'unmatched_credit' else 'unmatched_debit' end
+            as category,
+        null::bigint as intent_key,
+        l.line_key,
+        null as intent_id,
+        l.line_id,
+        l.end_to_end_id,
+        null as expected_cents,
+        l.amount_abs_cents as actual_cents,
+        (case l.direction when 'credit' then 'Credit ' else 'Debit ' end)
+            || coalesce(l.end_to_end_id, l.bank_reference, l.line_id)
+            || ' of ' || brl(l.amount_abs_cents) || ' booked ' || local_ts(l.booked_at)
+            || coalesce(
+                case l.direction when 'credit' then ' from ' else ' to ' end
+                || l.counterparty_name
+                || coalesce(' (' || l.counterparty_document || ')', ''),
+                '')
+            || coalesce(' "' || nullif(trim(l.description), '') || '"', '')
+            || ' matches no intent by txid, reference or amount/party/time'
+            || coalesce(' (devolução of ' || l.refund_of || ')', '') || '. '
+            || case l.direction
+                   when 'credit' then 'Identify the payer or return the money (devolução).'
+                   else 'Find who authorised this payment.'
+               end as reason,
+        l.booked_at as evidence_at,
+        null as money_side,
+        null::timestamptz as window_from,
+        null::timestamptz as window_to
+    from stg_statement_lines as l
+    anti join claimed_lines as c on c.line_key = l.line_key
+    where l.kind <> 'fee'
+)
+
+select * from ambiguous_match
+union all by name select * from unmatched_lines

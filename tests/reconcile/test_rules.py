@@ -1,0 +1,324 @@
+"""One test per matching and break rule added for messy data (README "Matching and break
+rules"): statement coverage, PIX keys by type, names as banks write them, every pass in
+time, the offramp window, accounts, refunds per credit, returned payouts."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pyarrow.parquet as pq
+import pytest
+
+from recon.reconcile import ReconcileSettings
+
+from .helpers import breaks, exception_rows, matches, run
+from .world import T0, e2e, intent, line, uid
+
+AS_OF = T0 + timedelta(hours=6)
+M = timedelta(minutes=1)
+H = timedelta(hours=1)
+OFF = {"type": "offramp", "name": "ANA SOUZA", "doc": None}
+
+
+def tx(n: int) -> str:
+    return uid(n).replace("-", "")
+
+
+def awaiting(result) -> set[tuple[str, str]]:
+    return {
+        (r["would_be"], r["intent_id"]) for r in pq.read_table(result.awaiting_path).to_pylist()
+    }
+
+
+# ---------------------------------------------------------------- statement coverage
+
+
+def test_no_statement_money_breaks_wait(world):
+    """Without any statement, a paid onramp and a completed offramp are awaiting_statement,
+    counted and listed, not breaks; the run passes its checks."""
+    world.snapshot([intent(1), intent(2, destination="a@b.c", **OFF)], AS_OF)
+    result = run(world)
+    assert breaks(result) == set()
+    assert awaiting(result) == {
+        ("onramp_missing_credit", uid(1)),
+        ("offramp_missing_payout", uid(2)),
+    }
+    s = result.summary
+    assert s.awaiting["intents"] == 2 and s.awaiting["cents"] == 20_000
+    assert (
+        s.coverage_text
+        == "no statement covers any time yet; 2 intents (R$ 200,00) wait for statements"
+    )
+    assert s.checks_passed and s.control_totals == ()
+
+
+def test_money_outside_coverage_waits_inside_it_breaks(world):
+    """The statements cover T0-1d .. T0+2h: an onramp whose window (T0 .. T0+1h30) is
+    inside is a break; one created at T0+1h (window to T0+2h30) waits."""
+    world.snapshot([intent(1), intent(2, created=T0 + H, name="B", doc=None)], AS_OF)
+    world.statement([], covers=(T0 - timedelta(days=1), T0 + 2 * H))
+    result = run(world)
+    assert breaks(result) == {("onramp_missing_credit", uid(1), None)}
+    assert awaiting(result) == {("onramp_missing_credit", uid(2))}
+    (row,) = pq.read_table(result.awaiting_path).to_pylist()
+    assert "waits for statements" in row["reason"] and row["direction"] == "credit"
+
+
+def test_a_later_statement_closes_the_waiting_intent(world):
+    world.snapshot([intent(1, created=T0 + H, name="B", doc=None)], AS_OF)
+    world.statement([], covers=(T0 - timedelta(days=1), T0 + 2 * H))
+    assert awaiting(run(world)) == {("onramp_missing_credit", uid(1))}
+    world.statement([line(1, amount=10_000, name="B", doc=None, at=T0 + 2 * H + M)],
+                    covers=(T0 + 2 * H, AS_OF))  # fmt: skip
+    later = run(world)
+    assert awaiting(later) == set() and breaks(later) == set()
+    assert matches(later) == {(uid(1), e2e(1), "attributes")}
+
+
+def test_api_pix_covers_received_pix_only(world):
+    """An API Pix period (scope received) covers credits, not payouts."""
+    world.snapshot([intent(1), intent(2, destination="a@b.c", **OFF)], AS_OF)
+    world.statement([], covers=(T0 - timedelta(days=1), AS_OF), scope="received")
+    result = run(world)
+    assert breaks(result) == {("onramp_missing_credit", uid(1), None)}
+    assert awaiting(result) == {("offramp_missing_payout", uid(2))}
+    assert {c["direction"] for c in result.summary.control_totals} <= {"credit"}
+
+
+def test_control_totals_only_on_covered_days(world):
+    world.snapshot([intent(1, created=T0 - timedelta(days=2))], AS_OF)
+    world.statement([line(1, amount=10_000, at=T0 - timedelta(days=2) + M)],
+                    covers=(T0 - timedelta(days=1), AS_OF))  # fmt: skip
+    days = {(c["business_day"], c["direction"]) for c in run(world).summary.control_totals}
+    assert days == set()  # the line's day (T0-2d) is not covered; T0-1d and T0 saw nothing
+
+
+def test_statements_overdue(world, tmp_path):
+    """A business day no account statement covers, more than statements_overdue after it
+    ended (at as_of), is listed; daily/reconcile exit 1 on it."""
+    from recon.daily import assess_run
+
+    world.snapshot([intent(1, created=T0 - timedelta(days=3), status="expired")], AS_OF)
+    world.statement([], covers=(T0 - timedelta(days=1, hours=13), AS_OF))  # from T0-1d local 00:00
+    result = run(world)
+    days = result.summary.uncovered_days
+    assert days == ("2026-10-30", "2026-10-31")
+    assert result.summary.statements_overdue == days  # both ended > 30 h before as_of
+    verdict = assess_run(result.path)
+    assert (
+        verdict.exit_code == 1 and "statements overdue for 2 business day(s)" in verdict.reasons[0]
+    )
+    lenient = run(world, settings=ReconcileSettings(statements_overdue=timedelta(days=5)))
+    assert lenient.summary.statements_overdue == ()
+    assert assess_run(lenient.path).exit_code == 0
+
+
+def test_several_accounts_cover_a_moment_together(world):
+    """With [reconcile] accounts = [A, B], a moment is covered only when both cover it, and
+    another account's lines take no part."""
+    world.snapshot([intent(1)], AS_OF)
+    world.coverage(T0 - timedelta(days=1), AS_OF, account="A")
+    world.statement([line(1, amount=10_000)], covers=None)  # account 0001/1234567-8
+    two = ReconcileSettings(accounts=("A", "B"))
+    assert breaks(run(world, settings=two)) == set()
+    assert awaiting(run(world, settings=two)) == {("onramp_missing_credit", uid(1))}
+    world.coverage(T0 - timedelta(days=1), AS_OF, account="B")
+    result = run(world, settings=two)
+    # the line is another account's: it is not the service's money
+    assert breaks(result) == {("onramp_missing_credit", uid(1), None)}
+    assert matches(result) == set()
+
+
+# ---------------------------------------------------------------- PIX keys by type
+
+
+@pytest.mark.parametrize(
+    ("destination", "paid", "compatible"),
+    [
+        ("ana.souza4412@gmail.com", "souza4412@gmail.com", False),  # never by suffix
+        ("Ana.Souza@Gmail.com", "ana.souza@gmail.com", True),  # e-mail: case only
+        ("+55 11 98765-4321", "11987654321", True),  # phone: E.164, +55 optional
+        ("(11) 98765-4321", "+5511987654321", True),
+        ("+5511987654321", "+5511987654320", False),
+        ("111.222.333-44", "11122233344", True),  # CPF by digits
+        ("111.222.333-44", "***.222.333-**", True),  # masked: visible digits agree
+        ("111.222.333-44", "***.222.999-**", False),
+        ("111.222.333-44", "**.222.333-**", False),  # length does not fit
+        ("11.222.333/0001-81", "11222333000181", True),  # CNPJ
+        ("123e4567-e89b-12d3-a456-426614174000", "123E4567E89B12D3A456426614174000", True),
+        ("123e4567-e89b-12d3-a456-426614174000", "123e4567-e89b-12d3-a456-426614174999", False),
+        ("33344455566", "4455566", False),
+    ],
+)
+def test_pix_keys_compared_by_type(world, destination, paid, compatible):
+    world.snapshot([intent(1, destination=destination, **OFF)], AS_OF)
+    world.statement([line(1, kind="pix_out", amount=10_000, name="ANA SOUZA", doc=None,
+                          key=paid, at=T0 + M)])  # fmt: skip
+    got = matches(run(world))
+    assert got == ({(uid(1), e2e(1), "attributes")} if compatible else set())
+
+
+# ---------------------------------------------------------------- names
+
+
+@pytest.mark.parametrize(
+    ("party", "written", "compatible"),
+    [
+        ("João Pedro da Silva", "JOAO P SILVA", True),  # initial
+        ("João Pedro da Silva", "JOAO SILVA", True),  # dropped middle name and particle
+        ("João Pedro da Silva", "JOAO PEDRO DA SIL", True),  # truncated to the field width
+        ("João Pedro da Silva", "joão pedro, da silva.", True),  # case, accents, punctuation
+        ("Maria das Dores Santos", "MARIA D SANTOS", True),
+        ("João Pedro da Silva", "JOAO PAULO SILVA", False),  # another middle name
+        ("João Pedro da Silva", "JOAO PEDRO SOUZA", False),  # another last name
+        ("João Pedro da Silva", "PEDRO SILVA", False),  # another first name
+    ],
+)
+def test_names_as_banks_write_them(world, party, written, compatible):
+    world.snapshot([intent(1, name=party, doc=None)], AS_OF)
+    world.statement([line(1, amount=10_000, name=written, doc=None, at=T0 + M)])
+    got = matches(run(world))
+    assert got == ({(uid(1), e2e(1), "attributes")} if compatible else set())
+
+
+def test_a_name_never_confirms_what_the_document_contradicts(world):
+    world.snapshot([intent(1, name="João Pedro da Silva", doc="***.456.789-**")], AS_OF)
+    world.statement([line(1, amount=10_000, name="JOAO P SILVA", doc="***.999.789-**")])
+    assert matches(run(world)) == set()
+
+
+def test_compatible_names_still_need_a_unique_candidate(world):
+    a = intent(1, name="João Pedro da Silva", doc=None)
+    b = intent(2, name="João Silva", doc=None, created=T0 + M)
+    world.snapshot([a, b], AS_OF)
+    world.statement([line(1, amount=10_000, name="JOAO P SILVA", doc=None, at=T0 + 5 * M)])
+    assert breaks(run(world)) >= {("ambiguous_match", None, e2e(1))}
+
+
+# ---------------------------------------------------------------- every pass in time
+
+
+def test_reference_pass_needs_an_intent_created_before_the_booking(world):
+    """A line naming an intent created a day after it was booked is no evidence (issue:
+    another account's CSV matched intents created up to 24 days later)."""
+    world.snapshot([intent(1, client_reference="ORD-777001", created=T0 + 2 * H)], AS_OF)
+    world.statement([line(1, amount=10_000, description="ORD-777001", at=T0)])
+    result = run(world)
+    assert matches(result) == set()
+    assert ("unmatched_credit", None, e2e(1)) in breaks(result)
+
+
+def test_txid_pass_in_time_with_clock_skew(world):
+    """Booked 4 min before the intent's created_at (clocks differ): within the default
+    5 min clock_skew; at 0 skew it is not paired."""
+    world.snapshot([intent(1, created=T0)], AS_OF)
+    world.statement([line(1, amount=10_000, txid=tx(1), at=T0 - 4 * M)])
+    assert matches(run(world)) == {(uid(1), e2e(1), "txid")}
+    strict = run(world, settings=ReconcileSettings(clock_skew=timedelta(0)))
+    assert matches(strict) == set()
+
+
+def test_date_only_booking_is_in_time_on_its_day(world):
+    """A CNAB 240 / bank CSV booking is local midnight: it may pay an intent created later
+    that day."""
+    midnight = T0 - timedelta(hours=10)  # 00:00 São Paulo of T0's day
+    world.snapshot([intent(1, created=T0)], AS_OF)
+    world.statement([line(1, amount=10_000, txid=tx(1), at=midnight)])
+    assert matches(run(world)) == {(uid(1), e2e(1), "txid")}
+
+
+# ---------------------------------------------------------------- windows
+
+
+def test_offramp_window_ends_at_completion_plus_grace(world):
+    """created_at .. updated_at (completion) + offramp_payout_grace (2 h), inclusive: two
+    payouts of one amount to one key on different days are no longer ambiguous."""
+    day1 = intent(1, destination="a@b.c", updated=T0 + H, **OFF)
+    day2 = intent(2, destination="a@b.c", created=T0 + timedelta(days=1),
+                  updated=T0 + timedelta(days=1, hours=1), **OFF)  # fmt: skip
+    world.snapshot([day1, day2], T0 + timedelta(days=2))
+    world.statement([
+        line(1, kind="pix_out", amount=10_000, name="ANA SOUZA", doc=None, key="a@b.c",
+             at=T0 + 3 * H),  # completion + grace, exactly: inside
+        line(2, kind="pix_out", amount=10_000, name="ANA SOUZA", doc=None, key="a@b.c",
+             at=T0 + timedelta(days=1, hours=3, seconds=1)),  # a second past: outside
+    ])  # fmt: skip
+    result = run(world)
+    assert matches(result) == {(uid(1), e2e(1), "attributes")}
+    assert breaks(result) == {
+        ("offramp_missing_payout", uid(2), None),
+        ("unmatched_debit", None, e2e(2)),
+    }
+
+
+# ---------------------------------------------------------------- refunds per credit
+
+
+def _refunded(world, *parts: int, updated=T0 + H, as_of=AS_OF):
+    world.snapshot([intent(1, amount=20_000, status="refunded", updated=updated)], as_of)
+    lines = [line(1, amount=20_000, txid=tx(1), at=T0 + M)]
+    lines += [
+        line(100 + i, kind="pix_refund_out", amount=cents, refund_of=e2e(1), at=T0 + (10 + i) * M)
+        for i, cents in enumerate(parts)
+    ]
+    world.statement(lines)
+    return run(world)
+
+
+def test_devolucoes_of_one_credit_are_summed(world):
+    result = _refunded(world, 12_000, 8_000)
+    assert breaks(result) == set()
+    assert result.summary.checks_passed
+    assert result.summary.explained_by.get("split_refund", 0) == 0  # they net to zero
+
+
+def test_refund_mismatch_is_one_break_per_credit(world):
+    result = _refunded(world, 10_000, 9_000, as_of=T0 + timedelta(days=2))
+    (row,) = exception_rows(result)
+    assert (row["category"], row["intent_id"], row["end_to_end_id"]) == (
+        "refund_amount_mismatch", uid(1), e2e(101, "D"))  # fmt: skip
+    assert (row["expected_cents"], row["actual_cents"]) == (20_000, 19_000)
+    assert "R$ 200,00 received" in row["reason"]
+    assert "2 devoluções totalling R$ 190,00" in row["reason"]
+    assert "R$ 10,00 still owed" in row["reason"]
+    assert result.summary.checks_passed
+
+
+def test_a_refund_under_way_is_not_a_break_until_refund_grace(world):
+    recent = _refunded(world, 10_000, updated=AS_OF - H)
+    assert breaks(recent) == set() and recent.summary.checks_passed
+
+
+def test_a_refund_under_way_breaks_after_refund_grace(world):
+    old = _refunded(world, 10_000, updated=T0 + H, as_of=T0 + timedelta(days=2))
+    assert {c for c, _, _ in breaks(old)} == {"refund_amount_mismatch"}
+
+
+# ---------------------------------------------------------------- returned payouts
+
+
+def test_returned_payout_on_a_completed_offramp(world):
+    world.snapshot([intent(1, client_reference="OFF-9001", destination="a@b.c", **OFF)], AS_OF)
+    world.statement([
+        line(1, kind="pix_out", amount=10_000, description="OFF-9001", name="ANA SOUZA",
+             doc=None, key="a@b.c", at=T0 + M),
+        line(2, kind="pix_refund_in", amount=10_000, refund_of=e2e(1), at=T0 + H),
+    ])  # fmt: skip
+    result = run(world)
+    (row,) = exception_rows(result)
+    assert (row["category"], row["priority"]) == ("offramp_payout_returned", "P1")
+    assert "came back" in row["reason"] and result.summary.checks_passed
+
+
+def test_returned_payout_on_a_refunded_offramp_is_clean(world):
+    """completed -> refunded on an offramp: the payout came back and the tokens were
+    returned; no break."""
+    world.snapshot([intent(1, client_reference="OFF-9002", destination="a@b.c",
+                           status="refunded", **OFF)], AS_OF)  # fmt: skip
+    world.statement([
+        line(1, kind="pix_out", amount=10_000, description="OFF-9002", name="ANA SOUZA",
+             doc=None, key="a@b.c", at=T0 + M),
+        line(2, kind="pix_refund_in", amount=10_000, refund_of=e2e(1), at=T0 + H),
+    ])  # fmt: skip
+    result = run(world)
+    assert breaks(result) == set() and result.summary.checks_passed

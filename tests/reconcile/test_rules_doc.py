@@ -1,0 +1,36 @@
+"""README's table of matching and break rules names, for each rule, tests that exist."""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _functions(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+
+
+def test_every_rule_names_a_test_that_exists() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = text.split("### Matching and break rules", 1)[1].split("\n\n**", 1)[0]
+    rows = [r for r in table.splitlines() if r.startswith("| ") and not r.startswith("| #")]
+    assert len(rows) >= 15
+    for row in rows:
+        cell = row.rstrip(" |").rsplit("|", 1)[1]
+        refs = re.findall(r"`([^`]+)`", cell)
+        assert refs, f"no test named for: {row}"
+        current = None
+        for ref in refs:
+            file, _, name = ref.partition("::")
+            if file:
+                current = ROOT / "tests" / "reconcile" / file
+                assert current.is_file(), ref
+            assert current is not None, ref
+            if name:
+                found = fnmatch.filter(sorted(_functions(current)), name)
+                assert found, f"{ref}: no such test in {current.name}"

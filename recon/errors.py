@@ -39,6 +39,7 @@ __all__ = [
     "RateLimited",
     "ReconError",
     "ReconciliationError",
+    "ResponseLimitError",
     "ServerError",
     "SnapshotError",
     "StatementError",
@@ -123,6 +124,11 @@ class ApiConnectionError(ApiError):
 
 class PaginationError(ApiError):
     """A list walk could not be made consistent within its passes."""
+
+
+class ResponseLimitError(ApiError):
+    """A response crossed one of the client's bounds (size, decoded size, JSON depth, page
+    size, `total`, the walk's deadline): the server is broken or hostile; nothing is kept."""
 
 
 class ApiStatusError(ApiError):

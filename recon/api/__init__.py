@@ -28,6 +28,7 @@ from recon.api.models import (
     PixInfo,
     ResponseShapeError,
 )
+from recon.api.protocol import Limits
 
 __all__ = [
     "AsyncClient",
@@ -37,6 +38,7 @@ __all__ = [
     "IntentPage",
     "IntentStatus",
     "IntentType",
+    "Limits",
     "Party",
     "PartyProfile",
     "PartyStatus",

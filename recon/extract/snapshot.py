@@ -12,6 +12,7 @@ nothing visible, and the next start removes the leftovers.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import shutil
 import sys
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -32,8 +33,9 @@ import pyarrow.parquet as pq
 from filelock import FileLock, Timeout
 
 from recon.config import DataDir, new_run_id
-from recon.errors import LockedError, PaginationError, UsageError, redact
+from recon.errors import LockedError, PaginationError, ResponseLimitError, UsageError, redact
 from recon.extract.flatten import RowBuffer, flatten_page, page_items, with_lineage
+from recon.extract.settings import ExtractSettings
 from recon.extract.walk import MAX_LIMIT, Walker
 from recon.schemas import INTENT_STATUSES, INTENTS_SCHEMA
 from recon.storage import atomic_dir, clean_leftovers, write_json
@@ -51,6 +53,7 @@ FLATTEN_ROWS = 1_024
 INTENT_TYPES = ("all", "onramp", "offramp")
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,17 @@ def _micros(dt: datetime) -> int:
 
 def _iso(dt: datetime) -> str:
     return dt.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _blocking(fn: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, T]:
+    """A coroutine function as a plain function with the same signature (see `_run`)."""
+
+    @functools.wraps(fn)
+    def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        return _run(lambda: fn(*args, **kwargs))
+
+    run.__name__ = run.__qualname__ = fn.__name__.removesuffix("_async")
+    return run
 
 
 def _run(coro_factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
@@ -343,50 +357,6 @@ def _fetcher(client: Any, intent_type: str, status: str) -> Any:
     return fetch
 
 
-def extract(
-    data: str | os.PathLike[str] | DataDir | None = None,
-    *,
-    base_url: str | None = None,
-    api_key: str | None = None,
-    client: Any = None,
-    transport: Any = None,
-    intent_type: str = "all",
-    status: str = "all",
-    concurrency: int = 8,
-    max_rps: float | None = None,
-    quiet: bool | None = None,
-    max_passes: int = 5,
-    page_size: int = MAX_LIMIT,
-) -> SnapshotResult:
-    """Walk ``GET /v2/intents`` into a new, atomically published snapshot.
-
-    `client` is a `recon.api.AsyncClient` (else one is made from `base_url`/`api_key`, default
-    $RECON_BASE_URL/$RECON_API_KEY, and `transport`). Pages after the first are fetched
-    `concurrency` at a time; `max_rps` caps the request rate. The walk repeats (up to
-    `max_passes`) until the id set is proven complete (see `recon.extract.walk`). Returns the
-    snapshot; raises `InconsistentSnapshotError` (exit 3) after publishing it with
-    ``consistent: false`` when the list never stood still. `quiet=None` shows a progress bar
-    only on a terminal. Works inside a running event loop too (e.g. Jupyter); from async
-    code, `await extract_async(...)` instead.
-    """
-    return _run(
-        lambda: extract_async(
-            data,
-            base_url=base_url,
-            api_key=api_key,
-            client=client,
-            transport=transport,
-            intent_type=intent_type,
-            status=status,
-            concurrency=concurrency,
-            max_rps=max_rps,
-            quiet=quiet,
-            max_passes=max_passes,
-            page_size=page_size,
-        )
-    )
-
-
 async def extract_async(
     data: str | os.PathLike[str] | DataDir | None = None,
     *,
@@ -401,8 +371,22 @@ async def extract_async(
     quiet: bool | None = None,
     max_passes: int = 5,
     page_size: int = MAX_LIMIT,
+    settings: ExtractSettings | None = None,
 ) -> SnapshotResult:
-    """`extract` as a coroutine, for async callers (same arguments and result)."""
+    """Walk ``GET /v2/intents`` into a new, atomically published snapshot.
+
+    `client` is a `recon.api.AsyncClient` (else one is made from `base_url`/`api_key`, default
+    $RECON_BASE_URL/$RECON_API_KEY, and `transport`). Pages after the first are fetched
+    `concurrency` at a time; `max_rps` caps the request rate. The walk repeats (up to
+    `max_passes`) until the id set is proven complete (see `recon.extract.walk`). Returns the
+    snapshot; raises `InconsistentSnapshotError` (exit 3) after publishing it with
+    ``consistent: false`` when the list never stood still. `quiet=None` shows a progress bar
+    only on a terminal. `settings` bounds the walk against a broken or hostile server
+    (sizes, `total`, deadlines, retries; default: recon.toml's `[extract]`, see
+    `recon.extract.settings`); crossing a bound raises `ResponseLimitError` (exit 3) and
+    publishes nothing. `extract` is the same function run to completion (it also works
+    inside a running event loop, e.g. Jupyter); from async code, `await extract_async(...)`.
+    """
     if intent_type not in INTENT_TYPES:
         raise UsageError(f"intent_type must be one of {', '.join(INTENT_TYPES)}: {intent_type!r}")
     if status != "all" and status not in INTENT_STATUSES:
@@ -417,6 +401,8 @@ async def extract_async(
         raise UsageError(f"page_size must be 1..{MAX_LIMIT}")
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
     dd.ensure()
+    if settings is None:
+        settings = ExtractSettings.load(dd)
     if quiet is None:
         quiet = not sys.stderr.isatty()
     # One extract at a time per data directory: while we hold the lock, every `.tmp-*`
@@ -432,7 +418,14 @@ async def extract_async(
         if owned:
             from recon.api import AsyncClient
 
-            client = AsyncClient(base_url, api_key, transport=transport, max_rps=max_rps)
+            client = AsyncClient(
+                base_url,
+                api_key,
+                transport=transport,
+                max_rps=max_rps,
+                limits=settings.limits,
+                retry=settings.retry,
+            )
         secret = api_key if api_key is not None else os.environ.get("RECON_API_KEY")
         shown_url = redact(str(getattr(client, "base_url", base_url) or ""), secret)
         try:
@@ -447,6 +440,7 @@ async def extract_async(
                 page_size=page_size,
                 progress=not quiet,
                 max_rps=max_rps,
+                settings=settings,
             )
         finally:
             if owned:
@@ -470,6 +464,7 @@ async def _extract(
     page_size: int,
     progress: bool,
     max_rps: float | None,
+    settings: ExtractSettings,
 ) -> SnapshotResult:
     started = datetime.now(UTC)
     t0 = time.monotonic()
@@ -497,10 +492,17 @@ async def _extract(
                 page_size=page_size,
                 concurrency=concurrency,
                 max_passes=max_passes,
+                max_total=settings.max_total,
                 on_progress=bar.update,
             )
             try:
-                walk = await walker.run()
+                async with asyncio.timeout(settings.deadline):
+                    walk = await walker.run()
+            except TimeoutError:
+                raise ResponseLimitError(
+                    f"the walk did not finish within {settings.deadline:g}s (deadline); "
+                    "nothing was published"
+                ) from None
             finally:
                 writer.close()
         snapshot_at_us()  # fixes the time even for an empty list
@@ -560,6 +562,9 @@ async def _extract(
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return SnapshotResult(run_id, final, manifest)
+
+
+extract = _blocking(extract_async)
 
 
 def _retries(client: Any) -> int:

@@ -42,17 +42,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
-from recon.errors import PaginationError
+from recon.errors import PaginationError, ResponseLimitError
 
 __all__ = [
     "Page",
     "PageFetcher",
+    "PageRequest",
+    "WalkPlan",
     "WalkResult",
     "Walker",
     "id_key",
@@ -200,8 +202,15 @@ class PageFetcher(Protocol):
     def __call__(self, *, offset: int, limit: int) -> Awaitable[tuple[Any, str | None]]: ...
 
 
-def parse_page(body: Any, *, offset: int, limit: int, date: str | None = None) -> Page:
-    """Validate a list response body against what was asked; raise PaginationError if unusable."""
+def parse_page(
+    body: Any, *, offset: int, limit: int, date: str | None = None, max_total: int = 0
+) -> Page:
+    """Validate a list response body against what was asked; raise PaginationError if unusable.
+
+    The page may hold at most the echoed `limit` items, and the echoed limit may not exceed
+    the one asked; `total` may not exceed `max_total` (0: no bound): nothing is ever sized
+    by a server's `total`, but a walk that believed 10^12 would never end.
+    """
     asked = f"offset={offset} limit={limit}"
     if not isinstance(body, Mapping):
         raise PaginationError(f"list response is not a JSON object ({asked})")
@@ -223,10 +232,19 @@ def parse_page(body: Any, *, offset: int, limit: int, date: str | None = None) -
         )
     if values["limit"] < 1:
         raise PaginationError(f"server echoed limit=0 ({asked})")
+    if values["limit"] > limit:
+        raise PaginationError(
+            f"server echoed limit={values['limit']}, above the {limit} asked ({asked})"
+        )
     if len(items) > values["limit"]:
         raise PaginationError(
             f"server returned {len(items)} intents for an echoed limit of {values['limit']} "
             f"({asked})"
+        )
+    if max_total and values["total"] > max_total:
+        raise ResponseLimitError(
+            f"server claims total={values['total']:,}, over the bound of {max_total:,} "
+            f"(max_total; {asked})"
         )
     return Page(items, values["total"], values["limit"], values["offset"], date)
 
@@ -265,6 +283,16 @@ Sink = Callable[[Any], None]  # receives PageRows.table
 Flatten = Callable[[list[Any]], PageRows]
 
 
+@dataclass(frozen=True)
+class PageRequest:
+    """A page to read. `fill_end`: this read fills a slot a shrunk cap left uncovered, up to
+    that offset (the next part of the slot is asked for once this one is in)."""
+
+    offset: int
+    limit: int
+    fill_end: int | None = None
+
+
 @dataclass
 class _Pass:
     number: int
@@ -274,43 +302,35 @@ class _Pass:
     duplicates: int = 0
     short_pages: int = 0
     pages: int = 0
-    new_ids: int = 0
     clean_ids: bool = False
 
 
-class Walker:
-    """Walks the list with `fetch`, flattens items with `flatten`, hands rows to `sink`.
+class WalkPlan:
+    """The walk's decisions and bookkeeping, sans I/O: which page to read next, what a page
+    read tells (ids, totals, drift, the server's cap), when a pass ends and whether the
+    result is proven. A shell (:class:`Walker`) asks :meth:`start_pass`, then
+    :meth:`next_request` from as many workers as it likes, :meth:`feed` s each page back,
+    and calls :meth:`end_pass`; nothing here touches a socket or waits.
 
     `monotone=True` when nothing can leave the list (no status filter).
-    `on_progress(rows_seen, total)` is called after every page.
     """
 
     def __init__(
         self,
-        fetch: PageFetcher,
         *,
-        flatten: Flatten,
-        sink: Sink,
         monotone: bool = True,
         page_size: int = MAX_LIMIT,
-        concurrency: int = 8,
         max_passes: int = 5,
-        on_progress: Callable[[int, int], None] | None = None,
+        max_total: int = 0,
     ):
-        if concurrency < 1:
-            raise ValueError("concurrency must be >= 1")
         if max_passes < 1:
             raise ValueError("max_passes must be >= 1")
         if not 1 <= page_size <= MAX_LIMIT:
             raise ValueError(f"page_size must be 1..{MAX_LIMIT}")
-        self.fetch = fetch
-        self.flatten = flatten
-        self.sink = sink
         self.monotone = monotone
-        self.page_size = page_size
-        self.concurrency = concurrency
         self.max_passes = max_passes
-        self.on_progress = on_progress
+        self.max_total = max_total  # a bound on `total` (0: none)
+        self.page_size = page_size
         # every id read, as compact keys (see `id_key`)
         self.seen = IdSet()
         # ids read more than once (drift): only their versions need choosing at the end
@@ -320,102 +340,160 @@ class Walker:
         self.limit = page_size  # asked first; then the limit the server applies (echoed)
         self.total_first: int | None = None
         self.total_last = 0
-        self.max_total = 0
+        self.biggest_total = 0
         self.first_date: str | None = None
         self.drift: list[str] = []
         # (offset, items returned, total) of every page read: where pages landed
         self.coverage: list[tuple[int, int, int]] = []
+        self.passes: list[_Pass] = []
+        self.consistent = False
+        self.finished = False
+        self.final_ids: set[bytes | str] | None = None
+        self._overlap = 0
+        # the current pass's queue: extra reads first, then strided offsets up to `frontier`
+        self._extra: list[PageRequest] = []
+        self._next = 0
+        self._stride = 1
+        self._frontier = 0
+        self._ended = False
+        self._first_pending = False
+        self._offsets: Iterator[int] = iter(())
 
-    # -- pages ---------------------------------------------------------------------------
+    @property
+    def current(self) -> _Pass:
+        return self.passes[-1]
 
-    async def _get(self, offset: int, limit: int) -> Page:
-        body, date = await self.fetch(offset=offset, limit=limit)
-        page = parse_page(body, offset=offset, limit=limit, date=date)
+    # -- passes --------------------------------------------------------------------------
+
+    def start_pass(self) -> PageRequest | None:
+        """Begin the next pass; return the request to read alone before any other (page 0
+        of a full pass: it tells the total and the server's cap), or None."""
+        number = len(self.passes) + 1
+        # monotone: full, then gap fills; every third pass a full overlapping walk, in case
+        # the list does not grow at the head as gap filling assumes
+        kind = "full" if not self.monotone or number % 3 == 1 else "gap-fill"
+        self.passes.append(_Pass(number, kind, None if self.monotone else set()))
+        self._extra, self._ended = [], False
+        if kind == "full":
+            self._next = self._frontier = 0  # nothing until page 0 is in
+            self._first_pending = True
+            return PageRequest(0, self.limit)
+        margin = max(1, self.limit // 4)
+        step = max(1, self.limit - margin)
+        # lazily: a range is never materialized, whatever a server claimed
+        self._offsets = (o for start, end in self.gaps(margin) for o in range(start, end, step))
+        return None
+
+    def next_request(self) -> PageRequest | None:
+        """The next page to read in this pass, or None when this worker may stop."""
+        if self._extra:
+            return self._extra.pop()
+        if self.current.kind == "gap-fill":
+            offset = next(self._offsets, None)
+            return None if offset is None else PageRequest(offset, self.limit)
+        if self._next >= self._frontier:
+            return None
+        offset, self._next = self._next, self._next + self._stride
+        return PageRequest(offset, self.limit)
+
+    def feed(self, request: PageRequest, page: Page, ids: list[str]) -> int:
+        """Record a page read for `request` (with its items' ids, in order); return how
+        many ids were new to the run."""
+        p = self.current
         self.pages += 1
         if self.total_first is None:
             self.total_first = page.total
-            self.first_date = date
+            self.first_date = page.date
         self.total_last = page.total
-        self.max_total = max(self.max_total, page.total)
-        return page
-
-    def _take(self, page: Page, p: _Pass) -> int:
-        """Record a page's items; return how many ids were new to the run."""
+        self.biggest_total = max(self.biggest_total, page.total)
         p.pages += 1
         self.coverage.append((page.offset, len(page.items), page.total))
         p.totals.add(page.total)
         if len(page.items) < page.limit and page.offset + len(page.items) < page.total:
             p.short_pages += 1
-        flat = self.flatten(page.items)
-        keys = id_keys(flat.ids)
+        keys = id_keys(ids)
         if p.ids is not None:
             p.ids.update(keys)
         new = self.seen.add_many(keys, self.repeated)
         if p.number == 1:
             p.duplicates += len(keys) - new  # read twice in the first pass: pages shifted
-        self.rows_written += len(flat.ids)
-        if flat.ids:
-            self.sink(flat.table)
-        p.new_ids += new
-        if self.on_progress is not None:
-            self.on_progress(len(self.seen), max(page.total, len(self.seen)))
+        self.rows_written += len(ids)
+        if request.fill_end is not None:
+            self._after_fill(request, page)
+        elif p.kind == "gap-fill":
+            self.limit = min(self.limit, page.limit)
+        elif self._first_pending:
+            self._first_pending = False
+            self._after_first(page)
+        else:
+            self._after_page(request, page)
         return new
 
-    # -- passes --------------------------------------------------------------------------
-
-    async def _full_pass(self, p: _Pass, overlap: int = 0) -> None:
-        """Fetch page 0, then every other page concurrently (bounded), following `total`.
-
-        With `overlap` > 0, consecutive pages overlap by that many items, so a shift of up to
-        `overlap` positions between the reads of two neighbouring pages loses nothing.
-        """
-        first = await self._get(0, self.limit)
+    def _after_first(self, first: Page) -> None:
         if first.limit < self.limit:
             log.info("server caps limit at %d (asked %d)", first.limit, self.limit)
         self.limit = min(first.limit, self.limit)
-        self._take(first, p)
         if not first.items:
+            self._ended = True
             return
-        stride = max(1, self.limit - min(overlap, self.limit // 2))
-        state = {"next": stride, "frontier": first.total, "ended": 0}
+        # With an overlap, consecutive pages share that many items, so a shift of up to
+        # `overlap` positions between the reads of two neighbouring pages loses nothing.
+        self._stride = max(1, self.limit - min(self._overlap, self.limit // 2))
+        self._next, self._frontier = self._stride, first.total
 
-        async def worker() -> None:
-            while state["next"] < state["frontier"]:
-                offset = state["next"]
-                state["next"] += stride
-                page = await self._get(offset, self.limit)
-                self._take(page, p)
-                if page.items and page.limit < stride:
-                    # The cap shrank mid-walk: read the part of this slot it did not cover.
-                    await self._fill(offset + page.limit, offset + stride, p)
-                if not page.items:
-                    # An empty page ends the list, whatever an older total said.
-                    state["ended"] = 1
-                    state["frontier"] = min(state["frontier"], offset)
-                elif not state["ended"]:
-                    state["frontier"] = max(state["frontier"], page.total)
+    def _after_page(self, request: PageRequest, page: Page) -> None:
+        if page.items and page.limit < self._stride:
+            # The cap shrank mid-walk: read the part of this slot it did not cover.
+            self._fill(request.offset + page.limit, request.offset + self._stride)
+        if not page.items:
+            # An empty page ends the list, whatever an older total said.
+            self._ended = True
+            self._frontier = min(self._frontier, request.offset)
+        elif not self._ended:
+            self._frontier = max(self._frontier, page.total)
 
-        await asyncio.gather(*(worker() for _ in range(self.concurrency)))
+    def _fill(self, start: int, end: int) -> None:
+        if start < end:
+            self._extra.append(PageRequest(start, min(self.limit, end - start), end))
 
-    async def _fill(self, start: int, end: int, p: _Pass) -> None:
-        offset = start
-        while offset < end:
-            page = await self._get(offset, min(self.limit, end - offset))
-            self._take(page, p)
-            if not page.items:
-                return
-            offset += page.limit
+    def _after_fill(self, request: PageRequest, page: Page) -> None:
+        if page.items and request.fill_end is not None:
+            self._fill(request.offset + page.limit, request.fill_end)
+
+    def end_pass(self) -> None:
+        """Close the current pass: note its drift, decide whether the walk is done."""
+        p = self.current
+        self._note_drift(p)
+        if self.monotone:
+            # Counting proof: every id seen exists at the time of the response with the
+            # largest total (totals never decrease), so equal counts mean equal sets.
+            self.consistent = len(self.seen) == self.biggest_total
+        else:
+            assert p.ids is not None
+            p.clean_ids = (
+                len(p.totals) == 1 and p.short_pages == 0 and len(p.ids) == next(iter(p.totals))
+            )
+            if p.clean_ids and len(self.passes) >= 2:
+                prev = self.passes[-2]
+                self.consistent = prev.clean_ids and prev.ids == p.ids
+            if len(self.passes) >= 2:
+                self.passes[-2].ids = None  # the next comparison needs only the last set
+            self.final_ids = p.ids
+        # Re-walks overlap their pages: shifts between neighbouring reads lose nothing.
+        self._overlap = max(1, self.limit // 4)
+        self.finished = self.consistent or len(self.passes) >= self.max_passes
 
     def gaps(self, margin: int) -> list[tuple[int, int]]:
         """Ranges of the list, in today's offsets, that no page read may have covered.
 
         With inserts at the head (newest first), a page read when the list had `total`
-        items now sits `max_total - total` positions further down. Mapping every page read
-        to today's offsets shows the ranges nobody read (the head, and the seams where pages
-        shifted between concurrent reads); each gets `margin` extra on both sides.
+        items now sits `biggest_total - total` positions further down. Mapping every page
+        read to today's offsets shows the ranges nobody read (the head, and the seams where
+        pages shifted between concurrent reads); each gets `margin` extra on both sides.
         """
+        top = self.biggest_total
         spans = sorted(
-            (offset + self.max_total - total, offset + self.max_total - total + n)
+            (offset + top - total, offset + top - total + n)
             for offset, n, total in self.coverage
             if n
         )
@@ -425,8 +503,8 @@ class Walker:
             if start > reach:
                 holes.append((reach, start))
             reach = max(reach, end)
-        if reach < self.max_total:
-            holes.append((reach, self.max_total))
+        if reach < top:
+            holes.append((reach, top))
         merged: list[tuple[int, int]] = []
         for start, end in holes:
             start, end = max(0, start - margin), end + margin
@@ -436,86 +514,20 @@ class Walker:
                 merged.append((start, end))
         return merged
 
-    async def _gap_fill(self, p: _Pass) -> None:
-        """Read only the ranges `gaps` finds, concurrently (bounded), a page at a time."""
-        margin = max(1, self.limit // 4)
-        offsets = [
-            offset
-            for start, end in self.gaps(margin)
-            for offset in range(start, end, max(1, self.limit - margin))
-        ]
-        queue = iter(offsets)
-
-        async def worker() -> None:
-            for offset in queue:
-                page = await self._get(offset, self.limit)
-                self.limit = min(self.limit, page.limit)
-                self._take(page, p)
-
-        await asyncio.gather(*(worker() for _ in range(min(self.concurrency, len(offsets)))))
-
-    # -- the walk ------------------------------------------------------------------------
-
-    def _complete(self) -> bool:
-        # Counting proof (monotone lists): every id seen exists at the time of the response
-        # with the largest total (totals never decrease), so equal counts mean equal sets.
-        return len(self.seen) == self.max_total
-
-    async def run(self) -> WalkResult:
-        """Walk until complete (monotone: count proof; otherwise: two equal clean passes)."""
-        passes: list[_Pass] = []
-        consistent = False
-        final_ids: set[bytes | str] | None = None
-        overlap = 0
-        while len(passes) < self.max_passes:
-            number = len(passes) + 1
-            if self.monotone:
-                # full, then gap fills; every third pass a full overlapping walk, in case
-                # the list does not grow at the head as gap filling assumes
-                kind = "full" if number % 3 == 1 else "gap-fill"
-                p = _Pass(number, kind, None)
-                if kind == "full":
-                    await self._full_pass(p, overlap)
-                else:
-                    await self._gap_fill(p)
-                passes.append(p)
-                self._note_drift(p)
-                if self._complete():
-                    consistent = True
-                    break
-            else:
-                p = _Pass(number, "full", set())
-                await self._full_pass(p, overlap)
-                passes.append(p)
-                self._note_drift(p)
-                assert p.ids is not None
-                clean = (
-                    len(p.totals) == 1 and p.short_pages == 0 and len(p.ids) == next(iter(p.totals))
-                )
-                p.clean_ids = clean
-                if clean and number >= 2:
-                    prev = passes[-2]
-                    if prev.clean_ids and prev.ids == p.ids:
-                        consistent = True
-                        final_ids = p.ids
-                        break
-                if number >= 2:
-                    passes[-2].ids = None  # the next comparison needs only the last set
-            # Re-walks overlap their pages: shifts between neighbouring reads lose nothing.
-            overlap = max(1, self.limit // 4)
-        if not self.monotone and final_ids is None and passes:
-            final_ids = passes[-1].ids
-        unique = len(self.seen) if final_ids is None else len(final_ids)
+    def result(self) -> WalkResult:
+        """What the walk found (after the last pass)."""
+        final = self.final_ids
+        unique = len(self.seen) if final is None else len(final)
         return WalkResult(
-            consistent=consistent,
+            consistent=self.consistent,
             total_first=self.total_first or 0,
             total_last=self.total_last,
-            passes=len(passes),
+            passes=len(self.passes),
             pages=self.pages,
             rows_written=self.rows_written,
             unique_ids=unique,
             duplicates_dropped=self.rows_written - unique,
-            final_ids=None if final_ids is None else [id_text(k) for k in final_ids],
+            final_ids=None if final is None else [id_text(k) for k in final],
             repeated_ids=[id_text(k) for k in self.repeated],
             drift=self.drift,
             page_limit=self.limit,
@@ -530,8 +542,77 @@ class Walker:
             notes.append(f"{p.duplicates} ids seen twice")
         if p.short_pages:
             notes.append(f"{p.short_pages} short pages before the end")
-        if self.monotone and len(self.seen) != self.max_total:
-            notes.append(f"{len(self.seen)} distinct ids for total {self.max_total}")
+        if self.monotone and len(self.seen) != self.biggest_total:
+            notes.append(f"{len(self.seen)} distinct ids for total {self.biggest_total}")
         if notes:
             self.drift.append(f"pass {p.number} ({p.kind}): " + ", ".join(notes))
             log.info("drift in pass %d: %s", p.number, ", ".join(notes))
+
+
+class Walker:
+    """The asyncio shell of a :class:`WalkPlan`: reads what the plan asks for with `fetch`
+    (``concurrency`` pages at a time), flattens items with `flatten`, hands rows to `sink`.
+
+    `on_progress(rows_seen, total)` is called after every page. `max_total` bounds the
+    `total` a server may claim (0: none).
+    """
+
+    def __init__(
+        self,
+        fetch: PageFetcher,
+        *,
+        flatten: Flatten,
+        sink: Sink,
+        monotone: bool = True,
+        page_size: int = MAX_LIMIT,
+        concurrency: int = 8,
+        max_passes: int = 5,
+        max_total: int = 0,
+        on_progress: Callable[[int, int], None] | None = None,
+    ):
+        if concurrency < 1:
+            raise ValueError("concurrency must be >= 1")
+        self.plan = WalkPlan(
+            monotone=monotone, page_size=page_size, max_passes=max_passes, max_total=max_total
+        )
+        self.fetch = fetch
+        self.flatten = flatten
+        self.sink = sink
+        self.concurrency = concurrency
+        self.on_progress = on_progress
+
+    @property
+    def seen(self) -> IdSet:
+        return self.plan.seen
+
+    @property
+    def first_date(self) -> str | None:
+        return self.plan.first_date
+
+    async def _read(self, request: PageRequest) -> None:
+        plan = self.plan
+        body, date = await self.fetch(offset=request.offset, limit=request.limit)
+        page = parse_page(
+            body, offset=request.offset, limit=request.limit, date=date, max_total=plan.max_total
+        )
+        rows = self.flatten(page.items)
+        plan.feed(request, page, rows.ids)
+        if rows.ids:
+            self.sink(rows.table)
+        if self.on_progress is not None:
+            self.on_progress(len(plan.seen), max(page.total, len(plan.seen)))
+
+    async def _worker(self) -> None:
+        while (request := self.plan.next_request()) is not None:
+            await self._read(request)
+
+    async def run(self) -> WalkResult:
+        """Walk until complete (monotone: count proof; otherwise: two equal clean passes)."""
+        plan = self.plan
+        while not plan.finished:
+            first = plan.start_pass()
+            if first is not None:
+                await self._read(first)
+            await asyncio.gather(*(self._worker() for _ in range(self.concurrency)))
+            plan.end_pass()
+        return plan.result()

@@ -43,6 +43,11 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         ),
     )
     s.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
+    s.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a --host that is not loopback (the sandbox's keys are printed, not secret)",
+    )
     s.add_argument("--port", type=int, default=8700, help="port (default 8700; 0 = any free)")
     _world_args(s)
     s.add_argument("--latency-ms", type=int, default=0, help="added delay per /v2 request")
@@ -113,8 +118,25 @@ def _date(text: str | None, flag: str) -> Any:
         raise UsageError(f"{flag}: not a date (YYYY-MM-DD): {text!r}") from exc
 
 
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1), brackets allowed."""
+    import ipaddress
+
+    if host.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.removeprefix("[").removesuffix("]")).is_loopback
+    except ValueError:
+        return False
+
+
 def run_serve(args: argparse.Namespace) -> int:
     """Build the world and serve it until interrupted."""
+    if not args.allow_remote and not is_loopback(args.host):
+        raise UsageError(
+            f"--host {args.host} is not a loopback address; the sandbox prints its keys and "
+            "holds no real data, so it serves this machine only unless --allow-remote is given"
+        )
     from recon.sandbox.serving import serve
     from recon.sandbox.wire_faults import WireFaults
 

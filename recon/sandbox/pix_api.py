@@ -22,7 +22,6 @@ wall clock, not the simulated one).
 from __future__ import annotations
 
 import base64
-import binascii
 import hashlib
 import hmac
 import secrets
@@ -165,16 +164,17 @@ def pix_routes(
     async def token(request: Request) -> Response:
         auth = request.headers.get("authorization", "")
         scheme, _, value = auth.partition(" ")
-        client_id = client_secret = ""
+        client_id = client_secret = b""
         if scheme.lower() == "basic":
             try:
-                client_id, _, client_secret = (
-                    base64.b64decode(value.strip(), validate=True).decode("utf-8").partition(":")
-                )
-            except (binascii.Error, UnicodeDecodeError):
-                client_id = client_secret = ""
-        ok = hmac.compare_digest(client_id, credentials.client_id) and hmac.compare_digest(
-            client_secret, credentials.client_secret
+                # a header is Latin-1 text: anything not base64 (non-ASCII included) is refused
+                raw = base64.b64decode(value.strip().encode("ascii"), validate=True)
+            except ValueError:  # binascii.Error and UnicodeEncodeError are ValueErrors
+                raw = b""
+            client_id, _, client_secret = raw.partition(b":")
+        # compared as bytes: compare_digest refuses non-ASCII str
+        ok = hmac.compare_digest(client_id, credentials.client_id.encode()) and hmac.compare_digest(
+            client_secret, credentials.client_secret.encode()
         )
         if not ok:
             return JSONResponse(

@@ -19,6 +19,7 @@ service's mint: a deterministic 32-byte address derived from the wallet.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 
@@ -37,6 +38,7 @@ DEFAULT_SECRET = b"recon-sandbox-approve-burn"
 SERVICE_MINT = base58.b58encode(hashlib.sha256(b"recon-sandbox-mint").digest()).decode()
 
 
+@functools.lru_cache(maxsize=65_536)
 def token_account_for(wallet: str, *, mint: str = SERVICE_MINT) -> str:
     """The party's associated token account for `mint` (deterministic, base58, 32 bytes)."""
     digest = hashlib.sha256(b"ata|" + wallet.encode() + b"|" + mint.encode()).digest()

@@ -11,6 +11,15 @@ from typing import Any
 
 __all__ = ["WireFaults"]
 
+#: Integer knobs and their upper bounds: a fault makes a client's life hard, never the server hang.
+_MOST: dict[str, int | None] = {
+    "latency_ms": 60_000,
+    "retry_after": 86_400,
+    "drift_inserts_per_list": 1_000,
+    "drift_status_changes_per_list": 1_000,
+    "seed": None,
+}
+
 
 @dataclass
 class WireFaults:
@@ -45,16 +54,12 @@ class WireFaults:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
                 raise ValueError(f"{name} must be a number in [0, 1]")
-        for name in (
-            "latency_ms",
-            "retry_after",
-            "drift_inserts_per_list",
-            "drift_status_changes_per_list",
-            "seed",
-        ):
+        for name, most in _MOST.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be a non-negative integer")
+            if most is not None and value > most:
+                raise ValueError(f"{name} must be at most {most}")
         cap = self.limit_cap
         if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
             raise ValueError("limit_cap must be a positive integer or null")

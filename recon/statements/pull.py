@@ -7,8 +7,10 @@ paginacao.itensPorPagina=M` is walked page by page until `parametros.paginacao.
 quantidadeDePaginas` is reached. Pages are imported as one API Pix source (their items are
 deduplicated like any import, so pulling an overlapping period adds nothing).
 
-Transient failures (connection errors, 429, 5xx) are retried a few times with backoff
-(Retry-After honoured, capped); a 401 on a page fetches a new token once. The client
+Transient failures (connection errors, 429, 5xx) are retried under the same
+`recon.api.RetryPolicy` as the v2 client (`recon.api.protocol`'s one retry loop: full-jitter
+backoff, Retry-After as a floor, an overall budget); bodies are read within the same
+`Limits`. A 401 on a page fetches a new token once. The client
 secret never appears in messages: errors are redacted.
 """
 
@@ -20,13 +22,24 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
+from recon.api._retry import RetryPolicy, parse_retry_after
+from recon.api.protocol import (
+    Call,
+    Limits,
+    Outcome,
+    Pacer,
+    Received,
+    Request,
+    Verdict,
+    run_blocking,
+    send_blocking,
+)
 from recon.config import DataDir
 from recon.errors import (
-    ApiConnectionError,
     ApiStatusError,
     PaginationError,
     RateLimited,
@@ -39,6 +52,7 @@ from recon.statements import pixjson
 from recon.statements.importer import ImportReport, import_parsed
 from recon.statements.lines import Coverage, iso_to_us
 
+T = TypeVar("T")
 SECRET_ENV = "RECON_PIX_CLIENT_SECRET"
 MAX_PAGES = 100_000
 
@@ -59,6 +73,9 @@ def _iso(value: datetime | str) -> str:
 
 
 class _Session:
+    """The API Pix calls as sans-IO operations over `recon.api.protocol`: the one retry
+    policy of recon (full jitter, Retry-After as a floor, an overall budget), run blocking."""
+
     def __init__(
         self,
         http: httpx.Client,
@@ -66,125 +83,104 @@ class _Session:
         client_id: str,
         client_secret: str,
         token_url: str | None,
-        attempts: int,
+        retry: RetryPolicy | None,
         sleep: Callable[[float], None],
+        limits: Limits | None = None,
     ):
         self.http = http
         self.base_url = base_url.rstrip("/")
         self.client_id = client_id
         self.secret = client_secret
         self.token_url = token_url or f"{self.base_url}/oauth/token"
-        self.attempts = attempts
         self.sleep = sleep
+        self.limits = limits or Limits()
+        self.pacer = Pacer(retry, secrets=(client_secret,))
         self.token: str | None = None
 
-    def _send(self, build: Callable[[], httpx.Response], what: str) -> httpx.Response:
-        delay = 0.2
-        for attempt in range(1, self.attempts + 1):
-            try:
-                response = build()
-            except httpx.HTTPError as exc:
-                if attempt == self.attempts:
-                    raise ApiConnectionError(
-                        redact(f"{what}: {type(exc).__name__}: {exc}", self.secret)
-                    ) from exc
-                self.sleep(delay)
-                delay *= 2
-                continue
-            if response.status_code == 429 or response.status_code >= 500:
-                if attempt == self.attempts:
-                    break
-                hint = _retry_after(response.headers.get("retry-after"))
-                self.sleep(min(max(hint or 0.0, delay), 10.0))
-                delay *= 2
-                continue
-            return response
-        self._raise(response, what)
-        raise AssertionError("unreachable")  # pragma: no cover
+    def _run(self, call: Call[T]) -> T:
+        send = lambda r: send_blocking(self.http, r, self.limits, self.pacer)  # noqa: E731
+        return run_blocking(call, send, self.sleep)
 
-    def _raise(self, response: httpx.Response, what: str) -> None:
+    def _classify(self, request: Request, outcome: Outcome) -> Verdict:
+        # Connection errors, 429 and 5xx are retried; any other answer is the caller's.
+        if not isinstance(outcome, Received):
+            return Verdict(self.pacer.connection_error(request, outcome.error), True)
+        if outcome.status == 429 or (outcome.status >= 500 and outcome.status != 501):
+            hint = parse_retry_after(outcome.headers.get("retry-after"))
+            return Verdict(self._error(outcome, request.what), True, hint)
+        return Verdict(None)
+
+    def _error(self, response: Received, what: str) -> ApiStatusError:
         try:
-            body: Any = response.json()
+            body: Any = json.loads(response.content)
         except ValueError:
-            body = response.text[:500]
+            body = response.content[:500].decode("utf-8", "replace")
         detail = ""
         if isinstance(body, dict):
             detail = str(body.get("detail") or body.get("title") or body.get("error") or "")
-        message = redact(detail or response.reason_phrase or "error", self.secret)
-        status = response.status_code
+        reason = httpx.codes.get_reason_phrase(response.status)
+        message = redact(detail or reason or "error", self.secret)
+        status = response.status
         kwargs: dict[str, Any] = {"status_code": status, "request": what, "body": body}
         if status == 401:
-            raise Unauthorized(message, **kwargs)
+            return Unauthorized(message, **kwargs)
         if status == 429:
-            raise RateLimited(message, **kwargs)
+            return RateLimited(message, **kwargs)
         if status >= 500:
-            raise ServerError(message, **kwargs)
-        raise ApiStatusError(message, **kwargs)
+            return ServerError(message, **kwargs)
+        return ApiStatusError(message, **kwargs)
 
-    def fetch_token(self) -> str:
-        response = self._send(
-            lambda: self.http.post(
-                self.token_url,
-                data={"grant_type": "client_credentials"},
-                auth=(self.client_id, self.secret),
-            ),
-            f"POST {self.token_url}",
+    def _token(self) -> Call[str]:
+        what = f"POST {self.token_url}"
+        request = Request(
+            "POST",
+            self.token_url,
+            what,
+            form={"grant_type": "client_credentials"},
+            auth=(self.client_id, self.secret),
         )
-        if response.status_code != 200:
-            self._raise(response, f"POST {self.token_url}")
+        response = yield from self.pacer.exchange(request, self._classify)
+        if response.status != 200:
+            raise self._error(response, what)
         try:
-            token = response.json()["access_token"]
+            token = json.loads(response.content)["access_token"]
         except (ValueError, KeyError, TypeError) as exc:
             raise ApiStatusError(
-                "token response has no access_token",
-                status_code=response.status_code,
-                request=f"POST {self.token_url}",
+                "token response has no access_token", status_code=response.status, request=what
             ) from exc
         if not isinstance(token, str) or not token:
-            raise ApiStatusError(
-                "empty access_token", status_code=response.status_code, request="token"
-            )
+            raise ApiStatusError("empty access_token", status_code=response.status, request=what)
         self.token = token
         return token
 
-    def page(self, params: dict[str, str | int]) -> dict[str, Any]:
+    def _page(self, params: dict[str, str | int]) -> Call[dict[str, Any]]:
         url = f"{self.base_url}/pix"
         what = f"GET {url} page {params['paginacao.paginaAtual']}"
         for renewed in (False, True):
-            token = self.token or self.fetch_token()
-            response = self._send(
-                lambda token=token: self.http.get(  # type: ignore[misc]
-                    url, params=params, headers={"Authorization": f"Bearer {token}"}
-                ),
-                what,
-            )
-            if response.status_code == 401 and not renewed:
+            token = self.token or (yield from self._token())
+            headers = {"Authorization": f"Bearer {token}"}
+            request = Request("GET", url, what, params=params, headers=headers)
+            response = yield from self.pacer.exchange(request, self._classify)
+            if response.status == 401 and not renewed:
                 self.token = None  # expired: one fresh token, then give up
                 continue
-            if response.status_code != 200:
-                self._raise(response, what)
+            if response.status != 200:
+                raise self._error(response, what)
             try:
-                body = response.json()
-            except ValueError as exc:
+                body = json.loads(response.content)
+            except (ValueError, RecursionError) as exc:
                 raise ApiStatusError(
-                    "page is not JSON", status_code=response.status_code, request=what
+                    "page is not JSON", status_code=response.status, request=what
                 ) from exc
             if not isinstance(body, dict) or not isinstance(body.get("pix"), list):
                 raise ApiStatusError(
-                    "page has no 'pix' list", status_code=response.status_code, request=what
+                    "page has no 'pix' list", status_code=response.status, request=what
                 )
             return body
         raise AssertionError("unreachable")  # pragma: no cover
 
-
-def _retry_after(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        return None
-    return seconds if seconds > 0 else None
+    def page(self, params: dict[str, str | int]) -> dict[str, Any]:
+        return self._run(self._page(params))
 
 
 def fetch_pages(
@@ -199,7 +195,7 @@ def fetch_pages(
     transport: httpx.BaseTransport | None = None,
     client: httpx.Client | None = None,
     timeout: float = 30.0,
-    attempts: int = 4,
+    retry: RetryPolicy | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> list[dict[str, Any]]:
     """Every `GET /pix` page of the period, as received."""
@@ -215,7 +211,7 @@ def fetch_pages(
     own = client is None
     http = client or httpx.Client(transport=transport, timeout=timeout)
     try:
-        session = _Session(http, base_url, client_id, client_secret, token_url, attempts, sleep)
+        session = _Session(http, base_url, client_id, client_secret, token_url, retry, sleep)
         pages: list[dict[str, Any]] = []
         page = 0
         while True:

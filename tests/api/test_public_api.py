@@ -16,6 +16,7 @@ def test_exported_names_are_exactly_the_intended_ones() -> None:
             "IntentPage",
             "IntentStatus",
             "IntentType",
+            "Limits",
             "Party",
             "PartyProfile",
             "PartyStatus",

@@ -274,3 +274,22 @@ def test_crash_mid_walk_leaves_nothing_visible(data_dir: DataDir, sandbox: Sandb
     assert not list(data_dir.snapshots.rglob(".tmp-*"))
     assert [s.run_id for s in catalog.list_snapshots(data_dir)] == [result.run_id]
     assert snapshot_rows(result).keys() == sandbox.server_state().keys()
+
+
+def test_credentials_in_the_base_url_never_show(data_dir: DataDir, sandbox: Sandbox) -> None:
+    """`http://user:secret@host` sends Basic auth; the secret shows in no log line (`-vv`,
+    httpx's own included), no output, no manifest, no repr."""
+    secret = "url-secret-9d2f"
+    url = sandbox.url.replace("http://", f"http://ops:{secret}@")
+    env = dict(os.environ, RECON_API_KEY=sandbox.key, RECON_BASE_URL=url)
+    cmd = [sys.executable, "-m", "recon", "extract", "-vv", "--data", str(data_dir.root)]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "HTTP Request: GET" in proc.stderr  # -vv did log every request
+    assert secret not in proc.stdout + proc.stderr
+    assert sandbox.key not in proc.stdout + proc.stderr
+    [snap] = catalog.list_snapshots(data_dir)
+    manifest = (snap.path / "_manifest.json").read_text()
+    assert secret not in manifest and "ops:" not in manifest
+    client = AsyncClient(url, sandbox.key)
+    assert secret not in repr(client) and client.base_url == sandbox.url

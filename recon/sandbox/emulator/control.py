@@ -40,19 +40,32 @@ class Emulator(_Routes):
         Raises KeyError for an unknown id, ValueError for an unknown status or a move the graph
         does not allow. Returns the intent object after the move.
         """
+        with self._lock:
+            store, seq = self._move(intent_id, to_status, reason, force)
+            return self._render(store, seq)
+
+    def move(
+        self, intent_id: str, to_status: str, *, reason: str | None = None, force: bool = False
+    ) -> None:
+        """`transition` without rendering the intent afterwards (the world's bulk of moves)."""
+        with self._lock:
+            self._move(intent_id, to_status, reason, force)
+
+    def _move(
+        self, intent_id: str, to_status: str, reason: str | None, force: bool
+    ) -> tuple[_Store, int]:
         if to_status not in STATUS_CODE:
             raise ValueError(f"unknown status {to_status!r}")
-        with self._lock:
-            store, seq = self._find(intent_id)
-            itype = INTENT_TYPES[store.itype[seq]]
-            current = STATUSES[store.status[seq]]
-            if not force and not self._life(itype).can(current, to_status):
-                raise ValueError(
-                    f"{itype} cannot go from {current} to {to_status} "
-                    f"(allowed: {', '.join(sorted(self._life(itype).allowed(current))) or 'none'})"
-                )
-            self._set_status(store, seq, to_status, reason, self.clock.now_ms())
-            return self._render(store, seq)
+        store, seq = self._find(intent_id)
+        itype = INTENT_TYPES[store.itype[seq]]
+        current = STATUSES[store.status[seq]]
+        if not force and not self._life(itype).can(current, to_status):
+            raise ValueError(
+                f"{itype} cannot go from {current} to {to_status} "
+                f"(allowed: {', '.join(sorted(self._life(itype).allowed(current))) or 'none'})"
+            )
+        self._set_status(store, seq, to_status, reason, self.clock.now_ms())
+        return store, seq
 
     def get_intent(self, intent_id: str) -> dict[str, Any]:
         """The intent object of any instance (control surface; KeyError if unknown)."""

@@ -177,6 +177,7 @@ class _Store:
         self.created = array("q")
         self.updated = array("q")
         self.expires = array("q")  # -1 = none
+        self.uuid_hi = array("Q")  # high 64 bits of each intent's id, filled as ids are made
         self.client_ref: list[str | None] = []
         self.dest: list[str | None] = []
         self.reason: dict[int, str] = {}
@@ -189,10 +190,15 @@ class _Store:
     # --- ids ---------------------------------------------------------------------------
     def uuid_int(self, seq: int) -> int:
         lo = (1 << 63) | (((seq * _MULT) & _M62) ^ self.mask62)
+        his = self.uuid_hi
+        if seq < len(his):
+            return (his[seq] << 64) | lo
         hi = int.from_bytes(
             hashlib.blake2b(seq.to_bytes(8, "big"), key=self.salt, digest_size=8).digest(), "big"
         )
         hi = (hi & ~0xF000) | 0x4000  # UUID version 4 nibble
+        if seq == len(his) and seq < len(self.created):
+            his.append(hi)  # the keyed hash is the costly half: kept, 8 bytes per intent
         return (hi << 64) | lo
 
     def intent_id(self, seq: int) -> str:
@@ -203,7 +209,7 @@ class _Store:
         canon = v.parse_uuid(intent_id)
         if canon is None:
             return None
-        n = uuid.UUID(canon).int
+        n = int(canon.replace("-", ""), 16)
         lo = n & ((1 << 64) - 1)
         if lo >> 62 != 0b10:
             return None

@@ -250,7 +250,7 @@ class World(_Planner):
         # skip=True: the service moved through steps nobody can observe (no snapshot is taken
         # while the world is built), so only the last one is applied; see docs/sandbox.md.
         assert plan.intent_id is not None
-        self.emulator.transition(plan.intent_id, status, reason=reason, force=skip)
+        self.emulator.move(plan.intent_id, status, reason=reason, force=skip)
 
     def _later(
         self,

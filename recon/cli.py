@@ -1,9 +1,11 @@
 """`recon` command line: argument handling only; the work is done by the library.
 
 Each package registers its own commands (`recon/<package>/commands.py: register`), so the
-command for a concern lives beside the code that does it. Exit codes (DESIGN.md): 0 ok,
-1 finished but found breaks above the threshold, 2 usage or input error, 3 upstream/API
-failure after retries.
+command for a concern lives beside the code that does it; this module only assembles them
+and turns every way a command can end into one exit code (`recon.errors.exit_code_for`):
+0 ok, 1 finished but found breaks above the threshold, 2 usage or input error, 3 upstream/API
+failure after retries, 70 anything unexpected (its traceback is written to a log file and
+stderr gets one line saying where), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -13,9 +15,13 @@ import importlib
 import logging
 import os
 import sys
+import tempfile
+import traceback
 from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
 
-from recon.errors import ReconError
+from recon.errors import EXIT_USAGE, ReconError, exit_code_for, redact
 
 COMMAND_MODULES = (
     "recon.sandbox.commands",
@@ -25,8 +31,6 @@ COMMAND_MODULES = (
     "recon.sqlcmd",
     "recon.review.commands",
 )
-
-EXIT_OK, EXIT_BREAKS, EXIT_USAGE, EXIT_UPSTREAM = 0, 1, 2, 3
 
 
 class _Parser(argparse.ArgumentParser):
@@ -76,12 +80,50 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = args.func(args)
     except ReconError as exc:
-        print(f"recon: error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
+        print(f"recon: error: {_one_line(str(exc))}", file=sys.stderr)
+        return exit_code_for(exc)
+    except KeyboardInterrupt as exc:
         print("recon: interrupted", file=sys.stderr)
-        return 130
+        return exit_code_for(exc)
+    except Exception as exc:  # anything else is unexpected: a bug, memory, disk
+        where = log_crash(exc)
+        kind = type(exc).__name__
+        print(
+            f"recon: error: unexpected {kind}: {_one_line(_redacted(str(exc)))[:300]}"
+            f" (exit 70; traceback in {where or 'no writable place: see above'})",
+            file=sys.stderr,
+        )
+        if not where:
+            traceback.print_exception(exc, file=sys.stderr)
+        return exit_code_for(exc)
     return int(code or 0)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _redacted(text: str) -> str:
+    return redact(text, os.environ.get("RECON_API_KEY"), os.environ.get("RECON_PIX_CLIENT_SECRET"))
+
+
+def log_crash(exc: BaseException) -> str:
+    """Write `exc`'s traceback (secrets redacted) to `<data>/logs/`, else the temp folder.
+
+    Returns the file's path, or "" when neither place can be written (a full disk).
+    """
+    text = _redacted("".join(traceback.format_exception(exc)))
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    data = os.environ.get("RECON_DATA") or "data"
+    for folder in (Path(data) / "logs", Path(tempfile.gettempdir())):
+        path = folder / f"recon-crash-{stamp}-{os.getpid()}.log"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        except OSError:
+            continue
+        return str(path)
+    return ""
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -19,7 +19,7 @@ One run per business day, safe to schedule and to re-run:
   assessed again from the recorded run. ``force=True`` (``--force``) runs the whole job again
   (new snapshot, new inbox files, a new run whose breaks keep their ids and first-seen run)
   and points the day's record at the new run.
-- **Exit codes** (DESIGN.md): 0 ok; 1 when open breaks of a failing priority exist (P1 by
+- **Exit codes** (README, Contracts): 0 ok; 1 when open breaks of a failing priority exist (P1 by
   default) or there are more open breaks than ``max_breaks``; 2 usage/input; 3 upstream API.
   Thresholds live in ``recon.toml``::
 
@@ -49,7 +49,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import pyarrow.parquet as pq
 
 from recon.config import DEFAULT_BUSINESS_TZ, DataDir, load_config
-from recon.errors import ConfigError, LockedError, UsageError
+from recon.errors import EXIT_BREAKS, EXIT_OK, ConfigError, LockedError, UsageError
 from recon.storage import write_json
 
 __all__ = [
@@ -65,7 +65,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 LOCK_NAME = ".daily.lock"
-EXIT_OK, EXIT_BREAKS = 0, 1
 
 
 @dataclass(frozen=True)
@@ -230,6 +229,23 @@ def pending_inbox_files(dd: DataDir) -> list[Path]:
     )
 
 
+def _richest_first(paths: list[Path]) -> list[Path]:
+    """Inbox files, the formats that carry PIX ids first (API Pix, CNAB 240, OFX, then CSV):
+    a bank CSV without PIX ids finds the movements they name instead of adding its own
+    (one import per file, so the importer's own ordering cannot see across files)."""
+    from recon.errors import StatementError
+    from recon.statements.lines import FORMAT_RANK
+    from recon.statements.sniff import sniff_format
+
+    def rank(path: Path) -> tuple[int, str]:
+        try:
+            return FORMAT_RANK.get(sniff_format(path), len(FORMAT_RANK) + 1), path.name
+        except (StatementError, OSError, UnicodeDecodeError):
+            return len(FORMAT_RANK) + 1, path.name  # its import names what is wrong
+
+    return sorted(paths, key=rank)
+
+
 def _move_processed(path: Path, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / path.name
@@ -366,7 +382,7 @@ def _run_locked(
     # 2. import the inbox, one file at a time so a bad file is named and the rest kept.
     imported: list[str] = []
     processed = dd.inbox / "processed" / day.isoformat()
-    for path in pending_inbox_files(dd):
+    for path in _richest_first(pending_inbox_files(dd)):
         steps.import_statements([path], data=dd)
         _move_processed(path, processed)
         imported.append(path.name)

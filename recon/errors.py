@@ -1,16 +1,22 @@
-"""One exception tree for everything recon raises.
+"""One exception tree for everything recon raises, and the exit codes it maps to.
 
     ReconError                      base; carries the CLI exit code
     ├── UsageError                  bad arguments, config or state on our side       (exit 2)
     │   ├── ConfigError             recon.toml / environment problems
-    │   ├── LockedError             another `recon daily` holds the lock
-    │   └── SnapshotError           no / unreadable snapshot where one is needed
+    │   ├── LockedError             another writer holds the data directory's lock
+    │   ├── SnapshotError           no / unreadable snapshot where one is needed
+    │   └── NotebookError           a notebook failed to execute
     ├── StatementError              a statement file we cannot take as it is         (exit 2)
     │   └── StatementParseError     names file, line and field
-    ├── ReconciliationError         a run whose checks failed                        (exit 2)
+    ├── ReconciliationError         a run that could not be made or trusted          (exit 2)
+    │   └── RunChecksFailed         published, but failed its own checks
     └── ApiError                    the v2 API (or a BACEN endpoint) failed us        (exit 3)
         ├── ApiConnectionError      network / timeout after retries
         ├── PaginationError         a list walk that could not be made consistent
+        │   └── InconsistentSnapshotError   published with consistent=false
+        ├── ResponseShapeError      a 2xx body without the shape the spec promises
+        ├── ResponseLimitError      a response that crossed a bound (size, depth, deadline)
+        ├── IntentParseError        an intent we cannot take as it is
         └── ApiStatusError          an HTTP error response; carries status, code, request, response
             ├── ValidationError     400, with `validation_errors`
             ├── Unauthorized        401
@@ -21,6 +27,16 @@
 
 Misuse errors (UsageError) are separate from I/O errors (ApiError). Messages never contain
 the API key: anything that formats a request redacts it first (see `redact`).
+
+Exit codes, defined here and nowhere else (`exit_code_for` maps any exception):
+
+    0   EXIT_OK          finished, nothing above the alert thresholds
+    1   EXIT_BREAKS      finished, breaks above the thresholds (never an error)
+    2   EXIT_USAGE       usage or input error
+    3   EXIT_UPSTREAM    upstream/API failure after retries
+    70  EXIT_SOFTWARE    anything unexpected: a bug, out of memory, disk full (sysexits'
+                         EX_SOFTWARE); the traceback goes to a log file, one line to stderr
+    130 EXIT_INTERRUPTED interrupted (Ctrl-C)
 """
 
 from __future__ import annotations
@@ -28,18 +44,29 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "EXIT_BREAKS",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_SOFTWARE",
+    "EXIT_UPSTREAM",
+    "EXIT_USAGE",
     "ApiConnectionError",
     "ApiError",
     "ApiStatusError",
     "ConfigError",
     "Conflict",
+    "InconsistentSnapshotError",
+    "IntentParseError",
     "LockedError",
     "NotFound",
+    "NotebookError",
     "PaginationError",
     "RateLimited",
     "ReconError",
     "ReconciliationError",
     "ResponseLimitError",
+    "ResponseShapeError",
+    "RunChecksFailed",
     "ServerError",
     "SnapshotError",
     "StatementError",
@@ -47,8 +74,12 @@ __all__ = [
     "Unauthorized",
     "UsageError",
     "ValidationError",
+    "exit_code_for",
     "redact",
 ]
+
+EXIT_OK, EXIT_BREAKS, EXIT_USAGE, EXIT_UPSTREAM = 0, 1, 2, 3
+EXIT_SOFTWARE, EXIT_INTERRUPTED = 70, 130
 
 REDACTED = "***"
 
@@ -85,6 +116,10 @@ class SnapshotError(UsageError):
     """A snapshot is missing or unreadable."""
 
 
+class NotebookError(UsageError):
+    """A notebook failed to execute; the message names the notebook and the cell's error."""
+
+
 class StatementError(ReconError):
     """A statement file cannot be imported as it is."""
 
@@ -107,9 +142,21 @@ class StatementParseError(StatementError):
 
 
 class ReconciliationError(ReconError):
-    """A reconciliation run failed its own checks."""
+    """A reconciliation run could not be made, or failed its own checks."""
 
     exit_code = 2
+
+
+class RunChecksFailed(ReconciliationError):
+    """The run was published but failed its own checks (e.g. control totals do not balance).
+
+    `result` is the published run (a `recon.reconcile.runs.RunResult`), so a report can still
+    show what went wrong.
+    """
+
+    def __init__(self, message: str, result: Any):
+        super().__init__(message)
+        self.result = result
 
 
 class ApiError(ReconError):
@@ -124,6 +171,44 @@ class ApiConnectionError(ApiError):
 
 class PaginationError(ApiError):
     """A list walk could not be made consistent within its passes."""
+
+
+class InconsistentSnapshotError(PaginationError):
+    """The walk could not be made consistent; the snapshot is published with consistent:false.
+
+    `result` is the published snapshot (a `recon.extract.snapshot.SnapshotResult`).
+    """
+
+    def __init__(self, result: Any):
+        m = result.manifest
+        super().__init__(
+            f"the list did not stand still: after {m['passes']} passes the id set was not "
+            f"stable ({'; '.join(m.get('drift') or []) or 'no detail'}); snapshot published "
+            f"with consistent=false at {result.path}"
+        )
+        self.result = result
+
+
+class ResponseShapeError(ApiError, ValueError):
+    """A 2xx response whose body does not have the shape the spec promises.
+
+    ``field`` is the dotted path of the offending field (e.g. ``intents[3].pixInfo.amountCents``).
+    It is also a ``ValueError`` so generic callers that validate data can catch it as such.
+    """
+
+    def __init__(self, message: str, *, field: str | None = None):
+        super().__init__(f"malformed API response: {field}: {message}" if field else message)
+        self.field = field
+
+
+class IntentParseError(ApiError):
+    """The API returned an intent we cannot take as it is (exit 3: upstream data problem)."""
+
+    def __init__(self, message: str, *, intent_id: str | None, field: str, where: str = ""):
+        who = f"intent {intent_id}" if intent_id else "intent without an id"
+        super().__init__(f"{who}{where}: field {field!r}: {message}")
+        self.intent_id = intent_id
+        self.field = field
 
 
 class ResponseLimitError(ApiError):
@@ -191,3 +276,12 @@ class RateLimited(ApiStatusError):
 
 class ServerError(ApiStatusError):
     """5xx from the API."""
+
+
+def exit_code_for(exc: BaseException) -> int:
+    """The exit code of a command that ended with `exc` (see the table above)."""
+    if isinstance(exc, ReconError):
+        return exc.exit_code
+    if isinstance(exc, KeyboardInterrupt):
+        return EXIT_INTERRUPTED
+    return EXIT_SOFTWARE

@@ -20,17 +20,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from recon.errors import UsageError
+from recon.errors import NotebookError, UsageError
 
 __all__ = ["NotebookError", "default_notebooks_dir", "execute", "render_html", "run_all"]
 
 KERNEL_NAME = "python3"
-
-
-class NotebookError(UsageError):
-    """A notebook failed to execute; the message names the notebook and the cell's error."""
-
-    exit_code = 1
 
 
 def default_notebooks_dir() -> Path:

@@ -40,7 +40,7 @@ def ensure_demo_data(
     the demo did not make (a clear UsageError), so real data is never overwritten.
     """
     root = Path(data_dir).expanduser().resolve() if data_dir else default_data_dir()
-    # the data-directory contract (DESIGN.md): committed snapshot parts
+    # the data-directory contract (README, Contracts): committed snapshot parts
     if any(root.glob("snapshots/snapshot_date=*/run_id=*/part-*.parquet")):
         return DataDir(root)
     from recon.demo import ensure_demo_data as build_demo

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from recon.errors import ApiError
+from recon.errors import ResponseShapeError
 
 __all__ = [
     "Intent",
@@ -31,18 +31,6 @@ __all__ = [
     "ResponseShapeError",
     "parse_timestamp",
 ]
-
-
-class ResponseShapeError(ApiError, ValueError):
-    """A 2xx response whose body does not have the shape the spec promises.
-
-    ``field`` is the dotted path of the offending field (e.g. ``intents[3].pixInfo.amountCents``).
-    It is also a ``ValueError`` so generic callers that validate data can catch it as such.
-    """
-
-    def __init__(self, message: str, *, field: str | None = None):
-        super().__init__(f"malformed API response: {field}: {message}" if field else message)
-        self.field = field
 
 
 class IntentType(StrEnum):
@@ -361,7 +349,7 @@ class Intent:
 
     @property
     def amount_cents(self) -> int | None:
-        """The intent's amount in cents, from the first place that has it (DESIGN.md order).
+        """The intent's amount in cents, from the first place that has it (the order of the README's `intents` contract).
 
         The spec's intent has no top-level amount: a top-level ``amountCents`` if a server
         sends one, else ``pixInfo.amountCents`` (onramps), else ``metadata.amountCents``

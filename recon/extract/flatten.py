@@ -20,7 +20,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from recon.errors import ApiError
+from recon.errors import IntentParseError
 from recon.schemas import INTENTS_SCHEMA
 
 __all__ = [
@@ -78,16 +78,6 @@ _TEXT_FIELDS = (
     ("client_reference", "clientReference"),
     ("chain_id", "chainId"),
 )
-
-
-class IntentParseError(ApiError):
-    """The API returned an intent we cannot take as it is (exit 3: upstream data problem)."""
-
-    def __init__(self, message: str, *, intent_id: str | None, field: str, where: str = ""):
-        who = f"intent {intent_id}" if intent_id else "intent without an id"
-        super().__init__(f"{who}{where}: field {field!r}: {message}")
-        self.intent_id = intent_id
-        self.field = field
 
 
 def parse_timestamp(value: Any, *, field: str, intent_id: str | None) -> int:

@@ -33,7 +33,13 @@ import pyarrow.parquet as pq
 from filelock import FileLock, Timeout
 
 from recon.config import DataDir, new_run_id
-from recon.errors import LockedError, PaginationError, ResponseLimitError, UsageError, redact
+from recon.errors import (
+    InconsistentSnapshotError,
+    LockedError,
+    ResponseLimitError,
+    UsageError,
+    redact,
+)
 from recon.extract.flatten import RowBuffer, flatten_page, page_items, with_lineage
 from recon.extract.settings import ExtractSettings
 from recon.extract.walk import MAX_LIMIT, Walker
@@ -79,22 +85,6 @@ class SnapshotResult:
             f"{m['passes']} pass(es), {m['retries']} retries, {secs:.1f}s "
             f"({m['rows'] / secs:,.0f}/s), {state} -> {self.path}"
         )
-
-
-class InconsistentSnapshotError(PaginationError):
-    """The walk could not be made consistent; the snapshot is published with consistent:false.
-
-    `result` is the published snapshot, for inspection.
-    """
-
-    def __init__(self, result: SnapshotResult):
-        m = result.manifest
-        super().__init__(
-            f"the list did not stand still: after {m['passes']} passes the id set was not "
-            f"stable ({'; '.join(m.get('drift') or []) or 'no detail'}); snapshot published "
-            f"with consistent=false at {result.path}"
-        )
-        self.result = result
 
 
 def _server_time(date: str | None) -> datetime | None:

@@ -2,7 +2,7 @@
 
 The work is done by the library (recon.reconcile, recon.report, recon.daily, recon.demo);
 these functions parse arguments, call it, print a summary and return the exit code
-(DESIGN.md: 0 ok, 1 breaks above the threshold, 2 usage/input, 3 upstream API).
+(README, Contracts: 0 ok, 1 breaks above the threshold, 2 usage/input, 3 upstream API).
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ import pyarrow.parquet as pq
 
 from recon import catalog
 from recon.config import DataDir, new_run_id
-from recon.errors import ReconciliationError, SnapshotError, UsageError
+from recon.errors import RunChecksFailed, SnapshotError, UsageError
 from recon.reconcile import runner
 from recon.reconcile.decisions import load_decisions, load_history
 from recon.reconcile.manual import load_manual_matches
@@ -140,17 +140,6 @@ class RunResult:
     @property
     def awaiting_path(self) -> Path:
         return self.path / "awaiting.parquet"
-
-
-class RunChecksFailed(ReconciliationError):
-    """The run was published but failed its own checks (e.g. control totals do not balance).
-
-    `result` is the published run, so a report can still show what went wrong.
-    """
-
-    def __init__(self, message: str, result: RunResult):
-        super().__init__(message)
-        self.result = result
 
 
 def load_run(path: str | os.PathLike[str]) -> RunResult:

@@ -25,7 +25,7 @@ from recon.config import DEFAULT_BUSINESS_TZ
 
 KINDS = ("pix_in", "pix_out", "pix_refund_in", "pix_refund_out", "fee", "other")
 FORMATS = ("pix-json", "ofx", "cnab240", "csv")
-# Which format's value wins when one line is read from several (catalog view, DESIGN.md).
+# Which format's value wins when one line is read from several (catalog view, README's Contracts).
 FORMAT_RANK = {"pix-json": 1, "cnab240": 2, "ofx": 3, "csv": 4}
 
 E2E_RE = re.compile(r"(?<![A-Za-z0-9])([ED][0-9]{20}[A-Za-z0-9]{11})(?![A-Za-z0-9])")

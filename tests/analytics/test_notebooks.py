@@ -109,7 +109,7 @@ def test_a_failing_notebook_fails_the_run(
         "--notebooks",
         str(source),
     ]
-    assert runner.main(argv) == 1
+    assert runner.main(argv) == 2  # an error, never the breaks code
     err = capsys.readouterr().err
     assert re.search(r"09_broken\.ipynb: cell \d+ failed: ValueError: broken on purpose", err)
 

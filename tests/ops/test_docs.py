@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 COMMANDS_DOC = ROOT / "docs" / "commands.md"
 COMMON = {"--help", "--data", "--verbose"}
 
-# DESIGN.md's command table: the contract, whether or not its module is registered yet.
+# The README's command table: the contract, whether or not its module is registered yet.
 DESIGN_COMMANDS = (
     "sandbox serve",
     "extract",
@@ -79,3 +79,22 @@ def test_design_commands_exist_in_the_cli() -> None:
     # also a check of the check: the walk finds nested commands such as `sandbox serve`
     assert set(DESIGN_COMMANDS) <= set(cli_commands())
     assert {"reconcile", "resolve", "report", "daily", "demo"} <= set(cli_commands())
+
+
+def test_the_repository_stands_alone() -> None:
+    """No file cites the first brief or a folder outside the repository: the README's
+    Contracts section is the contract, `recon/api/openapi.json` describes the API."""
+    root = Path(__file__).resolve().parents[2]
+    needles = ("DESIGN" + ".md", "../" + "shared")
+    skip = {".git", ".venv", "build", "data", "node_modules", ".mypy_cache", ".ruff_cache"}
+    offenders = []
+    for path in root.rglob("*"):
+        parts = set(path.relative_to(root).parts)
+        if parts & skip or not path.is_file() or path.suffix in {".parquet", ".png", ".pyc"}:
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        offenders += [f"{path.relative_to(root)}: {n}" for n in needles if n in text]
+    assert offenders == []

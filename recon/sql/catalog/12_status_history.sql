@@ -1,4 +1,4 @@
--- The lifecycle order of each intent type (DESIGN.md "Lifecycles"): one row per
+-- The lifecycle order of each intent type (the README's lifecycles): one row per
 -- intent_type × status with its rank along the happy path, or kind = 'exit' for the
 -- terminal exits. These are the defaults of recon.schemas (ONRAMP_LIFECYCLE,
 -- OFFRAMP_LIFECYCLE, TERMINAL_EXITS); recon.analytics.connect() replaces this view with

@@ -277,6 +277,28 @@ def settings_kw(
     return {"settings": ReconcileSettings.load(data, str(config))}
 
 
+def _notify(
+    dd: DataDir,
+    config: str | os.PathLike[str] | None,
+    run_dir: Path,
+    report: Path,
+    exit_code: int,
+    day: date,
+) -> None:
+    """Send the run's notifications; whatever happens, the daily job's result stands."""
+    try:
+        from recon.review.notify import notify_run
+
+        outcome = notify_run(
+            run_dir, load_config(config, dd), exit_code=exit_code, report=report,
+            date=day.isoformat(),
+        )  # fmt: skip
+        if outcome.sent:
+            log.info("notified by %s", ", ".join(outcome.sent))
+    except Exception as exc:  # never fail the reconciliation for a notification
+        log.warning("notify: %s", exc)
+
+
 def run_daily(
     data: str | os.PathLike[str] | DataDir | None = None,
     *,
@@ -409,6 +431,8 @@ def _run_locked(
             "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
         },
     )
+    # 5. tell people (webhook / e-mail, [notify] in recon.toml); a failure is only logged
+    _notify(dd, config, run_dir, report, verdict.exit_code, day)
     return DailyResult(
         date=day,
         run_id=result.run_id,

@@ -1,0 +1,206 @@
+"""How fast the review app's queue answers with many open breaks.
+
+    .venv/bin/python bench/review.py [--breaks 100000] [--requests 200] [--workdir DIR]
+
+Builds a data directory whose latest run holds N open breaks (every category, realistic
+reasons and amounts), written through recon's own storage code (`atomic_dir`, the
+EXCEPTIONS_SCHEMA Parquet writer and `write_json`), with a snapshot of the intents behind
+them and review state in the audit log (assignments, comments); starts `recon review` in a
+child process on loopback and times the queue over a mix of filters, searches, sorts and
+pages, one request at a time over a kept-alive connection. Ends with one line: p95 against
+the 300 ms target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from recon.config import DataDir
+from recon.reconcile import audit
+from recon.schemas import CATEGORIES, EXCEPTIONS_SCHEMA, INTENTS_SCHEMA
+from recon.storage import atomic_dir, write_json
+
+TARGET_MS = 300.0
+RUN_ID = "20261120T090000000000Z-beef"
+NAMES = ["MARIA SILVA", "JOAO PEREIRA", "ANA SOUZA", "CARLOS LIMA", "BEATRIZ COSTA"]
+
+
+def build(data: DataDir, n: int, seed: int = 1) -> list[str]:
+    """Write a snapshot of N intents and a run with one open break per intent; the ids."""
+    rng = np.random.default_rng(seed)
+    categories = list(CATEGORIES)
+    cat = rng.integers(0, len(categories), n)
+    ids = [f"{i:08x}-0000-4000-8000-{i:012x}" for i in range(n)]
+    e2e = [f"E18236120202611{i % 28 + 1:02d}1300{i:011d}" for i in range(n)]
+    expected = rng.integers(1_000, 5_000_000, n)
+    actual = expected + rng.integers(-5_000, 5_000, n)
+    ages = rng.integers(0, 40, n)
+    t0 = datetime(2026, 11, 1, 12, tzinfo=UTC)
+    created = [t0 + timedelta(minutes=int(m)) for m in rng.integers(0, 19 * 1440, n)]
+
+    intents = {f.name: [None] * n for f in INTENTS_SCHEMA}
+    intents.update(
+        id=ids,
+        instance_id=["inst"] * n,
+        party_id=[f"party-{i % 5000}" for i in range(n)],
+        intent_type=["onramp"] * n,
+        flow_version=[2] * n,
+        status=["completed"] * n,
+        created_at=created,
+        updated_at=created,
+        expires_at=[c + timedelta(minutes=30) for c in created],
+        amount_cents=expected.tolist(),
+        party_display_name=[NAMES[i % len(NAMES)] + f" {i % 997}" for i in range(n)],
+        raw=["{}"] * n,
+    )
+    snapshot_at = datetime(2026, 11, 20, 9, tzinfo=UTC)
+    intents.update(snapshot_at=[snapshot_at] * n, run_id=[RUN_ID] * n)
+    table = pa.Table.from_pydict(intents, schema=INTENTS_SCHEMA)
+    # a committed snapshot folder (no manifest: counts as full and consistent)
+    folder = data.snapshots / "snapshot_date=2026-11-20" / f"run_id={RUN_ID}"
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_dir(folder) as tmp:
+        pq.write_table(table, tmp / "part-00000.parquet")
+
+    rows = {
+        "break_id": [f"{i:020x}" for i in range(n)],
+        "run_id": [RUN_ID] * n,
+        "category": [categories[c] for c in cat],
+        "priority": [CATEGORIES[categories[c]].priority for c in cat],
+        "intent_id": ids,
+        "line_id": [None] * n,
+        "end_to_end_id": e2e,
+        "expected_cents": expected.tolist(),
+        "actual_cents": actual.tolist(),
+        "delta_cents": (actual - expected).tolist(),
+        "reason": [
+            f"Onramp {ids[i]} is completed for R$ {expected[i] / 100:,.2f} but the credit "
+            f"{e2e[i]} carried a different amount; check the bank statement and contact the "
+            "payer."
+            for i in range(n)
+        ],
+        "first_seen_run": [RUN_ID] * n,
+        "age_days": ages.tolist(),
+        "state": ["persisting" if a else "new" for a in ages],
+    }
+    data.runs.mkdir(parents=True, exist_ok=True)
+    with atomic_dir(data.runs / RUN_ID) as tmp:
+        pq.write_table(
+            pa.Table.from_pydict(rows, schema=EXCEPTIONS_SCHEMA), tmp / "exceptions.parquet"
+        )
+        pq.write_table(pa.table({"line_id": pa.array([], pa.string()),
+                                 "intent_id": pa.array([], pa.string()),
+                                 "rule": pa.array([], pa.string())}), tmp / "candidates.parquet")  # fmt: skip
+        write_json(tmp / "summary.json", {"run_id": RUN_ID, "breaks": n})
+    with audit.locked(data) as log:
+        for i in range(0, n, max(1, n // 2000)):
+            log.append(by="ana", action="assign", break_id=rows["break_id"][i],
+                       after={"assignee": NAMES[i % 3].split()[0].lower()})  # fmt: skip
+            if i % 3 == 0:
+                log.append(by="bia", action="comment", break_id=rows["break_id"][i],
+                           note="asked the bank")  # fmt: skip
+    return ids
+
+
+def queries(ids: list[str]) -> list[dict[str, str]]:
+    return [
+        {},
+        {"page": "37"},
+        {"priority": "P1"},
+        {"category": "onramp_underpaid", "sort": "-amount"},
+        {"state": "new", "sort": "age"},
+        {"min_age": "7", "max_age": "30"},
+        {"assignee": "maria"},
+        {"assignee": "-", "priority": "P2"},
+        {"q": ids[4242][:13]},
+        {"q": "maria silva 12"},
+        {"q": "1.234,56"},
+        {"q": "E1823612020261115"},
+        {"sort": "first_seen", "per_page": "100"},
+        {"status": "all", "sort": "category", "page": "500"},
+    ]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--breaks", type=int, default=100_000)
+    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--workdir", default=None)
+    args = parser.parse_args()
+    root = Path(args.workdir or tempfile.mkdtemp(prefix="recon-review-bench-"))
+    data = DataDir(root / "data").ensure()
+    started = time.perf_counter()
+    if (data.runs / RUN_ID).is_dir():  # a --workdir from an earlier run of this bench
+        ids = [f"{i:08x}-0000-4000-8000-{i:012x}" for i in range(args.breaks)]
+        print(f"re-using {data.root}")
+    else:
+        ids = build(data, args.breaks)
+        print(f"built {args.breaks:,} open breaks in {time.perf_counter() - started:.1f} s")
+
+    env = dict(os.environ, RECON_REVIEW_SECRET="bench-secret-0123456789abcdef")
+    child = subprocess.Popen(
+        [sys.executable, "-m", "recon", "review", "--data", str(data.root), "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    try:
+        line = child.stdout.readline() if child.stdout else ""
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        if not found:
+            print(f"review did not start: {line} {child.stderr.read() if child.stderr else ''}")
+            return 2
+        base = f"http://127.0.0.1:{found.group(1)}"
+        with httpx.Client(base_url=base, timeout=60) as client:
+            t = time.perf_counter()
+            first = client.get("/")
+            assert first.status_code == 200, first.text[:300]
+            print(
+                f"first request (loads and indexes the run): {(time.perf_counter() - t) * 1000:.0f} ms"
+            )
+            total = re.search(r'data-testid="total">([\d,]+) break', first.text)
+            print(f"queue lists {total.group(1) if total else '?'} breaks")
+            mix = queries(ids)
+            times: dict[str, list[float]] = {}
+            for i in range(args.requests):
+                params = mix[i % len(mix)]
+                t = time.perf_counter()
+                r = client.get("/", params=params)
+                elapsed = (time.perf_counter() - t) * 1000
+                assert r.status_code == 200, (params, r.status_code)
+                times.setdefault(str(params), []).append(elapsed)
+            t = time.perf_counter()
+            page = client.get(f"/breaks/{4242:020x}")
+            break_ms = (time.perf_counter() - t) * 1000
+            assert page.status_code == 200
+    finally:
+        child.terminate()
+        child.wait(10)
+    every = sorted(x for v in times.values() for x in v)
+    p50 = statistics.median(every)
+    p95 = every[min(len(every) - 1, round(0.95 * len(every)) - 1)]
+    for key, values in times.items():
+        print(f"  {statistics.median(values):7.1f} ms median  {max(values):7.1f} max  {key}")
+    print(f"break page: {break_ms:.0f} ms")
+    verdict = "PASS" if p95 < TARGET_MS else "FAIL"
+    print(
+        f"review queue, {args.breaks:,} open breaks, {len(every)} requests: p50 {p50:.0f} ms, "
+        f"p95 {p95:.0f} ms, max {every[-1]:.0f} ms (target p95 < {TARGET_MS:.0f} ms): {verdict}"
+    )
+    return 0 if verdict == "PASS" else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,597 @@
+"""The review web app: the queue of open breaks, a break's evidence, and the actions on it.
+
+Starlette, server-rendered HTML (Jinja2), every asset shipped in this package. Routes:
+
+    GET  /                         the queue (filters, search, sort and pages as query parameters;
+                                   JSON with `Accept: application/json` or `format=json`)
+    GET  /breaks/<break_id>        a break: evidence side by side, reason, history, actions
+    POST /breaks/<break_id>/<action>   assign | comment | resolve | reopen | confirm | approve
+    GET  /login, POST /login, POST /logout
+    GET  /static/...               CSS and the few lines of JavaScript
+
+Every POST needs the session's CSRF token (403 and nothing changed without it); bad input
+re-renders the page with status 400 and a message, and changes nothing. Every change is
+written through recon.reconcile (decisions, manual matches) and appended to the audit log.
+"""
+
+from __future__ import annotations
+
+import getpass
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlencode
+from zoneinfo import ZoneInfo
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from recon.config import DataDir, load_config
+from recon.errors import ConfigError, UsageError
+from recon.money import format_brl
+from recon.reconcile import ReconcileSettings, audit, decisions, manual
+from recon.review import auth
+from recon.review.store import (
+    COVERAGE,
+    SORTS,
+    STATUSES,
+    BreakView,
+    FilterError,
+    Filters,
+    Page,
+    Store,
+)
+from recon.schemas import CATEGORIES
+
+log = logging.getLogger(__name__)
+
+__all__ = ["ReviewSettings", "create_app"]
+
+COOKIE = "recon_review"
+MAX_FORM_BYTES = 64 * 1024
+MAX_NOTE = 2000
+_BREAK_ID = re.compile(r"^[0-9a-f]{8,64}$")
+DONE = {
+    "assigned": "Assignment saved.",
+    "commented": "Comment added.",
+    "resolved": "Resolved: the next run lists the break as decided.",
+    "reopened": "Reopened: the next run lists the break as open again.",
+    "confirmed": "Candidate confirmed: the next run matches it (rule manual).",
+    "requested": "Resolution requested: a different approver must approve it (P1, four-eyes).",
+    "approved": "Approved and resolved.",
+}
+
+
+@dataclass(frozen=True)
+class ReviewSettings:
+    """`[review]` of recon.toml, and the users it points to."""
+
+    users: dict[str, auth.User]
+    users_file: Path
+    four_eyes_p1: bool = False
+    base_url: str = ""
+    business_tz: str = "America/Sao_Paulo"  # [reconcile] business_tz: times are shown in it
+
+    @property
+    def auth(self) -> bool:
+        return bool(self.users)
+
+    @classmethod
+    def load(
+        cls,
+        data: DataDir,
+        *,
+        users_file: str | None = None,
+        config: str | None = None,
+        four_eyes_p1: bool | None = None,
+    ) -> ReviewSettings:
+        section = load_config(config, data).get("review", {})
+        if not isinstance(section, dict):
+            raise ConfigError("recon.toml: [review] must be a table")
+        known = {"users_file", "four_eyes_p1", "base_url"}
+        unknown = sorted(set(section) - known)
+        if unknown:
+            raise ConfigError(f"recon.toml [review]: unknown setting(s) {', '.join(unknown)}")
+        four = section.get("four_eyes_p1", False) if four_eyes_p1 is None else four_eyes_p1
+        if not isinstance(four, bool):
+            raise ConfigError("recon.toml [review] four_eyes_p1 must be true or false")
+        path = auth.users_path(data, users_file or section.get("users_file"))
+        tz = ReconcileSettings.load(data, config).business_tz
+        return cls(auth.load_users(path), path, four, str(section.get("base_url", "")), tz)
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who is acting: a signed-in user, or the OS user when the app runs without sign-in."""
+
+    name: str
+    role: str
+    signed_in: bool
+
+    def can(self, need: str) -> bool:
+        return auth.ROLES.index(self.role) >= auth.ROLES.index(need)
+
+
+def _os_user() -> str:
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return "local"
+
+
+# ---------------------------------------------------------------------------- formatting
+
+
+def _brl(cents: Any) -> str:
+    if cents is None:
+        return "—"
+    value = int(cents)
+    return ("−" if value < 0 else "") + format_brl(abs(value))
+
+
+def _when(value: Any, tz: ZoneInfo) -> str:
+    """A time in the business time zone, as the break reasons write it."""
+    if value is None or value == "":
+        return "—"
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return value
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        local = value.astimezone(tz)
+        return local.strftime("%Y-%m-%d %H:%M ") + f"({local.strftime('%z')[:3]})"
+    return str(value)
+
+
+def _short(value: Any, keep: int = 10) -> str:
+    text = "" if value is None else str(value)
+    return text if len(text) <= keep + 1 else text[:keep] + "…"
+
+
+def _environment(tz: ZoneInfo) -> Environment:
+    env = Environment(
+        loader=PackageLoader("recon.review", "templates"),
+        autoescape=select_autoescape(["html"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(brl=_brl, when=lambda v: _when(v, tz), short=_short)
+    return env
+
+
+# ---------------------------------------------------------------------------- the app
+
+
+class ReviewApp:
+    """Request handlers over one data directory."""
+
+    def __init__(self, data: DataDir, settings: ReviewSettings):
+        self.data = data
+        self.settings = settings
+        self.store = Store(data)
+        self.sessions = auth.Sessions(auth.load_secret(data))
+        self.env = _environment(ZoneInfo(settings.business_tz))
+        self.local_user = _os_user()
+
+    # ------------------------------------------------------------------ sessions
+
+    def _session(self, request: Request) -> tuple[dict[str, Any], bool]:
+        """(session, is_new): the cookie's session, or a fresh anonymous one."""
+        session = self.sessions.load(request.cookies.get(COOKIE))
+        if session is None:
+            return self.sessions.new(None), True
+        return session, False
+
+    def _actor(self, session: dict[str, Any]) -> Actor | None:
+        if not self.settings.auth:
+            return Actor(self.local_user, "approver", False)
+        user = self.settings.users.get(str(session.get("user") or ""))
+        return Actor(user.name, user.role, True) if user else None
+
+    def _set_cookie(self, response: Response, session: dict[str, Any]) -> None:
+        response.set_cookie(
+            COOKIE,
+            self.sessions.dump(session),
+            max_age=auth.SESSION_SECONDS,
+            httponly=True,
+            samesite="strict",
+            path="/",
+        )
+
+    def _render(
+        self,
+        template: str,
+        session: dict[str, Any],
+        new: bool,
+        status: int = 200,
+        **context: Any,
+    ) -> HTMLResponse:
+        actor = context.pop("actor", None) or self._actor(session)
+        html = self.env.get_template(template).render(
+            actor=actor,
+            auth=self.settings.auth,
+            csrf=self.sessions.csrf_token(session),
+            **context,
+        )
+        response = HTMLResponse(html, status_code=status)
+        response.headers["Content-Security-Policy"] = (
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+            "form-action 'self'; frame-ancestors 'none'"
+        )
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "same-origin"
+        if new:
+            self._set_cookie(response, session)
+        return response
+
+    def _login_redirect(self, request: Request) -> RedirectResponse:
+        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        return RedirectResponse("/login?" + urlencode({"next": target}), status_code=303)
+
+    async def _form(self, request: Request) -> dict[str, str] | None:
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_FORM_BYTES:
+                return None
+        try:
+            parsed = parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=50)
+        except (UnicodeDecodeError, ValueError):
+            return None
+        return {k: v[-1] for k, v in parsed.items()}
+
+    def _forbidden(self, message: str) -> HTMLResponse:
+        return HTMLResponse(
+            f"<!doctype html><title>Forbidden</title><p>{message}</p>",
+            status_code=403,
+        )
+
+    # ------------------------------------------------------------------ pages
+
+    async def queue(self, request: Request) -> Response:
+        session, new = self._session(request)
+        actor = self._actor(session)
+        if actor is None:
+            return self._login_redirect(request)
+        try:
+            filters = Filters.parse(request.query_params)
+        except FilterError as exc:
+            if _wants_json(request):
+                return JSONResponse({"error": str(exc)}, status_code=400)
+            filters = Filters()
+            page = self.store.queue(filters)
+            return self._render(
+                "queue.html", session, new, 400, page=page, error=str(exc), **self._choices()
+            )
+        page = self.store.queue(filters)
+        if _wants_json(request):
+            return JSONResponse(_page_json(page))
+        return self._render("queue.html", session, new, page=page, error="", **self._choices())
+
+    def _choices(self) -> dict[str, Any]:
+        people = sorted(set(self.settings.users) | set(self.store.assignees()))
+        return {
+            "categories": list(CATEGORIES),
+            "statuses": STATUSES,
+            "coverages": COVERAGE,
+            "sorts": list(SORTS),
+            "people": people,
+            "urlencode": urlencode,
+        }
+
+    async def break_page(self, request: Request) -> Response:
+        session, new = self._session(request)
+        actor = self._actor(session)
+        if actor is None:
+            return self._login_redirect(request)
+        break_id = request.path_params["break_id"]
+        view = self.store.find(break_id) if _BREAK_ID.match(break_id) else None
+        if view is None:
+            return self._render("missing.html", session, new, 404, break_id=break_id, actor=actor)
+        done = DONE.get(request.query_params.get("done", ""), "")
+        return self._page(session, new, view, actor, done=done)
+
+    def _page(
+        self,
+        session: dict[str, Any],
+        new: bool,
+        view: BreakView,
+        actor: Actor,
+        *,
+        status: int = 200,
+        error: str = "",
+        done: str = "",
+        form: dict[str, str] | None = None,
+    ) -> HTMLResponse:
+        return self._render(
+            "break.html",
+            session,
+            new,
+            status,
+            actor=actor,
+            view=view,
+            b=view.row,
+            error=error,
+            done=done,
+            form=form or {},
+            four_eyes=self.settings.four_eyes_p1 and view.row.get("priority") == "P1",
+            people=sorted(set(self.settings.users) | set(self.store.assignees())),
+        )
+
+    # ------------------------------------------------------------------ sign-in
+
+    async def login_page(self, request: Request) -> Response:
+        session, new = self._session(request)
+        if not self.settings.auth:
+            return RedirectResponse("/", status_code=303)
+        nxt = _safe_next(request.query_params.get("next", "/"))
+        return self._render("login.html", session, new, error="", next=nxt, name="")
+
+    async def login(self, request: Request) -> Response:
+        session, new = self._session(request)
+        form = await self._form(request)
+        if form is None or not self.sessions.csrf_ok(
+            None if new else session, form.get("csrf_token")
+        ):
+            return self._forbidden(
+                "The form's security token is missing or wrong; nothing was changed. Reload the page and try again."
+            )
+        if not self.settings.auth:
+            return RedirectResponse("/", status_code=303)
+        name, password = form.get("name", "").strip(), form.get("password", "")
+        nxt = _safe_next(form.get("next", "/"))
+        user = self.settings.users.get(name)
+        if user is None or not auth.verify_password(user, password):
+            if user is None:  # spend the same time as a real check
+                auth.verify_password(auth.User("x", "viewer", _DUMMY_HASH), password)
+            return self._render(
+                "login.html", session, new, 400, error="Wrong user name or password.",
+                next=nxt, name=name, actor=None,
+            )  # fmt: skip
+        fresh = self.sessions.new(user.name)  # a new session id at sign-in
+        response = RedirectResponse(nxt, status_code=303)
+        self._set_cookie(response, fresh)
+        return response
+
+    async def logout(self, request: Request) -> Response:
+        session, new = self._session(request)
+        form = await self._form(request)
+        if form is None or new or not self.sessions.csrf_ok(session, form.get("csrf_token")):
+            return self._forbidden(
+                "The form's security token is missing or wrong; nothing was changed."
+            )
+        response = RedirectResponse("/login" if self.settings.auth else "/", status_code=303)
+        response.delete_cookie(COOKIE, path="/")
+        return response
+
+    # ------------------------------------------------------------------ actions
+
+    async def action(self, request: Request) -> Response:
+        session, new = self._session(request)
+        form = await self._form(request)
+        # the token first: a POST without it changes nothing, whoever sends it
+        if form is None or new or not self.sessions.csrf_ok(session, form.get("csrf_token")):
+            return self._forbidden(
+                "The form's security token is missing or wrong; nothing was changed. "
+                "Reload the page and try again."
+            )
+        actor = self._actor(session)
+        if actor is None:
+            return self._login_redirect(request)
+        break_id = request.path_params["break_id"]
+        name = request.path_params["action"]
+        view = self.store.find(break_id) if _BREAK_ID.match(break_id) else None
+        if view is None:
+            return self._render("missing.html", session, new, 404, break_id=break_id, actor=actor)
+        handler = _ACTIONS.get(name)
+        if handler is None:
+            return self._page(
+                session, new, view, actor, status=404, error=f"unknown action {name!r}"
+            )
+        need = "approver" if name == "approve" else "reviewer"
+        if not actor.can(need):
+            return self._page(
+                session, new, view, actor, status=403, form=form,
+                error=f"Your role ({actor.role}) cannot {name}; a {need} can.",
+            )  # fmt: skip
+        try:
+            done = handler(self, view, actor, form)
+        except UsageError as exc:
+            return self._page(session, new, view, actor, status=400, error=str(exc), form=form)
+        return RedirectResponse(f"/breaks/{break_id}?done={done}", status_code=303)
+
+    # each returns the DONE key, or raises UsageError (nothing written)
+
+    def _assign(self, view: BreakView, actor: Actor, form: dict[str, str]) -> str:
+        who = form.get("assignee", "").strip()
+        if who and not re.fullmatch(r"[A-Za-z0-9._@-]{1,64}", who):
+            raise UsageError(f"assignee {who!r} is not a user name")
+        if who and self.settings.auth and who not in self.settings.users:
+            raise UsageError(f"{who!r} is not a user of this review app")
+        if who == view.assignee:
+            raise UsageError(
+                f"the break is already {'assigned to ' + who if who else 'unassigned'}"
+            )
+        with audit.locked(self.data) as log_:
+            log_.append(
+                by=actor.name, action="assign", break_id=_bid(view),
+                before={"assignee": view.assignee or None}, after={"assignee": who or None},
+                note=_note(form, required=False),
+            )  # fmt: skip
+        return "assigned"
+
+    def _comment(self, view: BreakView, actor: Actor, form: dict[str, str]) -> str:
+        note = _note(form)
+        with audit.locked(self.data) as log_:
+            log_.append(by=actor.name, action="comment", break_id=_bid(view), note=note)
+        return "commented"
+
+    def _resolve(self, view: BreakView, actor: Actor, form: dict[str, str]) -> str:
+        note = _note(form)
+        if view.decided is not None:
+            raise UsageError("the break is already resolved; reopen it first, or add a comment")
+        if not view.in_latest_run:
+            raise UsageError("the break is not open in the latest run")
+        if view.row.get("priority") == "P1":
+            if self.settings.four_eyes_p1:
+                if view.pending is not None:
+                    raise UsageError(
+                        f"a resolution by {view.pending.get('by')} already waits for approval"
+                    )
+                with audit.locked(self.data) as log_:
+                    log_.append(
+                        by=actor.name, action="request_approval", break_id=_bid(view),
+                        before={"decision": "open"}, after={"decision": "awaiting approval"},
+                        note=note,
+                    )  # fmt: skip
+                return "requested"
+            if not actor.can("approver"):
+                raise UsageError("resolving a P1 break needs the approver role")
+        decisions.resolve(_bid(view), note, data=self.data, decided_by=actor.name)
+        return "resolved"
+
+    def _approve(self, view: BreakView, actor: Actor, form: dict[str, str]) -> str:
+        pending = view.pending
+        if pending is None:
+            raise UsageError("no resolution of this break waits for approval")
+        if pending.get("by") == actor.name:
+            raise UsageError("a different approver must approve (four-eyes): you asked for it")
+        requested_note = str(pending.get("note", ""))
+        extra = _note(form, required=False)
+        with audit.locked(self.data) as log_:
+            log_.append(
+                by=actor.name, action="approve", break_id=_bid(view),
+                before={"decision": "awaiting approval", "requested_by": pending.get("by")},
+                after={"decision": "resolved"}, note=extra,
+            )  # fmt: skip
+        note = f"{requested_note} (requested by {pending.get('by')}, approved by {actor.name})"
+        if extra:
+            note += f"; {extra}"
+        decisions.resolve(_bid(view), note, data=self.data, decided_by=actor.name)
+        return "approved"
+
+    def _reopen(self, view: BreakView, actor: Actor, form: dict[str, str]) -> str:
+        note = _note(form)
+        if view.decided is None:
+            raise UsageError("the break is not resolved: nothing to reopen")
+        decisions.reopen(_bid(view), note, data=self.data, decided_by=actor.name)
+        return "reopened"
+
+    def _confirm(self, view: BreakView, actor: Actor, form: dict[str, str]) -> str:
+        if view.row.get("category") != "ambiguous_match":
+            raise UsageError("only an ambiguous match has candidates to confirm")
+        if not view.in_latest_run:
+            raise UsageError("the break is not open in the latest run")
+        intent_id = form.get("intent_id", "").strip()
+        if not intent_id:
+            raise UsageError("choose one of the candidates")
+        if intent_id not in self.store.candidate_ids(view):
+            raise UsageError(f"{intent_id!r} is not one of this line's candidates")
+        if view.manual_intent == intent_id:
+            raise UsageError("that candidate is already confirmed")
+        manual.confirm_match(
+            self.data, break_id=_bid(view), intent_id=intent_id,
+            line_id=str(view.row.get("line_id")), by=actor.name,
+            note=_note(form, required=False),
+        )  # fmt: skip
+        return "confirmed"
+
+
+_DUMMY_HASH = auth.hash_password("dummy-password-for-timing")
+
+
+def _wants_json(request: Request) -> bool:
+    return request.query_params.get("format") == "json" or request.headers.get(
+        "accept", ""
+    ).startswith("application/json")
+
+
+def _page_json(page: Page) -> dict[str, Any]:
+    """The queue page as JSON: the same rows as the HTML, amounts in cents."""
+    keep = ("break_id", "run_id", "category", "priority", "intent_id", "line_id",
+            "end_to_end_id", "expected_cents", "actual_cents", "delta_cents", "reason",
+            "first_seen_run", "age_days", "state", "coverage", "assignee", "comments",
+            "pending", "manual")  # fmt: skip
+    rows = []
+    for row in page.rows:
+        out = {k: _plain(row.get(k)) for k in keep}
+        out["decided"] = row.get("decided") is not None
+        rows.append(out)
+    return {"run_id": page.run_id, "total": page.total, "page": page.page,
+            "pages": page.pages, "per_page": page.filters.per_page, "breaks": rows}  # fmt: skip
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars as Python ones (JSON)."""
+    return value.item() if hasattr(value, "item") else value
+
+
+def _bid(view: BreakView) -> str:
+    return str(view.row["break_id"])
+
+
+def _note(form: dict[str, str], *, required: bool = True) -> str:
+    note = " ".join(form.get("note", "").split())
+    if required and not note:
+        raise UsageError("write a note saying what was done or why")
+    if len(note) > MAX_NOTE:
+        raise UsageError(f"the note is longer than {MAX_NOTE} characters")
+    return note
+
+
+def _safe_next(target: str) -> str:
+    """Only a local path: never an open redirect to another site."""
+    if not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    return target
+
+
+_ACTIONS: dict[str, Callable[[ReviewApp, BreakView, Actor, dict[str, str]], str]] = {
+    "assign": ReviewApp._assign,
+    "comment": ReviewApp._comment,
+    "resolve": ReviewApp._resolve,
+    "reopen": ReviewApp._reopen,
+    "confirm": ReviewApp._confirm,
+    "approve": ReviewApp._approve,
+}
+
+
+def create_app(
+    data: str | Path | DataDir | None = None,
+    *,
+    settings: ReviewSettings | None = None,
+) -> Starlette:
+    """The review app over a data directory (settings from recon.toml's `[review]`)."""
+    dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
+    app_settings = settings or ReviewSettings.load(dd)
+    review = ReviewApp(dd, app_settings)
+
+    def handler(
+        fn: Callable[[Request], Awaitable[Response]],
+    ) -> Callable[[Request], Awaitable[Response]]:
+        return fn
+
+    static = Path(__file__).parent / "static"
+    routes = [
+        Route("/", handler(review.queue), methods=["GET"]),
+        Route("/breaks/{break_id}", handler(review.break_page), methods=["GET"]),
+        Route("/breaks/{break_id}/{action}", handler(review.action), methods=["POST"]),
+        Route("/login", handler(review.login_page), methods=["GET"]),
+        Route("/login", handler(review.login), methods=["POST"]),
+        Route("/logout", handler(review.logout), methods=["POST"]),
+        Mount("/static", app=StaticFiles(directory=static), name="static"),
+    ]
+    app = Starlette(routes=routes)
+    app.state.review = review
+    return app

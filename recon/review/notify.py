@@ -1,0 +1,261 @@
+"""Notifications after `recon daily`: a Slack-compatible incoming webhook and e-mail (SMTP).
+
+What is said: open breaks by priority (and how many are new), each P1 break with its reason,
+the statements' coverage when the run reports it, and a link to the review app or the report.
+Configured in recon.toml; secrets only from the environment:
+
+    [notify]
+    when = "always"                           # or "breaks": only when the run crosses the thresholds
+    link = "https://recon.example/review"     # default: [review] base_url, else the report's path
+    webhook_url_env = "RECON_NOTIFY_WEBHOOK_URL"   # the env var holding the webhook URL (a secret)
+
+    [notify.email]
+    host = "smtp.example.com"
+    port = 587
+    from = "recon@example.com"
+    to = ["finance@example.com"]
+    username = "recon"                        # optional
+    password_env = "RECON_SMTP_PASSWORD"      # the env var holding the password
+    starttls = true                           # default true; false only for a local relay
+    cafile = "/etc/ssl/internal-ca.pem"       # optional: trust an internal CA too
+    timeout_s = 10
+
+The webhook is used when its environment variable is set; e-mail when `[notify.email]` names
+a host and recipients. A failure to notify is logged (never with the secret) and returned in
+the outcome; it never raises, so it never fails the reconciliation.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import smtplib
+import ssl
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pyarrow.parquet as pq
+
+from recon.errors import ConfigError, redact
+from recon.money import format_brl
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Message", "NotifySettings", "build_message", "notify_run"]
+
+DEFAULT_WEBHOOK_ENV = "RECON_NOTIFY_WEBHOOK_URL"
+MAX_P1_LISTED = 20
+
+
+@dataclass(frozen=True)
+class EmailSettings:
+    host: str
+    port: int
+    sender: str
+    to: tuple[str, ...]
+    username: str = ""
+    password_env: str = "RECON_SMTP_PASSWORD"
+    starttls: bool = True
+    cafile: str = ""
+    timeout_s: float = 10.0
+
+
+@dataclass(frozen=True)
+class NotifySettings:
+    """`[notify]` of recon.toml, checked."""
+
+    when: str = "always"
+    link: str = ""
+    webhook_url_env: str = DEFAULT_WEBHOOK_ENV
+    email: EmailSettings | None = None
+    timeout_s: float = 10.0
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> NotifySettings:
+        section = config.get("notify", {})
+        if not isinstance(section, Mapping):
+            raise ConfigError("recon.toml: [notify] must be a table")
+        unknown = sorted(set(section) - {"when", "link", "webhook_url_env", "email", "timeout_s"})
+        if unknown:
+            raise ConfigError(f"recon.toml [notify]: unknown setting(s) {', '.join(unknown)}")
+        when = section.get("when", "always")
+        if when not in ("always", "breaks"):
+            raise ConfigError('recon.toml [notify] when must be "always" or "breaks"')
+        link = section.get("link") or config.get("review", {}).get("base_url", "") or ""
+        email = None
+        mail = section.get("email")
+        if mail is not None:
+            if not isinstance(mail, Mapping):
+                raise ConfigError("recon.toml: [notify.email] must be a table")
+            to = mail.get("to", [])
+            if isinstance(to, str):
+                to = [to]
+            if not mail.get("host") or not to or not mail.get("from"):
+                raise ConfigError("recon.toml [notify.email] needs host, from and to")
+            port = mail.get("port", 587)
+            if not isinstance(port, int) or not 0 < port < 65536:
+                raise ConfigError("recon.toml [notify.email] port must be a port number")
+            email = EmailSettings(
+                host=str(mail["host"]),
+                port=port,
+                sender=str(mail["from"]),
+                to=tuple(str(t) for t in to),
+                username=str(mail.get("username", "")),
+                password_env=str(mail.get("password_env", "RECON_SMTP_PASSWORD")),
+                starttls=bool(mail.get("starttls", True)),
+                cafile=str(mail.get("cafile", "")),
+                timeout_s=float(mail.get("timeout_s", 10)),
+            )
+        return cls(
+            when=when,
+            link=str(link),
+            webhook_url_env=str(section.get("webhook_url_env", DEFAULT_WEBHOOK_ENV)),
+            email=email,
+            timeout_s=float(section.get("timeout_s", 10)),
+        )
+
+
+@dataclass(frozen=True)
+class Message:
+    """What a notification says: a subject, plain text, and the webhook's JSON body."""
+
+    subject: str
+    text: str
+    payload: dict[str, Any]
+
+
+@dataclass
+class Outcome:
+    """What was sent and what failed (a failure never raises)."""
+
+    sent: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    skipped: str = ""
+
+
+def build_message(run_dir: Path, *, link: str, exit_code: int, date: str = "") -> Message:
+    """The message for a run: counts by priority, the P1 breaks and reasons, coverage, link."""
+    summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    by_priority = summary.get("counts_by_priority", {})
+    total = int(summary.get("breaks", 0))
+    p1 = (
+        pq.read_table(
+            run_dir / "exceptions.parquet",
+            columns=["break_id", "category", "reason", "expected_cents", "actual_cents"],
+            filters=[("priority", "=", "P1")],
+        ).to_pylist()
+        if (run_dir / "exceptions.parquet").is_file()
+        else []
+    )
+    when = f" for {date}" if date else ""
+    verdict = "needs attention" if exit_code == 1 else "ok"
+    subject = f"recon{when}: {total} open break(s), {by_priority.get('P1', 0)} P1 — {verdict}"
+    lines = [
+        f"Reconciliation run {summary.get('run_id')}{when} (as of {summary.get('as_of')}): "
+        f"{total} open break(s), {summary.get('new_breaks', 0)} new.",
+        "By priority: " + ", ".join(f"{p} {by_priority.get(p, 0)}" for p in ("P1", "P2", "P3")),
+    ]
+    if not summary.get("checks_passed", True):
+        failed = [k for k, v in summary.get("checks", {}).items() if v]
+        lines.append("Checks FAILED: " + ", ".join(failed))
+    coverage = summary.get("coverage_text")
+    if coverage:
+        lines.append(f"Coverage: {coverage}")
+    if p1:
+        lines.append("")
+        lines.append(f"P1 breaks ({len(p1)}):")
+        for row in p1[:MAX_P1_LISTED]:
+            money = row.get("expected_cents") or row.get("actual_cents")
+            amount = f" ({format_brl(int(money))})" if money else ""
+            lines.append(f"• {row['category']}{amount} [{row['break_id']}]: {row['reason']}")
+        if len(p1) > MAX_P1_LISTED:
+            lines.append(f"… and {len(p1) - MAX_P1_LISTED} more P1 break(s)")
+    if link:
+        lines.append("")
+        lines.append(f"Review: {link}")
+    text = "\n".join(lines)
+    payload = {
+        "text": text,
+        "blocks": [
+            {"type": "header", "text": {"type": "plain_text", "text": subject[:150]}},
+            {"type": "section", "text": {"type": "mrkdwn", "text": text[:2900]}},
+        ],
+    }
+    return Message(subject, text, payload)
+
+
+def notify_run(
+    run_dir: Path,
+    config: Mapping[str, Any],
+    *,
+    exit_code: int,
+    report: Path | None = None,
+    date: str = "",
+    env: Mapping[str, str] | None = None,
+) -> Outcome:
+    """Send the run's notification by every configured channel; never raises."""
+    outcome = Outcome()
+    try:
+        settings = NotifySettings.from_config(config)
+        environ = os.environ if env is None else env
+        if settings.when == "breaks" and exit_code != 1:
+            outcome.skipped = "no break crosses the thresholds"
+            return outcome
+        link = settings.link or (str(report) if report else "")
+        webhook = environ.get(settings.webhook_url_env, "")
+        if not webhook and settings.email is None:
+            outcome.skipped = "no channel configured"
+            return outcome
+        message = build_message(run_dir, link=link, exit_code=exit_code, date=date)
+    except Exception as exc:  # a notification never fails the run
+        log.warning("notify: could not prepare the notification: %s", exc)
+        outcome.failed["prepare"] = str(exc)
+        return outcome
+    if webhook:
+        try:
+            _post_webhook(webhook, message, settings.timeout_s)
+            outcome.sent.append("webhook")
+        except Exception as exc:
+            reason = redact(str(exc), webhook)
+            log.warning("notify: the webhook failed: %s", reason)
+            outcome.failed["webhook"] = reason
+    if settings.email is not None:
+        password = environ.get(settings.email.password_env, "")
+        try:
+            _send_email(settings.email, message, password)
+            outcome.sent.append("email")
+        except Exception as exc:
+            reason = redact(str(exc), password)
+            log.warning("notify: the e-mail failed: %s", reason)
+            outcome.failed["email"] = reason
+    return outcome
+
+
+def _post_webhook(url: str, message: Message, timeout: float) -> None:
+    response = httpx.post(url, json=message.payload, timeout=timeout)
+    if response.status_code >= 300:
+        raise RuntimeError(f"the webhook answered HTTP {response.status_code}")
+
+
+def _send_email(cfg: EmailSettings, message: Message, password: str) -> None:
+    mail = EmailMessage()
+    mail["Subject"] = message.subject
+    mail["From"] = cfg.sender
+    mail["To"] = ", ".join(cfg.to)
+    mail.set_content(message.text)
+    with smtplib.SMTP(cfg.host, cfg.port, timeout=cfg.timeout_s) as smtp:
+        smtp.ehlo()
+        if cfg.starttls:
+            context = ssl.create_default_context()
+            if cfg.cafile:
+                context.load_verify_locations(cafile=cfg.cafile)
+            smtp.starttls(context=context)
+            smtp.ehlo()
+        if cfg.username:
+            smtp.login(cfg.username, password)
+        smtp.send_message(mail)

@@ -1,0 +1,138 @@
+"""A small reconciled world for the review app, and the app served on loopback."""
+
+from __future__ import annotations
+
+import re
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import httpx
+import pyarrow.parquet as pq
+import pytest
+import uvicorn
+from reconcile.world import T0, World, intent, line, uid
+
+from recon.config import DataDir
+from recon.reconcile import ReconcileSettings, reconcile
+from recon.review import auth
+from recon.review.app import ReviewSettings, create_app
+
+AS_OF = T0 + timedelta(hours=6)
+PASSWORDS = {"vera": "viewer-pass-1", "rita": "reviewer-pass-1", "ana": "approver-pass-1",
+             "bia": "approver-pass-2"}  # fmt: skip
+ROLES = {"vera": "viewer", "rita": "reviewer", "ana": "approver", "bia": "approver"}
+
+
+@dataclass
+class ReviewWorld:
+    """The data dir, and the break ids of the planted cases."""
+
+    data: DataDir
+    ambiguous: str  # one credit, two fitting onramps (uid(1), uid(2))
+    missing: str  # P1: onramp uid(3) completed, no credit
+    stranger: str  # P2: a credit nobody explains (MARIA DA SILVA, R$ 1.234,56)
+    credit_line: str  # the ambiguous credit's line_id
+
+    def rerun(self, run_id: str) -> Any:
+        return reconcile(self.data, settings=ReconcileSettings(), run_id=run_id)
+
+
+def build_world(data: DataDir) -> ReviewWorld:
+    world = World(data)
+    world.snapshot(
+        [
+            intent(1, amount=5_000, name="JOAO PEREIRA", doc="***.111.222-**"),
+            intent(2, amount=5_000, name="JOAO PEREIRA", doc="***.111.222-**"),
+            intent(3, amount=8_800, client_reference="ORD-3", name="CARLA DIAS"),
+        ],
+        AS_OF,
+    )
+    credit = line(1, amount=5_000, name="JOAO PEREIRA", doc="***.111.222-**")
+    stranger = line(9, amount=123_456, name="MARIA DA SILVA", doc=None)
+    world.statement([credit, stranger], batch="b")
+    result = reconcile(data, settings=ReconcileSettings(), run_id="20261102T190000000000Z-0001")
+    rows = pq.read_table(result.exceptions_path).to_pylist()
+    by = {r["category"]: r["break_id"] for r in rows}
+    assert set(by) == {"ambiguous_match", "onramp_missing_credit", "unmatched_credit"}, by
+    return ReviewWorld(
+        data, by["ambiguous_match"], by["onramp_missing_credit"], by["unmatched_credit"],
+        credit["line_id"],
+    )  # fmt: skip
+
+
+@pytest.fixture
+def rworld(data_dir: DataDir) -> ReviewWorld:
+    return build_world(data_dir)
+
+
+def add_users(data: DataDir) -> None:
+    path = auth.users_path(data)
+    for name, password in PASSWORDS.items():
+        auth.add_user(path, name, ROLES[name], password)
+
+
+@contextmanager
+def serve(app: Any) -> Iterator[str]:
+    """Serve `app` with uvicorn in a thread on a free loopback port; yield its base URL."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the app did not start"
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+Open = Callable[..., AbstractContextManager[httpx.Client]]
+
+
+@pytest.fixture
+def open_app() -> Iterator[Callable[..., httpx.Client]]:
+    """open_app(data, **settings) -> an httpx client of the app served on loopback."""
+    from contextlib import ExitStack
+
+    with ExitStack() as stack:
+
+        def open_(data: DataDir, *, four_eyes: bool = False) -> httpx.Client:
+            settings = ReviewSettings.load(data, four_eyes_p1=four_eyes)
+            base = stack.enter_context(serve(create_app(data, settings=settings)))
+            return stack.enter_context(httpx.Client(base_url=base, follow_redirects=False))
+
+        yield open_
+
+
+def csrf(client: httpx.Client, path: str = "/") -> str:
+    page = client.get(path)
+    assert page.status_code == 200, page.text[:300]
+    found = re.search(r'name="csrf-token" content="([^"]+)"', page.text)
+    assert found, "no CSRF token on the page"
+    return found.group(1)
+
+
+def sign_in(client: httpx.Client, name: str) -> None:
+    token = csrf(client, "/login")
+    r = client.post("/login", data={"name": name, "password": PASSWORDS[name], "csrf_token": token})
+    assert r.status_code == 303, r.text[:300]
+
+
+def listed(html: str) -> list[str]:
+    return re.findall(r'data-break-id="([0-9a-f]+)"', html)
+
+
+__all__ = ["AS_OF", "ReviewWorld", "add_users", "build_world", "csrf", "listed", "serve",
+           "sign_in", "uid"]  # fmt: skip

@@ -1,0 +1,370 @@
+"""The review app over a hand-built world: the queue, the break page, actions, CSRF, roles."""
+
+from __future__ import annotations
+
+import io
+
+import pyarrow.parquet as pq
+import pytest
+
+from recon.reconcile import audit
+from recon.reconcile.decisions import load_decisions, load_history
+from recon.reconcile.manual import load_manual_matches
+
+from .conftest import ReviewWorld, add_users, csrf, listed, sign_in, uid
+
+
+def _open_ids(rworld: ReviewWorld) -> set[str]:
+    from recon import catalog
+
+    con = catalog.connect(rworld.data)
+    return {r[0] for r in con.execute("SELECT break_id FROM recon_exceptions").fetchall()}
+
+
+def test_the_queue_lists_exactly_the_open_breaks(rworld: ReviewWorld, open_app) -> None:
+    c = open_app(rworld.data)
+    page = c.get("/")
+    assert page.status_code == 200
+    assert set(listed(page.text)) == _open_ids(rworld) and len(listed(page.text)) == 3
+    # most urgent first: the P1 before the P2 before the P3
+    assert listed(page.text) == [rworld.missing, rworld.stranger, rworld.ambiguous]
+    assert "/static/review.css" in page.text and "http" not in page.text.split("<body>")[0]
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        ({"category": "ambiguous_match"}, ["ambiguous"]),
+        ({"priority": "P1"}, ["missing"]),
+        ({"priority": "p2"}, ["stranger"]),
+        ({"state": "new"}, ["missing", "stranger", "ambiguous"]),
+        ({"state": "persisting"}, []),
+        ({"min_age": "1"}, []),
+        ({"max_age": "0"}, ["missing", "stranger", "ambiguous"]),
+        ({"coverage": "covered"}, ["missing", "stranger", "ambiguous"]),
+        ({"coverage": "not_covered"}, []),
+        ({"assignee": "-"}, ["missing", "stranger", "ambiguous"]),
+        ({"q": uid(3)}, ["missing"]),
+        ({"q": uid(3)[:8].upper()}, ["missing"]),
+        ({"q": "maria da"}, ["stranger"]),
+        ({"q": "1.234,56"}, ["stranger"]),
+        ({"q": "1234.56"}, ["stranger"]),
+        ({"q": "R$ 1.234,56"}, ["stranger"]),
+        ({"q": "88,00"}, ["missing"]),
+        ({"q": "E18236120202611021300"}, ["stranger", "ambiguous"]),
+        ({"sort": "-amount"}, ["ambiguous", "missing", "stranger"]),
+        ({"sort": "amount"}, ["stranger", "missing", "ambiguous"]),
+        ({"sort": "category"}, ["ambiguous", "missing", "stranger"]),
+        ({"per_page": "1"}, ["missing"]),
+        ({"per_page": "1", "page": "2"}, ["stranger"]),
+        ({"per_page": "1", "page": "99"}, ["ambiguous"]),  # past the end: the last page
+        ({"status": "resolved"}, []),
+    ],
+)
+def test_filters_search_sort_and_pages(rworld: ReviewWorld, open_app, params, expected) -> None:
+    c = open_app(rworld.data)
+    page = c.get("/", params=params)
+    assert page.status_code == 200, page.text[:400]
+    assert listed(page.text) == [getattr(rworld, name) for name in expected]
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"category": "nope"}, "unknown category"),
+        ({"priority": "P9"}, "priority must be P1, P2 or P3"),
+        ({"min_age": "x"}, "min_age must be a whole number"),
+        ({"min_age": "5", "max_age": "2"}, "above max_age"),
+        ({"per_page": "0"}, "per_page must be between 1 and 100000"),
+        ({"sort": "evil"}, "sort must be one of"),
+        ({"status": "gone"}, "status must be one of"),
+        ({"assignee": "a b"}, "is not a user name"),
+        ({"q": "x" * 201}, "longer than 200"),
+    ],
+)
+def test_a_bad_filter_is_a_clear_400(rworld: ReviewWorld, open_app, params, message) -> None:
+    page = open_app(rworld.data).get("/", params=params)
+    assert page.status_code == 400
+    assert message in page.text.replace("&#39;", "'")
+
+
+def test_the_break_page_shows_evidence_and_candidates(rworld: ReviewWorld, open_app) -> None:
+    c = open_app(rworld.data)
+    page = c.get(f"/breaks/{rworld.ambiguous}")
+    assert page.status_code == 200
+    text = page.text
+    assert uid(1) in text and uid(2) in text  # both candidates, to choose from
+    assert "extrato.csv, line 1 (csv)" in text  # the line with its source file and line
+    assert "R$ 50,00" in text and "JOAO PEREIRA" in text
+    missing = c.get(f"/breaks/{rworld.missing}").text
+    assert "ORD-3" in missing and "completed" in missing  # the intent as the snapshot showed it
+    assert c.get("/breaks/0123456789abcdef").status_code == 404
+    assert c.get("/breaks/not-a-break").status_code == 404
+    assert c.get("/breaks/..%2Fetc").status_code in (404, 405)
+
+
+def _state(rworld: ReviewWorld) -> tuple[str, str, str]:
+    paths = [audit.audit_path(rworld.data), rworld.data.root / "decisions.csv",
+             rworld.data.root / "manual_matches.csv"]  # fmt: skip
+    return tuple(p.read_text() if p.exists() else "" for p in paths)  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize(
+    ("action", "form"),
+    [
+        ("assign", {"assignee": "ana"}),
+        ("comment", {"note": "x"}),
+        ("resolve", {"note": "paid"}),
+        ("confirm", {"intent_id": uid(2)}),
+    ],
+)
+def test_a_post_without_its_csrf_token_changes_nothing(
+    rworld: ReviewWorld, open_app, action, form
+) -> None:
+    c = open_app(rworld.data)
+    real = csrf(c)  # the client has a session
+    before = _state(rworld)
+    target = rworld.ambiguous if action == "confirm" else rworld.stranger
+    r = c.post(f"/breaks/{target}/{action}", data=form)
+    assert r.status_code == 403
+    r = c.post(f"/breaks/{target}/{action}", data={**form, "csrf_token": real[:-2] + "xx"})
+    assert r.status_code == 403
+    # another session's token is not this session's
+    other = open_app(rworld.data)
+    r = other.post(f"/breaks/{target}/{action}", data={**form, "csrf_token": real})
+    assert r.status_code == 403
+    assert _state(rworld) == before
+
+
+def test_actions_are_audited_and_the_next_run_agrees(rworld: ReviewWorld, open_app) -> None:
+    c = open_app(rworld.data)
+    token = csrf(c)
+
+    def post(bid: str, action: str, **form: str) -> str:
+        r = c.post(f"/breaks/{bid}/{action}", data={**form, "csrf_token": token})
+        assert r.status_code == 303, r.text[:500]
+        return r.headers["location"]
+
+    assert post(rworld.stranger, "assign", assignee="ana").endswith("done=assigned")
+    post(rworld.stranger, "comment", note="asked the bank")
+    post(rworld.ambiguous, "confirm", intent_id=uid(2), note="payer confirmed")
+    post(rworld.stranger, "resolve", note="returned to the payer")
+    post(rworld.missing, "resolve", note="customer paid in cash")  # P1, approver, no four-eyes
+    post(rworld.missing, "reopen", note="cash never arrived")
+    page = c.get("/", params={"assignee": "ana", "status": "all"})
+    assert listed(page.text) == [rworld.stranger]
+    assert listed(c.get("/").text) == [rworld.missing, rworld.ambiguous]  # resolved one left
+    assert listed(c.get("/?status=resolved").text) == [rworld.stranger]
+    entries = audit.read_entries(rworld.data)
+    assert [e["action"] for e in entries] == [
+        "assign", "comment", "confirm_match", "resolve", "resolve", "reopen"
+    ]  # fmt: skip
+    assert audit.verify(rworld.data).ok
+    history = c.get(f"/breaks/{rworld.missing}").text
+    assert "customer paid in cash" in history and "cash never arrived" in history
+
+    second = rworld.rerun("20261102T200000000000Z-0002")
+    matches = pq.read_table(second.matches_path).to_pylist()
+    assert [(m["intent_id"], m["line_id"], m["rule"]) for m in matches] == [
+        (uid(2), rworld.credit_line, "manual")
+    ]
+    open_now = {
+        r["break_id"]: r["category"] for r in pq.read_table(second.exceptions_path).to_pylist()
+    }
+    assert rworld.stranger not in open_now  # resolved in the app: decided in the run
+    assert rworld.missing in open_now  # reopened in the app: open in the run
+    assert rworld.ambiguous not in open_now  # the confirmed candidate settled it
+    assert "onramp_missing_credit" in open_now.values()  # uid(1) now has no credit
+    assert [d["break_id"] for d in second.summary.decided_breaks] == [rworld.stranger]
+    assert set(load_decisions(rworld.data)) == {rworld.stranger}
+
+
+@pytest.mark.parametrize(
+    ("bid", "action", "form", "message"),
+    [
+        ("stranger", "resolve", {"note": "   "}, "write a note"),
+        ("stranger", "comment", {"note": ""}, "write a note"),
+        ("stranger", "comment", {"note": "x" * 2001}, "longer than 2000"),
+        ("stranger", "reopen", {"note": "why"}, "not resolved"),
+        ("stranger", "assign", {"assignee": "a;b"}, "is not a user name"),
+        ("stranger", "assign", {"assignee": ""}, "already unassigned"),
+        ("stranger", "confirm", {"intent_id": uid(1)}, "only an ambiguous match"),
+        ("ambiguous", "confirm", {"intent_id": uid(3)}, "is not one of this line"),
+        ("ambiguous", "confirm", {}, "choose one of the candidates"),
+        ("stranger", "approve", {}, "no resolution of this break waits"),
+        ("stranger", "delete", {}, "unknown action"),
+    ],
+)
+def test_bad_input_is_a_clear_message_and_changes_nothing(
+    rworld: ReviewWorld, open_app, bid, action, form, message
+) -> None:
+    c = open_app(rworld.data)
+    token = csrf(c)
+    before = _state(rworld)
+    r = c.post(f"/breaks/{getattr(rworld, bid)}/{action}", data={**form, "csrf_token": token})
+    assert r.status_code in (400, 404)
+    assert message in r.text.replace("&#39;", "'")
+    assert _state(rworld) == before
+
+
+def test_sign_in_roles_and_four_eyes(rworld: ReviewWorld, open_app) -> None:
+    add_users(rworld.data)
+    c = open_app(rworld.data, four_eyes=True)
+    r = c.get("/")
+    assert r.status_code == 303 and r.headers["location"].startswith("/login")
+    token = csrf(c, "/login")
+    bad = c.post("/login", data={"name": "ana", "password": "wrong", "csrf_token": token})
+    assert bad.status_code == 400 and "Wrong user name or password" in bad.text
+    nobody = c.post("/login", data={"name": "zed", "password": "x", "csrf_token": token})
+    assert nobody.status_code == 400
+    assert c.post("/login", data={"name": "ana", "password": "approver-pass-1"}).status_code == 403
+
+    def act(client, bid: str, action: str, **form: str):
+        return client.post(f"/breaks/{bid}/{action}", data={**form, "csrf_token": csrf(client)})
+
+    viewer = open_app(rworld.data, four_eyes=True)
+    sign_in(viewer, "vera")
+    assert set(listed(viewer.get("/").text)) == _open_ids(rworld)
+    before = _state(rworld)
+    r = act(viewer, rworld.stranger, "comment", note="hello")
+    assert r.status_code == 403 and "cannot comment" in r.text
+    assert _state(rworld) == before
+
+    reviewer = open_app(rworld.data, four_eyes=True)
+    sign_in(reviewer, "rita")
+    assert act(reviewer, rworld.stranger, "resolve", note="fine").status_code == 303  # a P2
+    # a P1 with four-eyes: a request, then a different approver
+    assert (
+        act(reviewer, rworld.missing, "resolve", note="paid in cash")
+        .headers["location"]
+        .endswith("done=requested")
+    )
+    assert rworld.missing not in load_decisions(rworld.data)
+    r = act(reviewer, rworld.missing, "approve")
+    assert r.status_code == 403  # a reviewer cannot approve
+
+    ana = open_app(rworld.data, four_eyes=True)
+    sign_in(ana, "ana")
+    assert "awaiting approval" in ana.get("/?status=pending").text
+    assert act(ana, rworld.missing, "approve").headers["location"].endswith("done=approved")
+    decided = load_decisions(rworld.data)[rworld.missing]
+    assert decided.decided_by == "ana" and "requested by rita, approved by ana" in decided.note
+
+    # the one who asked cannot approve their own request
+    assert act(ana, rworld.missing, "reopen", note="again").status_code == 303
+    assert act(ana, rworld.missing, "resolve", note="paid").status_code == 303
+    r = act(ana, rworld.missing, "approve")
+    assert r.status_code == 400 and "a different approver must approve" in r.text
+    bia = open_app(rworld.data, four_eyes=True)
+    sign_in(bia, "bia")
+    assert act(bia, rworld.missing, "approve").status_code == 303
+    assert [h.decided_by for h in load_history(rworld.data)[rworld.missing]] == [
+        "ana",
+        "ana",
+        "bia",
+    ]
+    assert audit.verify(rworld.data).ok
+    # sign out: the session is gone
+    assert bia.post("/logout", data={"csrf_token": csrf(bia)}).status_code == 303
+    assert bia.get("/").status_code == 303
+
+
+def test_a_forged_session_cookie_is_a_new_anonymous_session(rworld: ReviewWorld, open_app) -> None:
+    add_users(rworld.data)
+    c = open_app(rworld.data)
+    sign_in(c, "ana")
+    cookie = c.cookies.get("recon_review")
+    body, sig = cookie.split(".")
+    import base64
+    import json
+
+    payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    payload["user"] = "bia"
+    forged = base64.urlsafe_b64encode(json.dumps(payload).encode()).rstrip(b"=").decode()
+    c.cookies.set("recon_review", f"{forged}.{sig}")
+    assert c.get("/").status_code == 303  # back to sign-in
+
+
+def test_the_session_secret_file_is_private(rworld: ReviewWorld, open_app) -> None:
+    open_app(rworld.data)
+    secret = rworld.data.root / "review" / "secret"
+    assert secret.stat().st_mode & 0o777 == 0o600
+    assert len(secret.read_text().strip()) == 64
+
+
+def test_manual_matches_csv_written_by_the_app(rworld: ReviewWorld, open_app) -> None:
+    c = open_app(rworld.data)
+    token = csrf(c)
+    c.post(f"/breaks/{rworld.ambiguous}/confirm", data={"intent_id": uid(1), "csrf_token": token})
+    [m] = load_manual_matches(rworld.data)
+    assert (m.intent_id, m.line_id, m.break_id) == (uid(1), rworld.credit_line, rworld.ambiguous)
+    page = c.get(f"/breaks/{rworld.ambiguous}").text
+    assert "the next run matches it" in page
+    assert io.StringIO(page)  # rendered
+
+
+def test_the_queue_as_json(rworld: ReviewWorld, open_app) -> None:
+    c = open_app(rworld.data)
+    body = c.get("/", params={"per_page": "2"}, headers={"accept": "application/json"}).json()
+    assert (body["total"], body["pages"], body["per_page"]) == (3, 2, 2)
+    assert [b["break_id"] for b in body["breaks"]] == [rworld.missing, rworld.stranger]
+    assert body["breaks"][1]["actual_cents"] == 123_456
+    assert c.get("/?format=json&priority=P7").status_code == 400
+
+
+def test_a_demo_data_dir_lists_exactly_recon_exceptions(tmp_path, open_app) -> None:
+    """The sandbox's demo world, reconciled: the app lists the same breaks as the view."""
+    from recon import catalog
+    from recon.demo import ensure_demo_data
+
+    data = ensure_demo_data(tmp_path / "demo", seed=3, days=3, intents_per_day=60)
+    con = catalog.connect(data)
+    want = sorted(r[0] for r in con.execute("SELECT break_id FROM recon_exceptions").fetchall())
+    assert want
+    c = open_app(data)
+    seen: list[str] = []
+    page = 1
+    while True:  # page through the queue as a person would, 10 at a time
+        html = c.get("/", params={"per_page": "10", "page": str(page)}).text
+        seen += listed(html)
+        if 'rel="next"' not in html:
+            break
+        page += 1
+    assert sorted(seen) == want and len(seen) == len(set(seen))
+    body = c.get("/?format=json&per_page=100000").json()
+    assert sorted(b["break_id"] for b in body["breaks"]) == want
+    # every break page opens
+    for bid in want[:5]:
+        assert c.get(f"/breaks/{bid}").status_code == 200
+
+
+def test_coverage_filter_tells_covered_from_not_covered(data_dir, open_app) -> None:
+    """A credit booked after the end of the period the statements cover is not covered."""
+    from datetime import timedelta
+
+    from reconcile.world import T0, World, intent, line
+
+    from recon.reconcile import ReconcileSettings, reconcile
+
+    from .conftest import AS_OF
+
+    world = World(data_dir)
+    world.snapshot([intent(3, amount=8_800, client_reference="ORD-3")], AS_OF)
+    world.statement([line(9, amount=123_456, name="MARIA DA SILVA", doc=None)],
+                    covers=(T0 - timedelta(days=30), T0 + timedelta(minutes=5)))  # fmt: skip
+    result = reconcile(data_dir, settings=ReconcileSettings(), run_id="20261102T190000000000Z-0001")
+    rows = {r["category"]: r["break_id"] for r in pq.read_table(result.exceptions_path).to_pylist()}
+    c = open_app(data_dir)
+    assert listed(c.get("/?coverage=not_covered").text) == [rows["unmatched_credit"]]
+    covered = listed(c.get("/?coverage=covered").text)
+    assert rows["unmatched_credit"] not in covered and set(covered) == set(rows.values()) - {
+        rows["unmatched_credit"]
+    }
+
+
+def test_an_empty_data_dir_shows_an_empty_queue(data_dir, open_app) -> None:
+    c = open_app(data_dir)
+    page = c.get("/")
+    assert page.status_code == 200 and "none yet" in page.text and listed(page.text) == []
+    assert c.get("/?format=json").json()["total"] == 0
+    assert c.get("/breaks/0123456789abcdef").status_code == 404

@@ -1,0 +1,134 @@
+"""The review app end to end in a real browser: Debian's Chromium, driven by Playwright.
+
+The browser is the system's `/usr/bin/chromium` (`$RECON_CHROMIUM` to point elsewhere),
+launched headless; no browser is downloaded (`make test` installs Debian's `chromium` when it
+is missing). A missing browser fails this test: it is never skipped.
+
+The test signs in, filters the queue, opens a break, confirms a candidate, resolves a break
+with a note, reopens it, and checks that the audit log and the next run agree. It saves
+screenshots of the queue and a break page at 1400 and 800 px in build/review-screenshots/.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pyarrow.parquet as pq
+from playwright.sync_api import Page, expect, sync_playwright
+
+from recon.reconcile import audit
+from recon.reconcile.decisions import load_decisions, load_history
+from recon.review.app import ReviewSettings, create_app
+
+from .conftest import PASSWORDS, ReviewWorld, add_users, serve, uid
+
+CHROMIUM = os.environ.get("RECON_CHROMIUM", "/usr/bin/chromium")
+ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+SHOTS = Path(__file__).resolve().parents[2] / "build" / "review-screenshots"
+
+
+def _shoot(page: Page, name: str) -> None:
+    for width in (1400, 800):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)
+        # nothing may stick out sideways: the page scrolls down, never right
+        overflow = page.evaluate(
+            "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+        assert overflow <= 0, f"{name} at {width} px is {overflow} px too wide"
+    page.set_viewport_size({"width": 1400, "height": 900})
+
+
+def test_review_in_a_real_browser(rworld: ReviewWorld) -> None:
+    assert shutil.which(CHROMIUM) or Path(CHROMIUM).is_file(), (
+        f"{CHROMIUM} is missing: `make test` installs Debian's chromium "
+        "(apt-get install -y chromium), or set RECON_CHROMIUM"
+    )
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    add_users(rworld.data)
+    app = create_app(rworld.data, settings=ReviewSettings.load(rworld.data))
+    with serve(app) as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.set_default_timeout(15_000)
+
+            # sign in
+            page.goto(base + "/")
+            expect(page).to_have_url(f"{base}/login?next=%2F")
+            page.fill("input[name=name]", "ana")
+            page.fill("input[name=password]", "wrong password")
+            page.click("button[type=submit]")
+            expect(page.locator(".error")).to_contain_text("Wrong user name or password")
+            page.fill("input[name=password]", PASSWORDS["ana"])
+            page.click("button[type=submit]")
+            expect(page.locator("[data-testid=who]")).to_have_text("ana · approver")
+            expect(page.locator("tr[data-break-id]")).to_have_count(3)
+            _shoot(page, "queue")
+
+            # filter: the ambiguous matches, then open the break
+            page.select_option("select[name=category]", "ambiguous_match")
+            page.click("form.filters button[type=submit]")
+            expect(page.locator("tr[data-break-id]")).to_have_count(1)
+            assert "category=ambiguous_match" in page.url
+            page.click(f"tr[data-break-id='{rworld.ambiguous}'] td.reason a")
+            expect(page).to_have_url(f"{base}/breaks/{rworld.ambiguous}")
+            _shoot(page, "break")
+
+            # confirm one candidate
+            page.check(f"input[name=intent_id][value='{uid(2)}']")
+            page.fill("[data-testid=confirm-form] input[name=note]", "payer confirmed by phone")
+            page.click("[data-testid=confirm-form] button[type=submit]")
+            expect(page.locator(".done").first).to_contain_text("Candidate confirmed")
+
+            # resolve the unexplained credit with a note, then reopen it
+            page.goto(base + "/?q=maria")
+            expect(page.locator("tr[data-break-id]")).to_have_count(1)
+            page.click(f"tr[data-break-id='{rworld.stranger}'] td.reason a")
+            page.fill("[data-testid=resolve-form] textarea", "returned to the payer, FIN-7")
+            page.click("[data-testid=resolve-form] button[type=submit]")
+            expect(page.locator("[data-testid=decision]")).to_contain_text("resolved by ana")
+            page.goto(base + "/")
+            expect(page.locator("tr[data-break-id]")).to_have_count(2)
+            page.goto(f"{base}/breaks/{rworld.stranger}")
+            page.fill("[data-testid=reopen-form] textarea", "the return bounced")
+            page.click("[data-testid=reopen-form] button[type=submit]")
+            expect(page.locator("[data-testid=decision]")).to_have_text("open")
+            expect(page.locator("[data-testid=decisions]")).to_contain_text("the return bounced")
+            expect(page.locator("[data-testid=decisions]")).to_contain_text("FIN-7")
+            # a bad form: a clear message, nothing written
+            before = audit.audit_path(rworld.data).read_text()
+            page.evaluate("document.querySelector('[data-testid=resolve-form] textarea')"
+                          ".removeAttribute('required')")  # fmt: skip
+            page.click("[data-testid=resolve-form] button[type=submit]")
+            expect(page.locator("[data-testid=error]")).to_contain_text("write a note")
+            assert audit.audit_path(rworld.data).read_text() == before
+            _shoot(page, "break-history")
+        finally:
+            browser.close()
+
+    # the audit log and the next run agree
+    assert audit.verify(rworld.data).ok
+    entries = audit.read_entries(rworld.data)
+    assert [(e["action"], e["by"]) for e in entries] == [
+        ("confirm_match", "ana"), ("resolve", "ana"), ("reopen", "ana")
+    ]  # fmt: skip
+    assert entries[0]["after"] == {"line_id": rworld.credit_line, "intent_id": uid(2)}
+    second = rworld.rerun("20261102T200000000000Z-0002")
+    matches = pq.read_table(second.matches_path).to_pylist()
+    assert [(m["intent_id"], m["line_id"], m["rule"]) for m in matches] == [
+        (uid(2), rworld.credit_line, "manual")
+    ]
+    open_now = {r["break_id"] for r in pq.read_table(second.exceptions_path).to_pylist()}
+    assert rworld.stranger in open_now  # reopened: open again
+    assert rworld.ambiguous not in open_now  # the confirmed candidate settled it
+    assert load_decisions(rworld.data) == {}
+    assert [d.action for d in load_history(rworld.data)[rworld.stranger]] == ["resolve", "reopen"]
+    for name in ("queue", "break", "break-history"):
+        for width in (1400, 800):
+            assert (SHOTS / f"{name}-{width}.png").stat().st_size > 5_000

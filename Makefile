@@ -24,6 +24,7 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check recon tests bench
 	$(BIN)/ruff format --check recon tests bench
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

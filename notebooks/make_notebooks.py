@@ -3,7 +3,7 @@
     .venv/bin/python notebooks/make_notebooks.py
 
 The notebooks hold no logic: each cell calls recon's public API (recon.analytics,
-recon.charts) and shows the result. Edit the cells here, re-run, commit the .ipynb files;
+recon.charts, recon.ops.demo) and shows the result. Edit the cells here, re-run, commit the .ipynb files;
 tests/analytics/test_notebooks.py checks the committed files are exactly what this writes.
 """
 
@@ -27,8 +27,9 @@ end_date = None"""
 SETUP = """\
 %matplotlib inline
 from recon import analytics, charts
+from recon.ops.demo import ensure_demo_data
 
-data = analytics.ensure_demo_data(data_dir)
+data = ensure_demo_data(data_dir)
 window = dict(start=start_date, end=end_date)
 data"""
 

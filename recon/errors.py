@@ -5,7 +5,8 @@
     │   ├── ConfigError             recon.toml / environment problems
     │   ├── LockedError             another writer holds the data directory's lock
     │   ├── SnapshotError           no / unreadable snapshot where one is needed
-    │   └── NotebookError           a notebook failed to execute
+    │   ├── NotebookError           a notebook failed to execute
+    │   └── FilterError             a review-queue filter that cannot be used
     ├── StatementError              a statement file we cannot take as it is         (exit 2)
     │   └── StatementParseError     names file, line and field
     ├── ReconciliationError         a run that could not be made or trusted          (exit 2)
@@ -55,6 +56,7 @@ __all__ = [
     "ApiStatusError",
     "ConfigError",
     "Conflict",
+    "FilterError",
     "InconsistentSnapshotError",
     "IntentParseError",
     "LockedError",
@@ -120,6 +122,10 @@ class NotebookError(UsageError):
     """A notebook failed to execute; the message names the notebook and the cell's error."""
 
 
+class FilterError(UsageError):
+    """A query parameter of the review queue that cannot be used (shown, nothing done)."""
+
+
 class StatementError(ReconError):
     """A statement file cannot be imported as it is."""
 
@@ -134,6 +140,9 @@ class StatementParseError(StatementError):
     ):
         where = file if line is None else f"{file}:{line}"
         prefix = f"{where}: " + (f"field {field!r}: " if field else "")
+        # One line, bounded: a reason may quote a damaged file's content.
+        message = " ".join(message.split())
+        message = message if len(message) <= 500 else message[:500] + "..."
         super().__init__(prefix + message)
         self.file = file
         self.line = line

@@ -28,7 +28,11 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-__all__ = ["AmountError", "format_brl", "format_cents", "parse_cents"]
+__all__ = ["MAX_CENTS", "AmountError", "check_range", "format_brl", "format_cents", "parse_cents"]
+
+# The largest magnitude any parser accepts: what amount_cents (int64) holds. A larger amount
+# is an error, never an OverflowError or a wrapped number further down.
+MAX_CENTS = (1 << 63) - 1
 
 
 class AmountError(ValueError):
@@ -38,7 +42,12 @@ class AmountError(ValueError):
 _BLANKS = re.compile(r"[\s\u00a0\u202f]+")
 _BODY = re.compile(r"[0-9.,]+")
 _GROUPED = re.compile(r"[1-9][0-9]{0,2}(?:S[0-9]{3})+")  # 'S' stands for the separator
-_PLAIN_DOT = re.compile(r"-?[0-9]+\.[0-9]{2}")
+_PLAIN_DOT = re.compile(r"-?[0-9]{1,13}\.[0-9]{2}")
+
+
+def _show(text: str) -> str:
+    """`text` quoted for an error message, cut short: a damaged file may hold megabytes."""
+    return repr(text) if len(text) <= 40 else repr(text[:40]) + f"... ({len(text)} characters)"
 
 
 def _strip_sign(text: str, original: str) -> tuple[bool, str]:
@@ -57,7 +66,7 @@ def _strip_sign(text: str, original: str) -> tuple[bool, str]:
     if s.startswith("R$"):
         s = s[2:]
     if marks > 1:
-        raise AmountError(f"more than one sign in amount {original!r}")
+        raise AmountError(f"more than one sign in amount {_show(original)}")
     return negative, s
 
 
@@ -87,7 +96,7 @@ def parse_cents(text: str, *, decimal_mark: str | None = None) -> int:
     Raises AmountError for anything that is not an amount or would need rounding.
     """
     if not isinstance(text, str):
-        raise AmountError(f"not a text amount: {text!r}")
+        raise AmountError(f"not a text amount: {repr(text)[:60]}")
     if decimal_mark not in (None, ".", ","):
         raise AmountError(f"decimal mark must be ',' or '.', got {decimal_mark!r}")
     s = _BLANKS.sub("", text)
@@ -97,7 +106,7 @@ def parse_cents(text: str, *, decimal_mark: str | None = None) -> int:
         raise AmountError("empty amount")
     negative, body = _strip_sign(s, text)
     if not body or _BODY.fullmatch(body) is None:
-        raise AmountError(f"not an amount: {text!r}")
+        raise AmountError(f"not an amount: {_show(text)}")
     mark = decimal_mark if decimal_mark is not None else _infer_mark(body)
     if mark is None:
         integer, fraction = body, ""
@@ -105,23 +114,32 @@ def parse_cents(text: str, *, decimal_mark: str | None = None) -> int:
     else:
         thousands = "," if mark == "." else "."
         if body.count(mark) > 1:
-            raise AmountError(f"more than one decimal mark {mark!r} in {text!r}")
+            raise AmountError(f"more than one decimal mark {mark!r} in {_show(text)}")
         integer, _, fraction = body.partition(mark)
         if thousands in fraction:
-            raise AmountError(f"thousands separator after the decimal mark in {text!r}")
+            raise AmountError(f"thousands separator after the decimal mark in {_show(text)}")
     if thousands in integer:
         if not _grouped(integer, thousands):
-            raise AmountError(f"thousands separators not in groups of three in {text!r}")
+            raise AmountError(f"thousands separators not in groups of three in {_show(text)}")
         integer = integer.replace(thousands, "")
     if not integer and not fraction:
-        raise AmountError(f"not an amount: {text!r}")
+        raise AmountError(f"not an amount: {_show(text)}")
     if mark is not None and mark in body and not fraction:
-        raise AmountError(f"decimal mark without decimals in {text!r}")
+        raise AmountError(f"decimal mark without decimals in {_show(text)}")
     if len(fraction) > 2 and fraction[2:].strip("0"):
-        raise AmountError(f"more than two decimal places in {text!r} (recon never rounds)")
+        raise AmountError(f"more than two decimal places in {_show(text)} (recon never rounds)")
+    if len(integer.lstrip("0")) > 17:
+        raise AmountError(f"amount out of range in {_show(text)} (more than 2^63 - 1 cents)")
     value = Decimal(f"{integer or '0'}.{(fraction[:2] or '0')}")
     cents = int(value * 100)
-    return -cents if negative else cents
+    return check_range(-cents if negative else cents, text)
+
+
+def check_range(cents: int, text: str = "") -> int:
+    """`cents` if its magnitude is at most MAX_CENTS, else AmountError."""
+    if -MAX_CENTS <= cents <= MAX_CENTS:
+        return cents
+    raise AmountError(f"amount out of range {_show(text)} (more than 2^63 - 1 cents)")
 
 
 def parse_plain_cents(text: str) -> int:
@@ -132,7 +150,7 @@ def parse_plain_cents(text: str) -> int:
     if _PLAIN_DOT.fullmatch(text) is not None:
         whole, frac = text[:-3], text[-2:]
         cents = abs(int(whole)) * 100 + int(frac)
-        return -cents if whole.startswith("-") else cents
+        return check_range(-cents if whole.startswith("-") else cents, text)
     return parse_cents(text, decimal_mark=".")
 
 

@@ -6,7 +6,9 @@ same columns and types whether a table holds a million rows or none.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import pyarrow as pa
 
@@ -177,6 +179,21 @@ class Category:
     priority: str
     meaning: str
 
+
+def stake_cents(row: Mapping[str, Any]) -> int:
+    """Money at stake in a break (cents): |delta| when amounts differ, else the amount
+    concerned (a duplicate credit or an unmatched line has no delta but a whole amount at
+    stake). `STAKE_CENTS_SQL` is the same rule over the EXCEPTIONS_SCHEMA columns in SQL."""
+    for key in ("delta_cents", "actual_cents", "expected_cents"):
+        value = row.get(key)
+        if value:
+            return abs(int(value))
+    return 0
+
+
+STAKE_CENTS_SQL = (
+    "abs(coalesce(nullif(delta_cents, 0), nullif(actual_cents, 0), nullif(expected_cents, 0), 0))"
+)
 
 CATEGORIES: dict[str, Category] = {
     c.name: c

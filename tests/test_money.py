@@ -6,7 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from recon.money import AmountError, format_brl, format_cents, parse_cents, parse_plain_cents
+from recon.money import (
+    MAX_CENTS,
+    AmountError,
+    format_brl,
+    format_cents,
+    parse_cents,
+    parse_plain_cents,
+)
 
 
 @pytest.mark.parametrize(
@@ -33,7 +40,8 @@ from recon.money import AmountError, format_brl, format_cents, parse_cents, pars
         ("0.120", 12),  # trailing zeros beyond cents are exact
         ("1\u00a0234,56", 123456),  # NBSP as a thousands blank
         ("-0,00", 0),
-        ("99999999999999999,99", 9999999999999999999),
+        ("92.233.720.368.547.758,07", 2**63 - 1),  # MAX_CENTS, the largest accepted
+        ("0000000000000000001,00", 100),  # zero padding is not magnitude
     ],
 )
 def test_examples(text: str, cents: int) -> None:
@@ -78,6 +86,9 @@ def test_explicit_mark(text: str, mark: str | None, cents: int) -> None:
         "0x10",
         "1 2 3 x",
         "∞",
+        "92233720368547758.08",  # MAX_CENTS + 1
+        "99999999999999999,99",  # >= 2^63 cents: was an OverflowError downstream
+        "9" * 4400,  # more digits than int() takes
     ],
 )
 def test_rejects(text: str) -> None:
@@ -102,7 +113,7 @@ def test_not_text() -> None:
 @st.composite
 def rendered(draw: st.DrawFn) -> tuple[int, str, str]:
     """(cents, text, decimal mark) in one of the styles banks use."""
-    cents = draw(st.integers(min_value=-(10**15), max_value=10**15))
+    cents = draw(st.integers(min_value=-MAX_CENTS, max_value=MAX_CENTS))
     mark = draw(st.sampled_from([",", "."]))
     grouped = draw(st.booleans())
     thousands = ("." if mark == "," else ",") if grouped else ""

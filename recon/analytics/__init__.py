@@ -9,9 +9,9 @@ returns pandas. Every function takes `data` (a data directory, a DataDir, a conn
     time_to_pay / time_to_complete + duration_summary   median, p90
     volumes, status_reasons, failures, intent_outcomes, status_history
     breaks, break_aging                                  the latest run's exceptions
-    ensure_demo_data(data_dir)                           a sandbox world if there is no data
 
-Charts for these frames are in `recon.charts`.
+Charts for these frames are in `recon.charts`; `recon.ops.demo.ensure_demo_data` builds a
+sandbox data directory when there is no data yet.
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ from recon.analytics.metrics import (
     time_to_pay,
     volumes,
 )
-from recon.analytics.sandbox import default_data_dir, ensure_demo_data
 from recon.analytics.stats import wilson_interval
 
 __all__ = [
@@ -48,9 +47,7 @@ __all__ = [
     "breaks_by_category",
     "connect",
     "control_totals",
-    "default_data_dir",
     "duration_summary",
-    "ensure_demo_data",
     "expiry_rates",
     "failures",
     "funnel",

@@ -46,7 +46,14 @@ from recon.extract.walk import MAX_LIMIT, Walker
 from recon.schemas import INTENT_STATUSES, INTENTS_SCHEMA
 from recon.storage import atomic_dir, clean_leftovers, write_json
 
-__all__ = ["InconsistentSnapshotError", "SnapshotResult", "extract", "extract_async"]
+__all__ = [
+    "InconsistentSnapshotError",
+    "SnapshotResult",
+    "extract",
+    "extract_async",
+    "publish_snapshot",
+    "snapshot_path",
+]
 
 PART_NAME = "part-00000.parquet"
 MANIFEST_NAME = "_manifest.json"
@@ -497,9 +504,7 @@ async def _extract(
                 writer.close()
         snapshot_at_us()  # fixes the time even for an empty list
         snapshot_at = clock["at"]
-        final = (
-            dd.snapshots / f"snapshot_date={snapshot_at.date().isoformat()}" / f"run_id={run_id}"
-        )
+        final = snapshot_path(dd, snapshot_at, run_id)
         with atomic_dir(final) as tmp:
             versions = work / VERSIONS_NAME
             if not versions.exists():
@@ -555,6 +560,25 @@ async def _extract(
 
 
 extract = _blocking(extract_async)
+
+
+def snapshot_path(dd: DataDir, snapshot_at: datetime, run_id: str) -> Path:
+    """A snapshot's folder: ``snapshots/snapshot_date=<UTC day>/run_id=<id>/``."""
+    day = snapshot_at.astimezone(UTC).date().isoformat()
+    return dd.snapshots / f"snapshot_date={day}" / f"run_id={run_id}"
+
+
+def publish_snapshot(
+    dd: DataDir, table: pa.Table, snapshot_at: datetime, run_id: str, manifest: dict[str, Any]
+) -> Path:
+    """Publish rows already in INTENTS_SCHEMA as a committed snapshot, as `extract` does:
+    the part file, then the manifest (written last: it commits the folder), the folder
+    renamed into place whole. For snapshots built without an API (recon.testing)."""
+    final = snapshot_path(dd, snapshot_at, run_id)
+    with atomic_dir(final) as tmp:
+        pq.write_table(table.cast(INTENTS_SCHEMA), tmp / PART_NAME, compression="zstd")
+        write_json(tmp / MANIFEST_NAME, manifest)
+    return final
 
 
 def _retries(client: Any) -> int:

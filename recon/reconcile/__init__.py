@@ -1,6 +1,6 @@
 """recon.reconcile: match intents to the money that moved, classify every break, publish runs.
 
-    reconcile(data=None, *, as_of=None, settings=None, run_id=None) -> RunResult
+    reconcile(data=None, *, as_of=None, settings=None, run_id=None, flows=True) -> RunResult
     resolve(break_id, note, *, data=None, decided_by=None) -> Decision
     load_run(path) -> RunResult
     ReconcileSettings.load(data)   # recon.toml [reconcile]

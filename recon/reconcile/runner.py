@@ -309,17 +309,26 @@ def _threads(con: duckdb.DuckDBPyConnection) -> int:
 def _last_use(models: list[Model], keep: Collection[str]) -> dict[str, int]:
     """Table name -> index of the last model reading it, for the tables safe to drop then.
 
-    Tables a check or the caller (`keep`) reads, and tables no later model reads, are left.
+    A view reads its tables when a later model reads the view, so a model reading a view
+    counts as reading what the view reads. Tables a check or the caller (`keep`) reads,
+    and tables no later model reads, are left.
     """
     checks = " ".join(sql for _, sql in _files("checks"))
+    words = {m.name: re.compile(rf"\b{m.name}\b") for m in models if m.name}
+    reads: list[set[str]] = []
+    for index, model in enumerate(models):
+        direct = {n for n, w in words.items() if n != model.name and w.search(model.sql)}
+        for j in range(index):  # through the views it reads, what they read
+            if models[j].view and models[j].name in direct:
+                direct |= reads[j]
+        reads.append(direct)
     last: dict[str, int] = {}
     for index, model in enumerate(models):
-        if model.is_script or model.name in keep:
+        if model.is_script or model.name in keep or model.view:
             continue
-        word = re.compile(rf"\b{model.name}\b")
-        if word.search(checks):
+        if words[model.name].search(checks):
             continue
-        readers = [j for j in range(index + 1, len(models)) if word.search(models[j].sql)]
+        readers = [j for j in range(index + 1, len(models)) if model.name in reads[j]]
         if readers:
             last[model.name] = readers[-1]
     return last

@@ -6,6 +6,8 @@
                                             statements that cover its money (not a break)
     data/runs/<run_id>/candidates.parquet   CANDIDATES_SCHEMA, the candidates of ambiguous lines
     data/runs/<run_id>/summary.json         RunSummary (counts, totals, control totals, checks)
+    data/runs/<run_id>/flows.parquet        what the report draws besides the breaks, as of
+                                            the run (recon.reconcile.flows)
 
 The folder appears atomically (recon.storage.atomic_dir). Same inputs and settings give the
 same rows in the same order; only run_id and first_seen_run depend on the run.
@@ -33,6 +35,7 @@ import pyarrow.parquet as pq
 from recon import catalog
 from recon.config import DataDir, new_run_id
 from recon.errors import RunChecksFailed, SnapshotError, UsageError
+from recon.reconcile import flows as run_flows
 from recon.reconcile import runner
 from recon.reconcile.decisions import load_decisions, load_history
 from recon.reconcile.manual import load_manual_matches
@@ -47,6 +50,9 @@ from recon.schemas import (
 from recon.storage import atomic_dir, write_json
 
 log = logging.getLogger(__name__)
+
+# the rules of recon_matches, in the order matching tries them (summary.json's matches_by_rule)
+MATCH_RULES = ("manual", "txid", "reference", "attributes", "refund")
 
 __all__ = [
     "RunChecksFailed",
@@ -157,12 +163,18 @@ def reconcile(
     settings: ReconcileSettings | None = None,
     run_id: str | None = None,
     strict: bool = True,
+    flows: bool = True,
 ) -> RunResult:
     """Match every intent of the latest snapshot to the statement lines; publish a run.
 
     `as_of` defaults to the latest snapshot's snapshot_at (server time); `settings` to
     recon.toml's `[reconcile]`. The run is published even when a check fails; then, with
     `strict` (default), RunChecksFailed is raised carrying the result.
+
+    `flows` (default) also writes ``flows.parquet``: the funnel, expiry and time-to-pay frames
+    of the snapshots as they are now, and the trend of the last runs, so the run's report
+    never recomputes them later. `flows=False` leaves the intent-flow frames out (the
+    matching benchmark, which measures the passes alone); the trend is always written.
     """
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
     settings = settings or ReconcileSettings.load(dd)
@@ -172,6 +184,9 @@ def reconcile(
     if (dd.runs / run_id).exists():
         raise UsageError(f"run {run_id} already exists")
     previous = catalog.latest_run(dd)
+    # before the engine's own connection opens, so the two never hold memory at once
+    with _phase("flows"):
+        flow_frames = run_flows.flow_frames(dd) if flows else {}
 
     # DuckDB spills here beyond memory_limit; one folder per run, so runs never share files
     temp_dir = Path(settings.temp_directory or (dd.root / ".tmp-duckdb")) / run_id
@@ -226,6 +241,10 @@ def reconcile(
             with _phase("candidates.parquet"):
                 _copy(con, _CANDIDATES_SQL, {}, tmp / "candidates.parquet", CANDIDATES_SCHEMA)
             write_json(tmp / "summary.json", summary.to_json())
+            trend = run_flows.run_history(
+                dd.runs, run_id, summary.as_of, tmp / "exceptions.parquet"
+            )
+            run_flows.write_flows({**flow_frames, "run_history": trend}, tmp / run_flows.FLOWS_FILE)
     finally:
         con.close()
         shutil.rmtree(temp_dir, ignore_errors=True)
@@ -454,7 +473,7 @@ def _summary(
     matches = "int_matches WHERE role IN ('payment', 'refund')"
     matched = scalar(f"SELECT count(*) FROM {matches}")
     open_breaks = scalar("SELECT count(*) FROM final_exceptions WHERE NOT decided")
-    rules = dict.fromkeys(("manual", "txid", "reference", "attributes", "refund"), 0)
+    rules = dict.fromkeys(MATCH_RULES, 0)
     for rule, n in con.execute(f"SELECT rule, count(*) FROM {matches} GROUP BY 1").fetchall():
         rules[rule] = int(n)
     totals = {

@@ -16,7 +16,7 @@
                                         # scratch database in temp_directory) or "auto"
     accounts = []                       # the service's accounts (statement account labels);
                                         # [] = every account imported
-    clock_skew = "5m"                   # a line may be booked this long before the intent's
+    clock_skew = "60s"                  # a line may be booked this long before the intent's
                                         # created_at (bank and API clocks differ)
 
     [alerts]
@@ -31,6 +31,7 @@ Durations are numbers of seconds or strings like "90s", "30m", "2h", "1d", "1h30
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import asdict, dataclass, fields, replace
 from datetime import date, timedelta
@@ -100,7 +101,7 @@ class ReconcileSettings:
     temp_directory: str | None = None
     work_storage: str = "auto"
     accounts: tuple[str, ...] = ()
-    clock_skew: timedelta = timedelta(minutes=5)
+    clock_skew: timedelta = timedelta(seconds=60)
     statements_overdue: timedelta = timedelta(hours=30)  # from [alerts]
 
     def __post_init__(self) -> None:
@@ -230,3 +231,12 @@ def _parse_date(value: Any, *, name: str) -> date | None:
         except ValueError:
             pass
     raise ConfigError(f"[reconcile] {name}: expected a date YYYY-MM-DD, got {value!r}")
+
+
+def settings_kw(
+    config: str | os.PathLike[str] | None, data: DataDir | None = None
+) -> dict[str, Any]:
+    """Engine settings from an explicit config file (else the engine finds recon.toml)."""
+    if config is None:
+        return {}
+    return {"settings": ReconcileSettings.load(data, str(config))}

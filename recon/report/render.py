@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import csv
-import importlib
 import io
 import json
 import logging
@@ -28,7 +27,8 @@ import pyarrow.parquet as pq
 
 from recon import money
 from recon.errors import UsageError
-from recon.schemas import CATEGORIES, EXCEPTIONS_SCHEMA, MATCHES_SCHEMA
+from recon.reconcile.flows import read_flows
+from recon.schemas import CATEGORIES, EXCEPTIONS_SCHEMA, MATCHES_SCHEMA, stake_cents
 
 __all__ = [
     "AGE_BUCKETS",
@@ -81,6 +81,7 @@ class ReportData:
     summary: dict[str, Any]
     breaks: pa.Table
     matches: pa.Table
+    flows: dict[str, Any]  # frame name -> DataFrame, from flows.parquet (recon.reconcile.flows)
 
 
 def format_brl(cents: int | None) -> str:
@@ -128,22 +129,11 @@ def load_report_data(run_dir: str | os.PathLike[str]) -> ReportData:
         summary=summary,
         breaks=_read_table(run / "exceptions.parquet", EXCEPTIONS_SCHEMA),
         matches=_read_table(run / "matches.parquet", MATCHES_SCHEMA),
+        flows=read_flows(run),
     )
 
 
 # --------------------------------------------------------------------------- view model
-
-
-def stake_cents(row: Mapping[str, Any]) -> int:
-    """Money at stake in a break: |delta| when amounts differ, else the amount concerned.
-
-    A duplicate credit or an unmatched line has no delta but a whole amount at stake.
-    """
-    for key in ("delta_cents", "actual_cents", "expected_cents"):
-        value = row.get(key)
-        if value:
-            return abs(int(value))
-    return 0
 
 
 def _sort_key(row: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -338,13 +328,6 @@ def _bind(chart: Callable[..., Any], frame: Any, **kw: Any) -> Draw:
     return lambda ax: chart(frame, ax=ax, **kw)
 
 
-def _bind_lazy(
-    chart: Callable[..., Any], compute: Callable[..., Any], data_dir: Path, **kw: Any
-) -> Draw:
-    """draw(ax) that computes its frame when drawn (so a failure is caught per chart)."""
-    return lambda ax: chart(compute(data_dir, **kw), ax=ax)
-
-
 def _run_charts(charts: Any, data: ReportData) -> list[tuple[str, float, Draw]]:
     """(title, figure height in inches, draw(ax)) of the charts drawn from the run's own files."""
     import pandas as pd
@@ -358,8 +341,8 @@ def _run_charts(charts: Any, data: ReportData) -> list[tuple[str, float, Draw]]:
     out: list[tuple[str, float, Draw]] = []
     if len(breaks):
         out += [
-            ("Breaks by category", tall, lambda ax: charts.breaks_by_category(breaks, ax=ax)),
-            ("Break aging", tall, lambda ax: charts.break_aging(breaks, ax=ax)),
+            ("Breaks by category", tall, _bind(charts.breaks_by_category, breaks)),
+            ("Break aging", tall, _bind(charts.break_aging, breaks)),
         ]
     if len(control):
         for direction in ("credit", "debit"):
@@ -373,33 +356,22 @@ def _run_charts(charts: Any, data: ReportData) -> list[tuple[str, float, Draw]]:
     return out
 
 
-def _flow_charts(charts: Any, data_dir: Path) -> list[tuple[str, float, Draw]]:
-    """Charts of how intents flow, from recon.analytics over the run's data directory."""
-    if not any(data_dir.glob("snapshots/snapshot_date=*/run_id=*/part-*.parquet")):
-        return []
-    analytics = importlib.import_module("recon.analytics")
-    out: list[tuple[str, float, Draw]] = []
-    for itype in ("onramp", "offramp"):
-        out.append(
-            (
-                f"{itype.capitalize()} funnel",
-                3.6,
-                _bind_lazy(charts.funnel_bars, analytics.funnel, data_dir, intent_type=itype),
-            )
-        )
-    out += [
-        (
-            "Onramp expiry rate by cohort",
-            3.6,
-            lambda ax: charts.expiry_rate_lines(analytics.expiry_rates(data_dir), ax=ax),
-        ),
-        (
-            "Onramp time to pay",
-            3.6,
-            lambda ax: charts.time_to_pay_hist(analytics.time_to_pay(data_dir), ax=ax),
-        ),
+# the intent-flow charts: (frame in flows.parquet, title, chart function name)
+FLOW_CHARTS = (
+    ("funnel_onramp", "Onramp funnel", "funnel_bars"),
+    ("funnel_offramp", "Offramp funnel", "funnel_bars"),
+    ("expiry_by_cohort", "Onramp expiry rate by cohort", "expiry_rate_lines"),
+    ("time_to_pay", "Onramp time to pay", "time_to_pay_hist"),
+)
+
+
+def _flow_charts(charts: Any, data: ReportData) -> list[tuple[str, float, Draw]]:
+    """Charts of how intents flowed, from the frames the run wrote (flows.parquet)."""
+    return [
+        (title, 3.6, _bind(getattr(charts, chart), data.flows[frame]))
+        for frame, title, chart in FLOW_CHARTS
+        if frame in data.flows
     ]
-    return out
 
 
 def _figure_png(draw: Draw, height: float = 3.6) -> str:
@@ -418,17 +390,14 @@ def _figure_png(draw: Draw, height: float = 3.6) -> str:
 def render_charts(data: ReportData, *, flows: bool = True) -> list[dict[str, str]]:
     """The charts of ``recon.charts`` the report embeds, as base64 PNG (or a note why not).
 
-    Run charts read only the run's files. With `flows`, the intent-flow charts (funnel,
-    expiry, time to pay) are added from ``recon.analytics`` over the run's data directory
-    (``<data>/runs/<run_id>`` → ``<data>``), when it holds snapshots.
+    Every chart reads only the run's files: the breaks and control totals, and with `flows`
+    the intent-flow frames the run wrote in ``flows.parquet`` (funnel, expiry, time to pay).
     """
-    try:
-        charts = importlib.import_module("recon.charts")
-    except ImportError as exc:
-        return [{"title": "Charts", "note": f"recon.charts is not available ({exc})"}]
+    from recon import charts  # matplotlib: imported only when a report draws
+
     specs = _run_charts(charts, data)
     if flows:
-        specs += _flow_charts(charts, data.run_dir.parent.parent)
+        specs += _flow_charts(charts, data)
     out: list[dict[str, str]] = []
     for title, height, draw in specs:
         try:
@@ -512,7 +481,7 @@ def render(
     by default ``<data>/reports/<run_id>/report.html``. ``breaks.csv`` and ``breaks.parquet``
     are written beside it. Re-rendering a run overwrites its report (same inputs → same
     output, apart from the generation time and the images' bytes). `charts=False` leaves the
-    charts out; `flows=False` only the intent-flow charts computed from the snapshots.
+    charts out; `flows=False` only the intent-flow charts (the run's flows.parquet).
     """
     data = load_report_data(run_dir)
     if out is None:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from recon.errors import StatementError, StatementParseError
+from recon.money import MAX_CENTS
 from recon.statements.lines import (
     BUSINESS_TZ,
     Bad,
@@ -66,6 +67,8 @@ def _number(record: str, start: int, end: int, field: str) -> int:
 
 def _signed(record: str, start: int, end: int, sign_pos: int, field: str) -> int:
     value = _number(record, start, end, field)
+    if value > MAX_CENTS:
+        raise LineError(field, f"{value} cents is out of range (more than 2^63 - 1)")
     sign = record[sign_pos - 1]
     if sign == "D":
         return -value
@@ -136,7 +139,21 @@ def parse_text(text: str, source: str) -> ParseResult:
             continue
         records += 1
         if len(record) < RECORD:
+            cut = len(record)
             record = record.ljust(RECORD)  # editors strip trailing blanks
+            if record[7] == "3" and _cut_id(record, cut):
+                bad.append(
+                    Bad(
+                        line,
+                        "numero_documento",
+                        f"record cut short at {cut} characters inside its PIX id "
+                        f"{record[201:cut]!r}",
+                        raw,
+                    )
+                )
+                if batch is not None:
+                    batch.bad += 1
+                continue
         elif len(record) > RECORD:
             bad.append(Bad(line, "record", f"{len(record)} characters, not {RECORD}", record))
             if batch is not None:
@@ -224,6 +241,19 @@ def _cover(first: date | None, last: date | None, result: ParseResult) -> None:
     periods: list[Coverage] = result.coverage if result.coverage is not None else []
     periods.append(days_coverage(first, last, "cnab240 balance dates"))
     result.coverage = periods
+
+
+def _cut_id(record: str, cut: int) -> bool:
+    """A detail record that ends inside a PIX id in its document number (202-240): an id is
+    32 characters, so a record whose document starts like one and stops before its 32nd
+    character lost the rest, which no editor's blank-stripping explains."""
+    document = record[201:cut]
+    return (
+        201 < cut < 233
+        and document[:1] in ("E", "D")
+        and document[1:9].isdigit()
+        and document.strip() == document
+    )
 
 
 def _check_batch(record: str, line: int, batch: _Batch, fail: Any, result: ParseResult) -> None:

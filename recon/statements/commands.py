@@ -7,7 +7,7 @@ import os
 from datetime import date
 from typing import Any
 
-FORMATS = ("auto", "pix-json", "ofx", "cnab240", "csv")
+FORMATS = ("auto", "pix-json", "camt", "open-finance", "ofx", "cnab240", "csv")
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:

@@ -22,6 +22,7 @@ whole import with a StatementParseError naming file, line and field.
 
 from __future__ import annotations
 
+import csv
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -53,6 +54,7 @@ from recon.statements.lines import (
     Bad,
     Coverage,
     ParseResult,
+    check_bounds,
     days_coverage,
 )
 
@@ -126,12 +128,16 @@ def _expand(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, bool]]:
 
 def parse_path(path: Path, fmt: str, *, csv_profile: Any = None) -> tuple[str, ParseResult]:
     """Parse one file with the given (or sniffed) format; returns (format, result)."""
-    from recon.statements import cnab240, csvfile, ofx, pixjson, sniff
+    from recon.statements import camt, cnab240, csvfile, ofx, openfinance, pixjson, sniff
 
     if fmt == "auto":
         fmt = sniff.sniff_format(path, csv_profile=csv_profile)
     if fmt == "pix-json":
         return fmt, pixjson.parse_file(path)
+    if fmt == "camt":
+        return fmt, camt.parse_file(path)
+    if fmt == "open-finance":
+        return fmt, openfinance.parse_file(path)
     if fmt == "ofx":
         return fmt, ofx.parse_file(path)
     if fmt == "cnab240":
@@ -139,6 +145,18 @@ def parse_path(path: Path, fmt: str, *, csv_profile: Any = None) -> tuple[str, P
     if fmt == "csv":
         return fmt, csvfile.parse_file(path, csvfile.resolve_profile(csv_profile, path))
     raise UsageError(f"unknown statement format {fmt!r}; choose one of {', '.join(FORMAT_CHOICES)}")
+
+
+def read_source(path: Path, fmt: str, *, csv_profile: Any = None) -> tuple[str, ParseResult]:
+    """`parse_path`, with a file that cannot be decoded turned into a StatementError."""
+    try:
+        return parse_path(path, fmt, csv_profile=csv_profile)
+    except csv.Error as exc:  # e.g. a field over the csv module's limit
+        raise StatementError(f"{path}: unreadable CSV: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise StatementError(
+            f"{path}: cannot decode the file: {exc.reason} at byte {exc.start}"
+        ) from exc
 
 
 # --------------------------------------------------------------------------- arrow
@@ -197,7 +215,7 @@ def rows_to_table(
     imported_at: datetime,
 ) -> tuple[pa.Table, list[Bad]]:
     """The parser's lines as an Arrow table with the schema columns (line_id still empty)."""
-    lines = parsed.to_table()
+    lines, out_of_bounds = check_bounds(parsed.to_table())
     n = lines.num_rows
     texts = lines.column("booked_at").combine_chunks()
     booked, more_bad = _cast_times(texts)
@@ -206,6 +224,17 @@ def rows_to_table(
         Bad(numbers[i].as_py(), "booked_at", reason, str(texts[i].as_py()))
         for i, reason in more_bad
     ]
+    if out_of_bounds:
+        whole = parsed.to_table()
+        bad += [
+            Bad(
+                whole.column("source_line")[i].as_py(),
+                field,
+                reason,
+                str(whole.column(field)[i].as_py())[:200],
+            )
+            for i, field, reason in out_of_bounds
+        ]
     arrays: dict[str, Any] = {name: lines.column(name) for name in PARSED_SCHEMA.names}
     arrays.update(
         {
@@ -722,10 +751,7 @@ def import_statements(
             except StatementError:
                 skipped.append(str(path))
                 continue
-        try:
-            fmt, parsed = parse_path(path, fmt, csv_profile=csv_profile)
-        except UnicodeDecodeError as exc:
-            raise StatementError(f"{path}: cannot decode the file: {exc}") from exc
+        fmt, parsed = read_source(path, fmt, csv_profile=csv_profile)
         sources.append((str(path.resolve()), fmt, parsed))
     if not sources:
         raise UsageError(

@@ -11,23 +11,31 @@ has the same shape with "D". Statement text is searched for these shapes.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from recon.config import DEFAULT_BUSINESS_TZ
+from recon.errors import StatementError
 
 KINDS = ("pix_in", "pix_out", "pix_refund_in", "pix_refund_out", "fee", "other")
-FORMATS = ("pix-json", "ofx", "cnab240", "csv")
-# Which format's value wins when one line is read from several (catalog view, README's Contracts).
-FORMAT_RANK = {"pix-json": 1, "cnab240": 2, "ofx": 3, "csv": 4}
+FORMATS = ("pix-json", "camt", "open-finance", "ofx", "cnab240", "csv")
+# Which format's value wins when one line is read from several (the catalog view's order,
+# recon/sql/catalog/20_statement_lines.sql): the formats that carry the most exact fields first.
+FORMAT_RANK = {"pix-json": 1, "camt": 2, "open-finance": 3, "cnab240": 4, "ofx": 5, "csv": 6}
 
+# What an id column may hold once parsed: BACEN's ids are 32 ASCII alphanumerics, but PSPs
+# document shorter ones (Efí's examples have 26), so the check is on charset and length only.
+ID_RE = re.compile(r"[A-Za-z0-9]{1,64}")
 E2E_RE = re.compile(r"(?<![A-Za-z0-9])([ED][0-9]{20}[A-Za-z0-9]{11})(?![A-Za-z0-9])")
 E2E_FULL = re.compile(r"[ED][0-9]{20}[A-Za-z0-9]{11}")
 
@@ -270,3 +278,117 @@ def classify(
     if "PIX" in upper:
         return ("pix_in" if credit else "pix_out"), None, None
     return "other", None, None
+
+
+# --------------------------------------------------------------------------- bounds
+
+# The longest value each text column may hold (characters). Real statements stay far below
+# (OFX MEMO 255, camt Ustrd 140 per line, API Pix infoPagador 140); a longer value is a
+# damaged or hostile file, reported as a bad line instead of being stored whole.
+MAX_LENGTH = {
+    "booked_at": 64,
+    "end_to_end_id": 64,
+    "txid": 64,
+    "refund_of": 64,
+    "counterparty_name": 512,
+    "counterparty_document": 64,
+    "counterparty_key": 512,
+    "description": 4096,
+    "bank_reference": 256,
+}
+ID_COLUMNS = ("end_to_end_id", "refund_of")
+# C0 controls other than blanks (which `clean` already collapses), DEL: never in statement text.
+_CONTROL_RE2 = r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]"
+
+
+def check_bounds(table: pa.Table) -> tuple[pa.Table, list[tuple[int, str, str]]]:
+    """(rows within bounds, [(row index, field, reason)] of the others).
+
+    Every text column: at most MAX_LENGTH characters, no control characters; end-to-end and
+    return ids: ASCII letters and digits only (ID_RE). One vectorized pass per column; only
+    a column with an offending value is looked at row by row.
+    """
+    bad: dict[int, tuple[str, str]] = {}
+    for name, limit in MAX_LENGTH.items():
+        column = table.column(name)
+        if column.null_count == len(column):
+            continue
+        long = pc.greater(pc.utf8_length(column), limit)
+        if name in ID_COLUMNS:
+            odd = pc.invert(pc.match_substring_regex(column, r"^[A-Za-z0-9]{1,64}$"))
+            reason = f"must be 1 to {limit} ASCII letters and digits"
+        else:
+            odd = pc.match_substring_regex(column, _CONTROL_RE2)
+            reason = "holds control characters"
+        flags = pc.fill_null(pc.or_(long, odd), False)
+        if not pc.any(flags).as_py():
+            continue
+        lengths = pc.utf8_length(column).to_pylist()
+        for index in pc.indices_nonzero(flags).to_pylist():
+            if index in bad:
+                continue
+            if lengths[index] > limit:
+                bad[index] = (name, f"{lengths[index]} characters, longer than {limit}")
+            else:
+                bad[index] = (name, reason)
+    if not bad:
+        return table, []
+    keep = np.ones(table.num_rows, dtype=bool)
+    keep[list(bad)] = False
+    return table.filter(pa.array(keep)), [(i, f, r) for i, (f, r) in sorted(bad.items())]
+
+
+# --------------------------------------------------------------------------- JSON
+
+MAX_NUMBER_CHARS = 40
+
+
+def _number(text: str) -> Any:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise ValueError(f"a JSON number of {len(text)} characters")
+    return Decimal(text)
+
+
+def _integer(text: str) -> int:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise ValueError(f"a JSON number of {len(text)} characters")
+    return int(text)
+
+
+def _constant(text: str) -> Any:
+    raise ValueError(f"{text} is not JSON")
+
+
+def load_json(text: str, source: str) -> Any:
+    """A JSON document from outside, bounded: numbers become Decimal (never float) and may not
+    exceed MAX_NUMBER_CHARS characters, NaN/Infinity are refused, and a document nested too
+    deep for the parser is a StatementError rather than a RecursionError.
+
+    Raises json.JSONDecodeError for text that is not one JSON document (callers may then try
+    one document per line)."""
+    try:
+        return json.loads(text, parse_float=_number, parse_int=_integer, parse_constant=_constant)
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:
+        raise StatementError(f"{source}: unreadable JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise StatementError(f"{source}: JSON nested too deep") from exc
+
+
+def json_documents(text: str, source: str) -> list[Any]:
+    """The JSON documents in a file: one document, a list of them, or one per line (NDJSON)."""
+    try:
+        doc = load_json(text, source)
+    except json.JSONDecodeError as first:
+        docs = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                docs.append(load_json(line, f"{source}:{number}"))
+            except json.JSONDecodeError as exc:
+                where = f"line {first.lineno}" if number == 1 else f"line {number}"
+                raise StatementError(f"{source}: not valid JSON ({where}): {exc.msg}") from exc
+        return docs
+    return doc if isinstance(doc, list) else [doc]

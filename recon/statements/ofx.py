@@ -37,7 +37,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from recon.errors import StatementError
+from recon.errors import StatementError, StatementParseError
 from recon.money import AmountError, parse_cents
 from recon.statements.lines import (
     BUSINESS_TZ,
@@ -60,7 +60,7 @@ _DATE = re.compile(
     r"(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(?:(\d{2})(?:\.(\d{1,6})\d*)?)?)?"
     r"\s*(?:\[\s*([+-]?\d{1,2}(?:[.:]\d{1,2})?)\s*(?::[^\]]*)?\])?"
 )
-_PLAIN = re.compile(r"[-+]?[0-9]+[.,][0-9]{2}")
+_PLAIN = re.compile(r"[-+]?[0-9]{1,13}[.,][0-9]{2}")
 _DOC = re.compile(
     r"[\d*]{2}\.[\d*]{3}\.[\d*]{3}/[\d*]{4}-[\d*]{2}|[\d*]{3}\.[\d*]{3}\.[\d*]{3}-[\d*]{2}"
 )
@@ -258,7 +258,7 @@ def _fast(chunks: list[str], first_line: int) -> ParseResult | None:
     amount = tag("TRNAMT")
     if (
         amount.null_count
-        or not pc.all(pc.match_substring_regex(amount, r"^[+-]?[0-9]+[.,][0-9]{2}$")).as_py()
+        or not pc.all(pc.match_substring_regex(amount, r"^[+-]?[0-9]{1,13}[.,][0-9]{2}$")).as_py()
     ):
         return None
     cents = pc.cast(
@@ -346,41 +346,117 @@ def _fast(chunks: list[str], first_line: int) -> ParseResult | None:
     return result
 
 
+_CLOSE = re.compile(r"</STMTTRN>", re.IGNORECASE)
+_OFX_END = re.compile(r"</OFX>\s*\Z", re.IGNORECASE)
+_BALANCE = re.compile(
+    r"<(LEDGERBAL|AVAILBAL)>(.*?)(?=</LEDGERBAL>|</AVAILBAL>|<AVAILBAL>|</STMTRS>|\Z)",
+    re.IGNORECASE | re.DOTALL,
+)
+_LEAF = re.compile(r"<(DTSTART|DTEND|ACCTID|BRANCHID|BANKID)>([^<\r\n]*)", re.IGNORECASE)
+
+
+def _structure(text: str, chunks: list[str], first_line: int, source: str) -> dict[int, Bad]:
+    """Check the file's structure; returns the blocks that cannot be read as one transaction.
+
+    A file that does not end with </OFX> was cut short (an error for the whole file). Where
+    the file closes its transactions (</STMTTRN>, as the spec requires), every block must be
+    closed exactly once: a block with two closing tags holds two transactions because an
+    opening tag was deleted or misspelled, one with none lost its end. A block that repeats
+    TRNAMT is caught by the block reader whatever the style."""
+    if _OFX_END.search(text) is None:
+        raise StatementParseError(
+            "the file ends before </OFX> (cut short?): transactions may be missing",
+            file=source,
+            line=text.count("\n") + 1,
+            field="</OFX>",
+        )
+    bad: dict[int, Bad] = {}
+    if _CLOSE.search(text) is None:
+        return bad  # a bank that never closes STMTTRN: blocks end at the next one
+    if _CLOSE.search(chunks[0]):
+        line = chunks[0][: _CLOSE.search(chunks[0]).start()].count("\n") + 1  # type: ignore[union-attr]
+        raise StatementParseError(
+            "</STMTTRN> before any <STMTTRN>: a transaction's opening tag is missing or misspelled",
+            file=source,
+            line=line,
+            field="STMTTRN",
+        )
+    closes = pc.count_substring_regex(pa.array(chunks[1:], pa.string()), "(?i)</STMTTRN>")
+    odd = pc.not_equal(closes, 1)
+    if not pc.any(odd).as_py():
+        return bad
+    line = first_line
+    counts = closes.to_pylist()
+    for index, chunk in enumerate(chunks[1:]):
+        if counts[index] == 0:
+            reason = "<STMTTRN> is never closed: its end or the next opening tag is damaged"
+        elif counts[index] > 1:
+            reason = (
+                f"one <STMTTRN> block holds {counts[index]} </STMTTRN>: an opening <STMTTRN> "
+                "is missing or misspelled"
+            )
+        else:
+            reason = ""
+        if reason:
+            bad[index] = Bad(line, "STMTTRN", reason, "<STMTTRN>" + chunk.strip()[:2000])
+        line += chunk.count("\n")
+    return bad
+
+
 def parse_text(text: str, source: str) -> ParseResult:
     """Parse OFX text (already decoded)."""
     chunks = _TRN_SPLIT.split(text)
     line = 1 + chunks[0].count("\n")
     head = chunks[0]
-    result = _fast(chunks, line) or ParseResult()
+    if len(chunks) == 1 and "<OFX>" not in head.upper():
+        raise_not_ofx(source)
+    broken = _structure(text, chunks, line, source)
+    result = (None if broken else _fast(chunks, line)) or ParseResult()
     rows, bad = result.rows, result.bad
-    for chunk in chunks[1:] if result.table is None else []:
+    for index, chunk in enumerate(chunks[1:] if result.table is None else []):
+        if index in broken:
+            bad.append(broken[index])
+            line += chunk.count("\n")
+            continue
         end = _TRN_END.search(chunk)
         body = chunk[: end.start()] if end else chunk
         fields: dict[str, str] = {}
-        for tag, value in _FIELD.findall(body):
-            if "&" in value:
-                value = html.unescape(value)
-            fields[tag.upper()] = value.strip()
         try:
+            for tag, value in _FIELD.findall(body):
+                if "&" in value:
+                    value = html.unescape(value)
+                key = tag.upper()
+                if key in fields and key in _ONCE:
+                    raise LineError(
+                        key, f"{key} twice in one <STMTTRN> block: an opening tag is missing"
+                    )
+                fields[key] = value.strip()
             rows.append(_transaction(fields, line))
         except LineError as exc:
             bad.append(Bad(line, exc.field, exc.reason, "<STMTTRN>" + body.strip()[:2000]))
         line += chunk.count("\n")
-    if len(chunks) == 1 and "<OFX>" not in head.upper():
-        raise_not_ofx(source)
     tail = chunks[-1]
-    for label in ("LEDGERBAL", "AVAILBAL"):
-        m = re.search(rf"<{label}>(.*?)(?:</{label}>|<AVAILBAL>|</STMTRS>|$)", tail, re.I | re.S)
-        if m:
-            amount = dict((t.upper(), v.strip()) for t, v in _FIELD.findall(m.group(1)))
-            if amount.get("BALAMT"):
-                try:
-                    result.checks.append(f"{label} {ofx_cents(amount['BALAMT'])} cents")
-                except LineError:
-                    result.warnings.append(f"{label} amount unreadable: {amount['BALAMT']!r}")
-    result.checks.append(f"{len(chunks) - 1} STMTTRN blocks")
+    for m in _BALANCE.finditer(tail):
+        label = m.group(1).upper()
+        amount = {t.upper(): v.strip() for t, v in _FIELD.findall(m.group(2))}
+        if amount.get("BALAMT"):
+            try:
+                result.checks.append(f"{label} {ofx_cents(amount['BALAMT'])} cents")
+            except LineError as exc:
+                raise StatementParseError(
+                    f"{label} amount unreadable: {exc.reason}",
+                    file=source,
+                    line=text[: len(text) - len(tail) + m.start()].count("\n") + 1,
+                    field="BALAMT",
+                ) from exc
+    result.checks.append(
+        f"{len(chunks) - 1} STMTTRN blocks, each closed once; file ends with </OFX>"
+    )
     result.coverage = _coverage(head, result)
     return result
+
+
+_ONCE = frozenset({"TRNAMT", "DTPOSTED", "FITID", "TRNTYPE"})
 
 
 _PERIOD = re.compile(r"<(DTSTART|DTEND)>([^<\r\n]*)", re.IGNORECASE)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -42,37 +43,23 @@ from recon.statements.lines import (
     ParseResult,
     clean,
     iso_to_us,
+    json_documents,
     vclean,
 )
 
 REFUND_STATUSES = ("EM_PROCESSAMENTO", "DEVOLVIDO", "NAO_REALIZADO")
 
 
-def _documents(text: str, source: str) -> list[Any]:
-    """The JSON bodies in a file: one document, a list of them, or NDJSON."""
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as first:
-        docs = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                docs.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                where = f"line {first.lineno}" if number == 1 else f"line {number}"
-                raise StatementError(f"{source}: not valid JSON ({where}): {exc.msg}") from exc
-        return docs
-    return doc if isinstance(doc, list) else [doc]
-
-
 def _items(docs: Iterable[Any], source: str) -> Iterator[Any]:
     for doc in docs:
         if isinstance(doc, dict) and "pix" in doc:
             pix = doc["pix"]
-            if not isinstance(pix, list):
+            if isinstance(pix, dict):
+                yield pix  # one item where a list was expected (some webhooks)
+            elif isinstance(pix, list):
+                yield from pix
+            else:
                 raise StatementError(f"{source}: 'pix' must be a list")
-            yield from pix
         elif isinstance(doc, dict) and "endToEndId" in doc:
             yield doc  # a bare pix item (one per NDJSON line)
         else:
@@ -97,59 +84,112 @@ def _valor(item: dict[str, Any], key: str = "valor") -> int:
     if not isinstance(value, str):
         # The API writes valor as a string; a JSON number would already have gone through a
         # float in most producers, so it is refused rather than trusted.
-        raise LineError(key, f"must be decimal text like '10.00', got {value!r}")
+        shown = repr(value) if not isinstance(value, (int, Decimal)) else f"the number {value}"
+        raise LineError(key, f"must be decimal text like '10.00', got {shown[:60]}")
     try:
         cents = parse_plain_cents(value.strip())
     except AmountError as exc:
         raise LineError(key, str(exc)) from exc
     if cents <= 0:
-        raise LineError(key, f"must be positive, got {value!r}")
+        raise LineError(key, f"must be positive, got {value[:40]!r}")
     return cents
 
 
-def _pagador(item: dict[str, Any]) -> tuple[str | None, str | None]:
-    payer = item.get("pagador")
+def _person(payer: Any, where: str) -> tuple[str | None, str | None]:
+    """(name, document) of a `pagador`/`favorecido` object: {nome, cpf|cnpj}."""
     if payer is None:
         return None, None
     if not isinstance(payer, dict):
-        raise LineError("pagador", "must be an object")
+        raise LineError(where, "must be an object")
     name = payer.get("nome")
     doc = payer.get("cpf") or payer.get("cnpj")
     if name is not None and not isinstance(name, str):
-        raise LineError("pagador.nome", "must be text")
+        raise LineError(f"{where}.nome", "must be text")
     if doc is not None and not isinstance(doc, str):
-        raise LineError("pagador.cpf", "must be text")
+        raise LineError(f"{where}.cpf", "must be text")
     return clean(name), clean(doc)
+
+
+def _extras(item: dict[str, Any]) -> dict[str, Any]:
+    extras = item.get("gnExtras")
+    if extras is None:
+        return {}
+    if not isinstance(extras, dict):
+        raise LineError("gnExtras", "must be an object")
+    return extras
+
+
+# Direction of an item that says what it is (PSP extensions of API Pix, e.g. Efí's webhook:
+# a PIX we sent has `tipo: "SOLICITACAO"`, `status` and `gnExtras.idEnvio`). BACEN's own
+# `GET /pix` and webhook items carry none of these: they are received PIX by definition.
+RECEIVED_TYPES = frozenset({"RECEBIMENTO", "RECEBIDO", "PIX_RECEBIDO"})
+SENT_TYPES = frozenset({"SOLICITACAO", "ENVIO", "ENVIADO", "PIX_ENVIADO"})
+# Item status: money moved / not yet / never.
+DONE_STATUSES = frozenset({"REALIZADO", "CONCLUIDO", "LIQUIDADO", "EFETIVADO"})
+PENDING_STATUSES = frozenset({"EM_PROCESSAMENTO", "PENDENTE", "AGENDADO", "ATIVA"})
+FAILED_STATUSES = frozenset(
+    {"NAO_REALIZADO", "REJEITADO", "CANCELADO", "FALHA", "ERRO", "DEVOLVIDO_PELO_PSP", "EXPIRADO"}
+)
+
+
+class NotMoney(Exception):
+    """An item that is not a money movement (a PIX rejected, failed or not yet carried out)."""
+
+    def __init__(self, status: str):
+        super().__init__(status)
+        self.status = status
+
+
+def _direction(item: dict[str, Any], extras: dict[str, Any]) -> str:
+    """ "received" | "sent" from the item's own fields; NotMoney for a PIX that moved no money;
+    LineError when the item says something about itself that cannot be read as either."""
+    tipo = _text(item, "tipo")
+    status = _text(item, "status")
+    if status is not None:
+        status = status.strip().upper()
+        if status in FAILED_STATUSES or status in PENDING_STATUSES:
+            raise NotMoney(status)
+        if status not in DONE_STATUSES:
+            raise LineError("status", f"unknown PIX status {status[:40]!r}")
+    if tipo is not None:
+        tipo = tipo.strip().upper()
+        if tipo in SENT_TYPES:
+            return "sent"
+        if tipo in RECEIVED_TYPES:
+            return "received"
+        raise LineError("tipo", f"unknown PIX tipo {tipo[:40]!r}: cannot tell sent from received")
+    if extras.get("idEnvio") is not None:
+        return "sent"  # Efí's id of a PIX we asked it to send
+    if status is not None:
+        raise LineError("tipo", "an item with a status but no tipo: cannot tell sent from received")
+    return "received"
 
 
 def _item_rows(number: int, item: Any) -> list[tuple[Any, ...]]:
     if not isinstance(item, dict):
         raise LineError("pix", "item must be an object")
+    extras = _extras(item)
+    direction = _direction(item, extras)
     e2e = _text(item, "endToEndId", required=True)
     cents = _valor(item)
     horario = _text(item, "horario", required=True)
     txid = _text(item, "txid")
     chave = _text(item, "chave")
     info = _text(item, "infoPagador")
-    name, doc = _pagador(item)
-    rows: list[tuple[Any, ...]] = [
-        (
-            number,
-            horario,
-            cents,
-            "credit",
-            "pix_in",
-            e2e,
-            txid,
-            None,
-            name,
-            doc,
-            chave,
-            clean(info),
-            None,
-        )
-    ]
+    if direction == "sent":
+        name, doc = _person(item.get("favorecido") or extras.get("favorecido"), "favorecido")
+        reference = extras.get("idEnvio")
+        if reference is not None and not isinstance(reference, str):
+            raise LineError("gnExtras.idEnvio", "must be text")
+        row = (number, horario, -cents, "debit", "pix_out", e2e, txid, None, name, doc, chave)
+        rows: list[tuple[Any, ...]] = [(*row, clean(info), clean(reference))]
+    else:
+        name, doc = _person(item.get("pagador") or extras.get("pagador"), "pagador")
+        row = (number, horario, cents, "credit", "pix_in", e2e, txid, None, name, doc, chave)
+        rows = [(*row, clean(info), None)]
     refunds = item.get("devolucoes") or []
+    if isinstance(refunds, dict):
+        refunds = [refunds]  # BACEN's own webhook example has one devolução as an object
     if not isinstance(refunds, list):
         raise LineError("devolucoes", "must be a list")
     for i, dev in enumerate(refunds):
@@ -157,21 +197,29 @@ def _item_rows(number: int, item: Any) -> list[tuple[Any, ...]]:
         if not isinstance(dev, dict):
             raise LineError(where, "must be an object")
         try:
-            rows.append(_refund_row(number, dev, e2e, name, doc))
+            rows.append(_refund_row(number, dev, e2e, name, doc, received=direction == "sent"))
         except LineError as exc:
             raise LineError(f"{where}.{exc.field}", exc.reason) from exc
     return rows
 
 
 def _refund_row(
-    number: int, dev: dict[str, Any], e2e: str | None, name: str | None, doc: str | None
+    number: int,
+    dev: dict[str, Any],
+    e2e: str | None,
+    name: str | None,
+    doc: str | None,
+    *,
+    received: bool = False,
 ) -> tuple[Any, ...]:
+    """A devolução line: of a PIX we received, money out (pix_refund_out); of a PIX we sent,
+    money back in (pix_refund_in)."""
     dev_id = _text(dev, "id", required=True)
     rtr = _text(dev, "rtrId", required=True)
     cents = _valor(dev)
     status = _text(dev, "status", required=True)
     if status not in REFUND_STATUSES:
-        raise LineError("status", f"unknown devolução status {status!r}")
+        raise LineError("status", f"unknown devolução status {str(status)[:40]!r}")
     times = dev.get("horario") or {}
     if not isinstance(times, dict):
         raise LineError("horario", "must be an object {solicitacao, liquidacao}")
@@ -180,7 +228,7 @@ def _refund_row(
     booked = (settled or requested) if status == "DEVOLVIDO" else (requested or settled)
     if booked is None:
         raise LineError("horario.solicitacao", "missing")
-    amount = 0 if status == "NAO_REALIZADO" else -cents
+    amount = 0 if status == "NAO_REALIZADO" else (cents if received else -cents)
     words = [f"DEVOLUCAO PIX {status}"]
     for key in ("natureza", "motivo"):
         value = dev.get(key)
@@ -190,8 +238,8 @@ def _refund_row(
         number,
         booked,
         amount,
-        "debit",
-        "pix_refund_out",
+        "credit" if received else "debit",
+        "pix_refund_in" if received else "pix_refund_out",
         rtr,
         None,
         e2e,
@@ -295,6 +343,8 @@ def _fast(items: list[Any]) -> ParseResult | None:
         refunds = [it.get("devolucoes") for it in items]
     except (KeyError, TypeError, AttributeError, pa.ArrowTypeError, pa.ArrowInvalid):
         return None
+    if any(isinstance(it, dict) and any(k in it for k in _ITEM_PATH_KEYS) for it in items):
+        return None
     result = _assemble(e2e, valor, horario, txid, chave, info, names, docs)
     if result is None:
         return None
@@ -332,11 +382,17 @@ _ITEM = pa.struct(
         ("infoPagador", _S),
         ("pagador", pa.struct([("nome", _S), ("cpf", _S), ("cnpj", _S)])),
         ("devolucoes", pa.list_(_DEVOLUCAO)),
+        # present only on items that say what they are: the item path reads those
+        ("tipo", _S),
+        ("status", _S),
+        ("gnExtras", pa.struct([("idEnvio", _S)])),
     ]
 )
 _BODY = pa.schema(
     [("parametros", pa.struct([("inicio", _S), ("fim", _S)])), ("pix", pa.list_(_ITEM))]
 )
+# Fields only the item path reads (direction, PSP extensions): their presence means "slow path".
+_ITEM_PATH_KEYS = ("tipo", "status", "gnExtras", "favorecido")
 
 
 def _periods(params: Iterable[Any], result: ParseResult) -> list[Coverage]:
@@ -370,6 +426,7 @@ def _arrow_file(path: Path) -> ParseResult | None:
                 explicit_schema=_BODY, unexpected_field_behavior="ignore"
             ),
         )
+        table.validate(full=True)  # invalid UTF-8 in a string: the Python path names it
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OSError):
         return None
     pix = table.column("pix")
@@ -384,6 +441,8 @@ def _arrow_file(path: Path) -> ParseResult | None:
     def field(name: str) -> Any:
         return pc.struct_field(items, name)
 
+    if any(field(k).null_count < len(items) for k in ("tipo", "status", "gnExtras")):
+        return None
     payer = field("pagador")
     names = pc.struct_field(payer, "nome")
     docs = pc.coalesce(
@@ -405,9 +464,9 @@ def _arrow_file(path: Path) -> ParseResult | None:
     result.coverage = _periods(params, result)
     devolucoes = field("devolucoes")
     parents = pc.list_parent_indices(devolucoes).to_pylist()
-    if not parents:
-        return result
-    return _add_refunds(result, parents, pc.list_flatten(devolucoes).to_pylist(), e2e)
+    if parents:
+        return _add_refunds(result, parents, pc.list_flatten(devolucoes).to_pylist(), e2e)
+    return result
 
 
 def parse_documents(docs: Iterable[Any], source: str) -> ParseResult:
@@ -415,18 +474,28 @@ def parse_documents(docs: Iterable[Any], source: str) -> ParseResult:
     docs = list(docs)
     items = list(_items(docs, source))
     params = [d.get("parametros") for d in docs if isinstance(d, dict)]
-    fast = _fast(items)
-    if fast is not None:
-        fast.coverage = _periods(params, fast)
-        return fast
-    result = ParseResult()
+    result = _fast(items) or _item_path(items)
     result.coverage = _periods(params, result)
+    return result
+
+
+def _item_path(items: list[Any]) -> ParseResult:
+    """Item by item: every check, naming the item and field of a bad one."""
+    result = ParseResult()
     rows = result.rows
+    not_money: dict[str, int] = {}
     for number, item in enumerate(items, start=1):
         try:
             rows.extend(_item_rows(number, item))
+        except NotMoney as skip:
+            not_money[skip.status] = not_money.get(skip.status, 0) + 1
         except LineError as exc:
             result.bad.append(Bad(number, exc.field, exc.reason, _raw(item)))
+    if not_money:
+        counts = ", ".join(f"{k} {v}" for k, v in sorted(not_money.items()))
+        result.checks.append(
+            f"{sum(not_money.values())} PIX items moved no money and are not lines ({counts})"
+        )
     return result
 
 
@@ -443,4 +512,4 @@ def parse_file(path: Path) -> ParseResult:
     if fast is not None:
         return fast
     text = path.read_bytes().decode("utf-8-sig")
-    return parse_documents(_documents(text, str(path)), str(path))
+    return parse_documents(json_documents(text, str(path)), str(path))

@@ -11,14 +11,19 @@ _HEAD = 1 << 16
 
 
 def sniff_bytes(head: bytes, name: str = "") -> str | None:
-    """The format of a file starting with `head`: pix-json | ofx | cnab240 | csv, or None."""
+    """The format of a file starting with `head`: pix-json | camt | open-finance | ofx |
+    cnab240 | csv, or None."""
     text = head.lstrip(b"\xef\xbb\xbf").lstrip()
     if not text:
         return None
     upper = text[:2048].upper()
     if b"OFXHEADER" in upper or b"<OFX>" in upper or b"<?OFX" in upper:
         return "ofx"
+    if text[:1] == b"<" and b"urn:iso:std:iso:20022:tech:xsd:camt.05" in text:
+        return "camt"
     if text[:1] in (b"{", b"["):
+        if b'"creditDebitType"' in text or b'"completedAuthorisedPaymentType"' in text:
+            return "open-finance"
         return "pix-json"
     first = text.split(b"\n", 1)[0].rstrip(b"\r")
     if len(first) == 240 and first[:8].isdigit() and first[7:8] == b"0":
@@ -44,7 +49,7 @@ def sniff_format(path: Path, *, csv_profile: Any = None) -> str:
         return "csv"
     if found is None:
         raise StatementError(
-            f"{path}: unknown statement format (not API Pix JSON, OFX, CNAB 240 or a known "
+            f"{path}: unknown statement format (not API Pix JSON, camt, Open Finance, OFX, CNAB 240 or a known "
             "CSV); pass --format, or --csv-profile for another CSV shape"
         )
     return found

@@ -7,11 +7,13 @@ from pathlib import Path
 import filelock
 import pytest
 
-from ops.fakes import FakeSteps, break_row, write_run
+from ops.fakes import FakeSteps
+from recon import testing
 from recon.cli import main as cli_main
 from recon.config import DataDir
-from recon.daily import Steps
 from recon.errors import ApiConnectionError
+from recon.ops.daily import Steps
+from recon.testing import break_row
 
 
 def main(argv: list[str]) -> int:
@@ -62,8 +64,8 @@ def test_usage_errors_exit_2_with_one_line(
 
 
 def test_report_latest_run(data_dir: DataDir, capsys: pytest.CaptureFixture[str]) -> None:
-    write_run(data_dir.runs, "20261120T000000000000Z-aaaa", [])
-    write_run(data_dir.runs, "20261121T000000000000Z-bbbb", [break_row("unmatched_debit", 1)])
+    testing.run(data_dir, [], run_id="20261120T000000000000Z-aaaa")
+    testing.run(data_dir, [break_row("unmatched_debit", 1)], run_id="20261121T000000000000Z-bbbb")
     assert main(["report", "--data", str(data_dir.root)]) == 0
     out = capsys.readouterr().out
     assert "reports/20261121T000000000000Z-bbbb/report.html" in out
@@ -114,13 +116,11 @@ def test_daily_against_closed_port_exits_3(
     data_dir: DataDir, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The real extractor against a port nobody listens on: exit 3, the key never printed."""
-    extract_mod = pytest.importorskip("recon.extract")
-    if not hasattr(extract_mod, "extract"):
-        pytest.skip("recon.extract.extract not there yet")
+    from recon.extract import extract
     from recon.report import render
 
     fake = FakeSteps()
-    steps = Steps(extract_mod.extract, fake.import_statements, fake.reconcile, render)
+    steps = Steps(extract, fake.import_statements, fake.reconcile, render)
     monkeypatch.setattr(Steps, "default", classmethod(lambda cls: steps))
     monkeypatch.setenv("RECON_API_KEY", "test-key-secret")
     import socket
@@ -166,10 +166,10 @@ def test_resolve_one_and_from_csv(
     data_dir: DataDir, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     ids = ["0123456789abcdef", "fedcba9876543210", "00000000aaaaaaaa"]
-    write_run(
-        data_dir.runs,
-        "20261121T000000000000Z-cccc",
+    testing.run(
+        data_dir,
         [break_row("unmatched_debit", i, break_id=b) for i, b in enumerate(ids)],
+        run_id="20261121T000000000000Z-cccc",
     )
     root = str(data_dir.root)
     assert main(["resolve", ids[0], "--note", "paid back by hand, FIN-1", "--data", root]) == 0
@@ -240,7 +240,6 @@ def test_reconcile_bad_config_exits_2(
     text: str,
     message: str,
 ) -> None:
-    pytest.importorskip("recon.reconcile.settings")
     cfg = tmp_path / "recon.toml"
     cfg.write_text(text)
     assert main(["reconcile", "--data", str(data_dir.root), "--config", str(cfg)]) == 2

@@ -8,10 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from ops.fakes import FakeSteps, break_row
+from ops.fakes import FakeSteps
+from recon import testing
 from recon.config import DataDir
-from recon.daily import Steps, Thresholds, assess_run, run_daily
 from recon.errors import ApiConnectionError, ConfigError, LockedError, StatementError, UsageError
+from recon.ops.daily import Steps, run_daily
+from recon.reconcile.alerts import Thresholds, assess_run
+from recon.testing import break_row
 
 NOW = datetime(2026, 11, 20, 20, 0, tzinfo=UTC)  # 17:00 in São Paulo
 
@@ -143,11 +146,9 @@ def test_bad_alerts_config_is_a_config_error(text: str) -> None:
 
 
 def test_assess_run_p1_and_empty(data_dir: DataDir) -> None:
-    from ops.fakes import write_run
-
-    run = write_run(data_dir.runs, "r1", [break_row("unmatched_debit", 1)])
+    run = testing.run(data_dir, [break_row("unmatched_debit", 1)], run_id="r1")
     verdict = assess_run(run)
     assert verdict.exit_code == 1 and verdict.reasons == ("1 open P1 break(s)",)
     assert assess_run(run, Thresholds(fail_on_priorities=())).exit_code == 0
-    empty = write_run(data_dir.runs, "r2", [])
+    empty = testing.run(data_dir, [], run_id="r2")
     assert assess_run(empty).exit_code == 0

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from recon.demo import MARKER, _prepare, break_key, ensure_demo_data, run_demo, score_breaks
 from recon.errors import UsageError
+from recon.ops.demo import MARKER, _prepare, break_key, ensure_demo_data, run_demo, score_breaks
 
 
 def test_score_breaks_counts_exact_identities() -> None:
@@ -52,23 +52,10 @@ def test_bad_sizes_are_usage_errors(tmp_path: Path) -> None:
         run_demo(tmp_path, days=0)
 
 
-def _parts_ready() -> None:
-    for module, name in [
-        ("recon.sandbox.compose", "build_world"),
-        ("recon.reconcile", "reconcile"),
-        ("recon.statements", "import_statements"),
-        ("recon.extract", "extract"),
-    ]:
-        mod = pytest.importorskip(module)
-        if not hasattr(mod, name):
-            pytest.skip(f"{module}.{name} not there yet")
-
-
 def test_demo_end_to_end_on_a_tiny_world(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`recon demo` as a user runs it: every step, the table, the report, under a minute."""
-    _parts_ready()
     from recon.cli import main
 
     started = time.perf_counter()
@@ -103,7 +90,6 @@ def test_demo_end_to_end_on_a_tiny_world(
 
 
 def test_ensure_demo_data_builds_once_then_reuses(tmp_path: Path) -> None:
-    _parts_ready()
     target = tmp_path / "nb-data"
     dd = ensure_demo_data(target, seed=5, days=1, intents_per_day=20)
     assert any(dd.snapshots.rglob("*.parquet")) and any(dd.statements.rglob("*.parquet"))

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import csv
-import os
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
-from ops.fakes import break_row, write_run
+from recon import testing
 from recon.errors import UsageError
+from recon.reconcile import reconcile
+from recon.reconcile.flows import read_flows
 from recon.report import render
 from recon.report.render import format_brl, report_dir_for
+from recon.testing import break_row
+from tests.golden import assert_golden
 
 GOLDEN = Path(__file__).parent / "golden" / "report.html"
 NOW = datetime(2026, 11, 21, 3, 0, tzinfo=UTC)
@@ -25,6 +28,38 @@ def normalise(html: str) -> str:
     html = re.sub(r'src="data:image/png;base64,[A-Za-z0-9+/=]+"', 'src="data:IMAGE"', html)
     html = re.sub(r'<figure class="chart">.*?</figure>', "<figure>CHART</figure>", html, flags=re.S)
     return re.sub(r"generated [0-9T:+\-]+", "generated TIME", html)
+
+
+# what the report's sections show beyond the counts the factory derives from the breaks
+GOLDEN_SUMMARY = {
+    "as_of": "2026-11-21T02:59:59+00:00",
+    "intents": 40,
+    "statement_lines": 41,
+    "auto_match_rate": 0.9625,
+    "totals": {"statement_credit_cents": 123_456, "intents_credit_cents": 120_000},
+    "control_totals": [
+        {
+            "business_day": "2026-11-20",
+            "direction": "credit",
+            "statement_cents": 123_456,
+            "intents_cents": 120_000,
+            "explained_cents": 3_456,
+            "unexplained_cents": 0,
+        },
+    ],
+    "explained_by": {"onramp_overpaid": 3_456},
+    "checks": {"no_line_matched_twice": 0},
+    "resolved_breaks": ["00000000deadbeef"],
+    "decided_breaks": [
+        {
+            "break_id": "00000000cafebabe",
+            "category": "unmatched_credit",
+            "note": "known <test>",
+            "decided_by": "ana",
+            "decided_at": "2026-11-20T10:00:00+00:00",
+        }
+    ],
+}
 
 
 def golden_run(root: Path) -> Path:
@@ -49,17 +84,13 @@ def golden_run(root: Path) -> Path:
         break_row("status_regression", 5, expected_cents=None, actual_cents=None, delta_cents=None),
         break_row("offramp_stuck_paying_out", 6, age_days=3),
     ]
-    return write_run(root / "runs", "run-golden", breaks)
+    return testing.run(root, breaks, run_id="run-golden", summary=GOLDEN_SUMMARY)
 
 
 def test_report_matches_golden_file(tmp_path: Path) -> None:
     run = golden_run(tmp_path)
     out = render(run, now=NOW)
-    got = normalise(out.read_text(encoding="utf-8"))
-    if os.environ.get("RECON_UPDATE_GOLDEN") == "1":
-        GOLDEN.write_text(got, encoding="utf-8")
-    assert GOLDEN.is_file(), "golden file missing: run with RECON_UPDATE_GOLDEN=1"
-    assert got == GOLDEN.read_text(encoding="utf-8")
+    assert_golden(GOLDEN, normalise(out.read_text(encoding="utf-8")))
 
 
 def test_report_is_self_contained_and_escaped(tmp_path: Path) -> None:
@@ -88,7 +119,7 @@ def test_breaks_written_beside_report_most_urgent_first(tmp_path: Path) -> None:
 
 
 def test_out_folder_and_empty_run(tmp_path: Path) -> None:
-    run = write_run(tmp_path / "runs", "run-empty", [], matches=0, summary={"control_totals": []})
+    run = testing.run(tmp_path, [], matches=0, run_id="run-empty")
     out = render(run, tmp_path / "folder", now=NOW, charts=False)
     assert out == tmp_path / "folder" / "report.html"
     html = out.read_text(encoding="utf-8")
@@ -120,3 +151,24 @@ def test_bad_run_folder_is_a_usage_error(tmp_path: Path, content: str | None) ->
 )
 def test_format_brl(cents: int | None, text: str) -> None:
     assert format_brl(cents) == text
+
+
+def test_rerendering_an_old_run_gives_the_same_report(tmp_path: Path) -> None:
+    """The report draws only the run's files: new snapshots change the next run, not this one."""
+    data = testing.data_dir(tmp_path)
+    waiting = [testing.intent(n, status="awaiting_fiat_payment") for n in range(1, 7)]
+    testing.snapshot(data, waiting)
+    old = reconcile(data, strict=False)
+    first = render(old.path, tmp_path / "a.html", now=NOW).read_text(encoding="utf-8")
+    assert first.count('<figure class="chart">') >= 4 and "Onramp funnel" in first
+
+    later = testing.T0 + timedelta(hours=6)
+    testing.snapshot(data, [dict(i, status="completed") for i in waiting], at=later)
+    testing.statement_lines(data, [testing.statement_line(99, amount_cents=123)])
+    again = render(old.path, tmp_path / "b.html", now=NOW).read_text(encoding="utf-8")
+    assert again == first
+
+    new = reconcile(data, strict=False)  # the new snapshot shows in the next run only
+    fresh = render(new.path, tmp_path / "c.html", now=NOW).read_text(encoding="utf-8")
+    assert fresh != first
+    assert read_flows(new.path)["funnel_onramp"]["reached"].sum() > 0

@@ -96,7 +96,7 @@ def test_control_totals_only_on_covered_days(world):
 def test_statements_overdue(world, tmp_path):
     """A business day no account statement covers, more than statements_overdue after it
     ended (at as_of), is listed; daily/reconcile exit 1 on it."""
-    from recon.daily import assess_run
+    from recon.reconcile.alerts import assess_run
 
     world.snapshot([intent(1, created=T0 - timedelta(days=3), status="expired")], AS_OF)
     world.statement([], covers=(T0 - timedelta(days=1, hours=13), AS_OF))  # from T0-1d local 00:00
@@ -209,10 +209,10 @@ def test_reference_pass_needs_an_intent_created_before_the_booking(world):
 
 
 def test_txid_pass_in_time_with_clock_skew(world):
-    """Booked 4 min before the intent's created_at (clocks differ): within the default
-    5 min clock_skew; at 0 skew it is not paired."""
+    """Booked 40 s before the intent's created_at (clocks differ): within the default
+    60 s clock_skew; at 0 skew it is not paired."""
     world.snapshot([intent(1, created=T0)], AS_OF)
-    world.statement([line(1, amount=10_000, txid=tx(1), at=T0 - 4 * M)])
+    world.statement([line(1, amount=10_000, txid=tx(1), at=T0 - timedelta(seconds=40))])
     assert matches(run(world)) == {(uid(1), e2e(1), "txid")}
     strict = run(world, settings=ReconcileSettings(clock_skew=timedelta(0)))
     assert matches(strict) == set()

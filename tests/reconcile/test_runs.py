@@ -62,6 +62,7 @@ def test_run_folder_and_summary(world):
         "awaiting.parquet",
         "candidates.parquet",
         "exceptions.parquet",
+        "flows.parquet",
         "matches.parquet",
         "summary.json",
     ]

@@ -107,3 +107,35 @@ def test_duration_strings_add_up(h, m, s):
     assert parse_duration(h * 3600 + m * 60 + s, name="x") == timedelta(
         hours=h, minutes=m, seconds=s
     )
+
+
+def test_accounts_skew_and_statements_overdue(data_dir, monkeypatch):
+    monkeypatch.chdir(data_dir.root)
+    (data_dir.root / "recon.toml").write_text(
+        '[reconcile]\naccounts = ["itau-1234", "psp-x"]\nclock_skew = "30s"\n'
+        '[alerts]\nstatements_overdue = "2d"\nfail_on_priorities = ["P1"]\n',
+        encoding="utf-8",
+    )
+    s = ReconcileSettings.load(data_dir)
+    assert s.accounts == ("itau-1234", "psp-x")
+    assert s.clock_skew == timedelta(seconds=30)
+    assert s.statements_overdue == timedelta(days=2)
+    assert s.as_dict()["accounts"] == ["itau-1234", "psp-x"]
+    assert ReconcileSettings().accounts == () and ReconcileSettings().clock_skew == timedelta(
+        seconds=60
+    )
+
+
+@pytest.mark.parametrize(
+    ("section", "message"),
+    [
+        ({"accounts": "itau"}, "accounts"),
+        ({"accounts": ["", "x"]}, "accounts"),
+        ({"clock_skew": "soon"}, "clock_skew"),
+        ({"clock_skew": -1}, "clock_skew"),
+        ({"statements_overdue": "30h"}, "unknown"),  # an [alerts] key, not [reconcile]
+    ],
+)
+def test_bad_accounts_and_skew(section, message):
+    with pytest.raises(ConfigError, match=message):
+        ReconcileSettings.from_mapping(section)

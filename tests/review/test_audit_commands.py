@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from ops.fakes import break_row, write_run
 
+from recon import testing
 from recon.cli import main as cli_main
 from recon.config import DataDir
 from recon.reconcile import audit
@@ -25,7 +25,11 @@ def test_resolve_by_reopen_and_verify(
 ) -> None:
     monkeypatch.setattr("getpass.getuser", lambda: "osuser")
     bid = "0123456789abcdef"
-    write_run(data_dir.runs, "20261121T000000000000Z-cccc", [break_row("unmatched_debit", 1, break_id=bid)])  # fmt: skip
+    testing.run(
+        data_dir,
+        [testing.break_row("unmatched_debit", 1, break_id=bid)],
+        run_id="20261121T000000000000Z-cccc",
+    )
     root = str(data_dir.root)
     assert main(["audit", "verify", "--data", root]) == 0  # no log yet: an empty chain
     assert main(["resolve", bid, "--note", "paid back", "--data", root]) == 0

@@ -365,8 +365,8 @@ def test_movement_direction():
 
 # -- cross-check with the statement importer (engineer D's parsers), when present ---------------
 def test_importer_reads_every_format_without_errors(tmp_path):
-    importer = pytest.importorskip("recon.statements.importer")
     from recon.sandbox.compose import build_world
+    from recon.statements import importer
 
     sandbox = build_world(seed=9, days=2, intents_per_day=40)
     written = export_statements(sandbox.bank, tmp_path)

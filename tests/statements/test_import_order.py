@@ -12,7 +12,7 @@ import pytest
 
 from recon.catalog import connect
 from recon.config import DataDir
-from recon.daily import _richest_first
+from recon.ops.daily import _richest_first
 from recon.statements import import_statements
 
 
@@ -35,7 +35,13 @@ def world_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
 def test_inbox_order_puts_pix_ids_first(world_files):
     folder, _ = world_files
     ordered = [p.name.split("-", 1)[1] for p in _richest_first(sorted(folder.iterdir()))]
-    assert ordered[:3] == ["pix.json", "extrato.cnab240", "statement.ofx"]
+    assert ordered[:5] == [
+        "pix.json",
+        "camt053.xml",
+        "open_finance.json",
+        "extrato.cnab240",
+        "statement.ofx",
+    ]
 
 
 def test_one_file_at_a_time_in_daily_order(world_files, tmp_path):

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
-from recon import catalog
+from recon import catalog, testing
 from recon.config import DataDir
 from recon.schemas import STATEMENT_LINES_SCHEMA
 
@@ -28,9 +25,7 @@ def _version(data: DataDir, fmt: str, booked_at: datetime, reference: str) -> No
         bank_reference=reference,
         imported_at=datetime(2026, 11, 3, tzinfo=UTC),
     )
-    folder = data.statements / f"source={fmt}"
-    folder.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pylist([row], schema=STATEMENT_LINES_SCHEMA), folder / "b.parquet")
+    testing.statement_lines(data, [row], source_format=fmt, batch="b")
 
 
 def test_exact_time_from_ofx_beats_date_only_cnab(data_dir: DataDir) -> None:

@@ -153,7 +153,8 @@ def test_nao_realizado_alone_is_no_line(tmp_path: Path, data_dir: DataDir) -> No
         ({"endToEndId": E1, "valor": "1.00"}, "horario"),
         (_pix(txid=123), "txid"),
         (_pix(pagador="Maria"), "pagador"),
-        (_pix(devolucoes={"id": "x"}), "devolucoes"),
+        (_pix(devolucoes="x"), "devolucoes"),
+        (_pix(devolucoes={"id": "x"}), "devolucoes[0].rtrId"),
         (_pix(devolucoes=[_refund("QUALQUER")]), "devolucoes[0].status"),
         (_pix(devolucoes=[{**_refund("DEVOLVIDO"), "rtrId": None}]), "devolucoes[0].rtrId"),
         (

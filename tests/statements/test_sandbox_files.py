@@ -14,9 +14,15 @@ from recon.statements.pull import pull_pix
 
 from .conftest import view_rows
 
-pytest.importorskip("recon.sandbox.exports")
-
-FILES = ("pix.json", "statement.ofx", "extrato.cnab240", "extrato_psp.csv", "extrato_banco.csv")
+FILES = (
+    "pix.json",
+    "camt053.xml",
+    "open_finance.json",
+    "statement.ofx",
+    "extrato.cnab240",
+    "extrato_psp.csv",
+    "extrato_banco.csv",
+)
 WHOLE_ACCOUNT = FILES[1:]
 
 
@@ -57,7 +63,8 @@ def test_each_file_reads_without_error(world: tuple[Any, Path], tmp_path: Path, 
 
 
 def test_whole_account_formats_agree(world: tuple[Any, Path], tmp_path: Path) -> None:
-    """OFX, CNAB 240 and both CSVs give the same lines, ids, amounts and kinds."""
+    """camt, Open Finance, OFX, CNAB 240 and both CSVs give the same lines, ids, amounts and
+    kinds."""
     _, out = world
     seen = {}
     for name in WHOLE_ACCOUNT:

@@ -5,6 +5,8 @@
 | file | format |
 |---|---|
 | ``pix.json`` | BACEN API Pix ``GET /pix`` body (received PIX + devoluções) |
+| ``camt053.xml`` | ISO 20022 camt.053.001.08 statement (every movement) |
+| ``open_finance.json`` | Open Finance Brasil accounts API transaction pages (every movement) |
 | ``statement.ofx`` | OFX 1.02 SGML, Windows-1252 |
 | ``extrato.cnab240`` | FEBRABAN CNAB 240 extrato, segment E |
 | ``extrato_psp.csv`` | PSP CSV: UTF-8, comma, dot decimal |
@@ -25,6 +27,7 @@ from pathlib import Path
 from recon.errors import UsageError
 from recon.sandbox.bank import KINDS, Bank
 from recon.sandbox.exports._common import local, to_bound
+from recon.sandbox.exports.camt import render_camt053
 from recon.sandbox.exports.cnab240 import render_cnab240
 from recon.sandbox.exports.csv import (
     render_bank_csv,
@@ -33,12 +36,15 @@ from recon.sandbox.exports.csv import (
     render_psp_csv,
 )
 from recon.sandbox.exports.ofx import render_ofx
+from recon.sandbox.exports.open_finance import render_open_finance
 from recon.sandbox.exports.pix_json import render_pix_json
 
 __all__ = ["STATEMENT_FILES", "export_statements", "render_statements"]
 
 STATEMENT_FILES = (
     "pix.json",
+    "camt053.xml",
+    "open_finance.json",
     "statement.ofx",
     "extrato.cnab240",
     "extrato_psp.csv",
@@ -74,6 +80,8 @@ def render_statements(
     lo, hi = _period(bank, start, end)
     return {
         "pix.json": render_pix_json(bank, lo, hi),
+        "camt053.xml": render_camt053(bank, lo, hi),
+        "open_finance.json": render_open_finance(bank, lo, hi),
         "statement.ofx": render_ofx(bank, lo, hi),
         "extrato.cnab240": render_cnab240(bank, lo, hi),
         "extrato_psp.csv": render_psp_csv(bank, lo, hi),
@@ -99,6 +107,8 @@ def _readme(bank: Bank, lo: datetime, hi: datetime, files: Mapping[str, bytes]) 
         "| file | what |",
         "|---|---|",
         "| `pix.json` | BACEN API Pix `GET /pix` response: received PIX with `devolucoes` |",
+        "| `camt053.xml` | ISO 20022 camt.053.001.08 statement, whole account, balances |",
+        "| `open_finance.json` | Open Finance Brasil transaction pages (a JSON list of pages) |",
         "| `statement.ofx` | OFX 1.02 SGML, CHARSET 1252, whole account |",
         "| `extrato.cnab240` | FEBRABAN CNAB 240 extrato (service 04, segment E), one batch per day |",
         "| `extrato_psp.csv` | PSP export: UTF-8, comma, signed dot-decimal `valor` |",

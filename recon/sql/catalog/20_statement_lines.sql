@@ -3,7 +3,7 @@
 -- A line can be stored more than once: the same PIX read from several formats (its
 -- line_id depends on the end-to-end id, not on the format), or a devolução whose status
 -- changed between imports. Versions are ranked (booked_at apart, see time_rank): the richer format first
--- (pix-json > cnab240 > ofx > csv), then the latest import. Each content column takes the
+-- (pix-json > camt > open-finance > cnab240 > ofx > csv), then the latest import. Each content column takes the
 -- first non-null value in that order, so an OFX FITID fills bank_reference of a line whose
 -- best version came from API Pix. Lineage columns (source_format, source_file,
 -- source_line, imported_at) come together from the best version.
@@ -35,8 +35,8 @@ versions AS (
             PARTITION BY line_id
             ORDER BY
                 CASE source_format
-                    WHEN 'pix-json' THEN 1 WHEN 'cnab240' THEN 2 WHEN 'ofx' THEN 3
-                    WHEN 'csv' THEN 4 ELSE 5
+                    WHEN 'pix-json' THEN 1 WHEN 'camt' THEN 2 WHEN 'open-finance' THEN 3
+                    WHEN 'cnab240' THEN 4 WHEN 'ofx' THEN 5 WHEN 'csv' THEN 6 ELSE 7
                 END,
                 imported_at DESC, source_file DESC, source_line DESC
         ) AS version_rank,
@@ -51,8 +51,8 @@ versions AS (
                      ELSE 0
                 END,
                 CASE source_format
-                    WHEN 'pix-json' THEN 1 WHEN 'cnab240' THEN 2 WHEN 'ofx' THEN 3
-                    WHEN 'csv' THEN 4 ELSE 5
+                    WHEN 'pix-json' THEN 1 WHEN 'camt' THEN 2 WHEN 'open-finance' THEN 3
+                    WHEN 'cnab240' THEN 4 WHEN 'ofx' THEN 5 WHEN 'csv' THEN 6 ELSE 7
                 END,
                 imported_at DESC, source_file DESC, source_line DESC
         ) AS time_rank

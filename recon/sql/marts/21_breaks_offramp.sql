@@ -1,3 +1,4 @@
+-- materialized: view
 -- breaks_offramp: the offramp rules, one CTE per category (union at the end).
 -- Every family model has the same columns: category, intent_key, line_key, intent_id,
 -- line_id, end_to_end_id, expected_cents, actual_cents, reason, evidence_at, and for a rule

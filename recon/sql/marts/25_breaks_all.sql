@@ -3,6 +3,8 @@
 -- statement period (a line, a snapshot), or when the statements cover all of the time in
 -- which the money it misses would have been booked (money_side, window_from..window_to,
 -- both ends inclusive; stg_coverage). The rest are not breaks: recon_awaiting lists them.
+-- The families are views, built once here (their rows, reasons included, are not copied
+-- into a table of their own first).
 select
     b.*,
     b.money_side is null or covered(b.money_side, b.window_from, b.window_to) as in_coverage

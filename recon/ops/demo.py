@@ -25,6 +25,7 @@ import json
 import logging
 import os
 import shutil
+import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -35,10 +36,14 @@ import pyarrow.parquet as pq
 
 from recon.config import DataDir
 from recon.errors import ApiError, UsageError
+from recon.schemas import stake_cents
 
 __all__ = [
+    "DEMO_DAYS",
+    "DEMO_INTENTS_PER_DAY",
     "CategoryScore",
     "DemoResult",
+    "default_data_dir",
     "ensure_demo_data",
     "print_demo",
     "run_demo",
@@ -51,6 +56,11 @@ MARKER = ".recon-demo"
 KEPT_WITHOUT_KEEP_DATA = ("reports", "sandbox", MARKER)
 
 BreakKey = tuple[str, str | None, str | None]
+
+# The world `ensure_demo_data` builds for a notebook: small enough that a fresh clone builds it
+# in seconds, big enough that every chart has something to show (each day is a cohort).
+DEMO_DAYS = 7
+DEMO_INTENTS_PER_DAY = 60
 
 
 @dataclass(frozen=True)
@@ -182,7 +192,6 @@ def _build(
     from recon.extract import extract
     from recon.reconcile import reconcile
     from recon.report import render
-    from recon.report.render import stake_cents
     from recon.sandbox.compose import build_world
     from recon.sandbox.exports import STATEMENT_FILES, export_statements
     from recon.statements import import_statements
@@ -301,28 +310,39 @@ def run_demo(
     )
 
 
+def default_data_dir() -> Path:
+    """$RECON_DATA when set, else a sandbox folder in the system temp dir (never ./data, so
+    opening a notebook does not write into the repository)."""
+    env = os.environ.get("RECON_DATA")
+    if env:
+        return Path(env).expanduser().resolve()
+    return Path(tempfile.gettempdir()) / "recon-sandbox-data"
+
+
+def _has_snapshot(root: Path) -> bool:
+    """True when `root` holds a committed snapshot part (the data-directory contract)."""
+    return any(root.glob("snapshots/snapshot_date=*/run_id=*/part-*.parquet"))
+
+
 def ensure_demo_data(
-    data_dir: str | os.PathLike[str],
+    data_dir: str | os.PathLike[str] | None = None,
     *,
     seed: int = 7,
-    days: int = 14,
-    intents_per_day: int = 200,
+    days: int = DEMO_DAYS,
+    intents_per_day: int = DEMO_INTENTS_PER_DAY,
 ) -> DataDir:
-    """A data directory holding a demo world's snapshots, statements and a run (for notebooks).
+    """The data directory a notebook analyses: `data_dir` as it is when it holds a snapshot
+    (the user's data, or a demo world built earlier); otherwise a sandbox world built there
+    in-process (emulator → extract → late events → extract → statements → reconcile), keeping
+    all the data, and re-used on later calls.
 
-    Re-uses `data_dir` when a finished demo with the same parameters is already there;
-    otherwise builds it (in `data_dir` itself, keeping all the data). Refuses to touch a
-    non-empty folder the demo did not make.
+    `data_dir=None` means `default_data_dir()`. A demo folder whose build did not finish is
+    built again; a non-empty folder the demo did not make is refused (a clear UsageError), so
+    real data is never overwritten.
     """
-    root = Path(data_dir).expanduser().resolve()
+    root = Path(data_dir).expanduser().resolve() if data_dir else default_data_dir()
     marker = _read_marker(root)
-    wanted = {"seed": seed, "days": days, "intents_per_day": intents_per_day}
-    if (
-        marker is not None
-        and marker.get("state") == "done"
-        and all(marker.get(k) == v for k, v in wanted.items())
-        and (root / "runs" / str(marker.get("run_id")) / "summary.json").is_file()
-    ):
+    if _has_snapshot(root) and (marker is None or marker.get("state") == "done"):
         return DataDir(root)
     # notebooks draw their own charts: the demo's report goes without them, to save time
     _build(

@@ -1,0 +1,157 @@
+"""Direction from the data (issue 14 item 3): items that say what they are are read as such.
+
+The bodies are modeled on a large PSP's documented webhook (Efí: `tipo`, `status`,
+`gnExtras`) and on BACEN's own webhook example (`devolucoes` as one object).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from recon.config import DataDir
+from recon.errors import StatementParseError
+from recon.statements import import_statements
+from recon.statements.pixjson import parse_documents
+
+from .conftest import by_e2e
+
+E_IN = "E18236120202611011000s0123456789"
+E_OUT = "E13140088202611011200p0000000042"
+E_SHORT = "E090893562021030PIf25a7868"  # 26 characters, as in the PSP's own documentation
+D1 = "D13140088202611021200r0000000001"
+
+
+def _sent(status: str, **extra: Any) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "endToEndId": E_OUT,
+        "chave": "2c3c7441-b91e-4982-3c25-6105581e18ae",
+        "tipo": "SOLICITACAO",
+        "status": status,
+        "valor": "25.10",
+        "horario": "2026-11-01T15:00:00.000Z" if status == "REALIZADO" else None,
+        "gnExtras": {"idEnvio": "ENVIO123"},
+    }
+    item.update(extra)
+    return item
+
+
+def _rows(*items: Any) -> list[tuple[Any, ...]]:
+    return parse_documents([{"pix": list(items)}], "body.json").all_rows()
+
+
+def test_sent_pix_is_a_debit() -> None:
+    (row,) = _rows(_sent("REALIZADO"))
+    assert row[2:6] == (-2510, "debit", "pix_out", E_OUT)
+    assert row[10] == "2c3c7441-b91e-4982-3c25-6105581e18ae"  # the key paid
+    assert row[12] == "ENVIO123"
+
+
+def test_sent_pix_known_by_id_envio_alone() -> None:
+    item = _sent("REALIZADO")
+    del item["tipo"]
+    (row,) = _rows(item)
+    assert row[3:5] == ("debit", "pix_out")
+
+
+@pytest.mark.parametrize("status", ["NAO_REALIZADO", "EM_PROCESSAMENTO", "REJEITADO"])
+def test_rejected_or_pending_pix_is_no_money(status: str) -> None:
+    item = _sent(status, gnExtras={"idEnvio": "X", "erro": {"codigo": "AC03"}})
+    item["horario"] = None  # as the PSP sends a rejected PIX
+    result = parse_documents([{"pix": [item]}], "body.json")
+    assert result.all_rows() == [] and result.bad == []
+    assert any(status in c for c in result.checks)
+
+
+def test_rejected_pix_with_a_time_is_still_no_money() -> None:
+    # Refused because of its status, not by accident of a null horario.
+    result = parse_documents(
+        [{"pix": [_sent("NAO_REALIZADO", horario="2026-11-01T15:00:00Z")]}], "b"
+    )
+    assert result.all_rows() == []
+
+
+def test_received_with_tipo_and_psp_payer() -> None:
+    item = {
+        "endToEndId": E_SHORT,
+        "txid": "fc9a43k6ff384ryP5f41719",
+        "valor": "0.01",
+        "horario": "2020-12-21T13:40:34.000Z",
+        "gnExtras": {"pagador": {"nome": "Consultoria", "cnpj": "09089356000118"}},
+    }
+    (row,) = _rows(item)
+    assert row[2:6] == (1, "credit", "pix_in", E_SHORT)
+    assert row[8:10] == ("Consultoria", "09089356000118")
+    (row,) = _rows({**item, "tipo": "RECEBIMENTO", "status": "CONCLUIDO"})
+    assert row[3] == "credit"
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"tipo": "ESTORNO_QUALQUER"}, "tipo"),
+        ({"tipo": None, "gnExtras": None}, "tipo"),  # a status and nothing saying which way
+        ({"status": "TALVEZ"}, "status"),
+    ],
+)
+def test_unknown_direction_is_an_error_not_a_credit(
+    tmp_path: Path, data_dir: DataDir, change: dict[str, Any], field: str
+) -> None:
+    path = tmp_path / "webhook.json"
+    path.write_text(json.dumps({"pix": [{**_sent("REALIZADO"), **change}]}), encoding="utf-8")
+    with pytest.raises(StatementParseError) as err:
+        import_statements([path], data_dir)
+    assert err.value.field == field and err.value.line == 1
+    report = import_statements([path], data_dir, quarantine=True)
+    assert report.quarantined == 1 and report.imported == 0
+
+
+def test_devolucoes_as_one_object(tmp_path: Path, data_dir: DataDir) -> None:
+    item = {
+        "endToEndId": E_IN,
+        "valor": "110.00",
+        "horario": "2026-11-01T10:00:00-03:00",
+        "devolucoes": {
+            "id": "123ABC",
+            "rtrId": D1,
+            "valor": "110.00",
+            "horario": {"solicitacao": "2026-11-01T11:00:00-03:00"},
+            "status": "DEVOLVIDO",
+        },
+    }
+    path = tmp_path / "bacen_webhook.json"
+    path.write_text(json.dumps({"pix": [item]}), encoding="utf-8")
+    report = import_statements([path], data_dir)
+    assert report.imported == 2
+    lines = by_e2e(data_dir)
+    assert lines[D1]["amount_cents"] == -11000 and lines[D1]["refund_of"] == E_IN
+
+
+def test_devolucao_of_a_sent_pix_is_money_back() -> None:
+    dev = {
+        "id": "R1",
+        "rtrId": D1,
+        "valor": "5.00",
+        "horario": {"solicitacao": "2026-11-02T10:00:00Z"},
+        "status": "DEVOLVIDO",
+    }
+    rows = _rows(_sent("REALIZADO", devolucoes=[dev]))
+    assert [(r[2], r[4], r[5], r[7]) for r in rows] == [
+        (-2510, "pix_out", E_OUT, None),
+        (500, "pix_refund_in", D1, E_OUT),
+    ]
+
+
+def test_sent_and_received_in_one_file_keep_their_signs(tmp_path: Path, data_dir: DataDir) -> None:
+    received = {"endToEndId": E_IN, "valor": "10.00", "horario": "2026-11-01T10:00:00-03:00"}
+    path = tmp_path / "mixed.json"
+    body = {"pix": [received, _sent("REALIZADO"), _sent("NAO_REALIZADO", endToEndId=E_SHORT)]}
+    path.write_text(json.dumps(body), encoding="utf-8")
+    report = import_statements([path], data_dir)
+    assert report.read == report.imported == 2
+    lines = by_e2e(data_dir)
+    assert lines[E_IN]["amount_cents"] == 1000 and lines[E_OUT]["amount_cents"] == -2510
+    assert E_SHORT not in lines

@@ -57,6 +57,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/statements.py
 	$(BIN)/python bench/reconcile.py
 	$(BIN)/python bench/analytics.py
+	$(BIN)/python bench/review.py
 
 clean:
 	rm -rf build .pytest_cache .mypy_cache .ruff_cache

@@ -1,15 +1,15 @@
 """Benchmark: import N statement lines per format (default 1,000,000).
 
     .venv/bin/python bench/statements.py [--lines 1000000]
-        [--formats csv,csv-inter,csv-nubank,pix-json,ofx,cnab240]
+        [--formats csv,csv-inter,csv-nubank,pix-json,ofx,cnab240,camt,open-finance]
 
 Files are generated here (fast, deterministic, realistic shapes: PIX credits with API Pix
 detail, payouts, devoluções, fees) into a temp folder; generation is not timed. Each format
 is imported into a fresh data directory and timed end to end (parse, line ids, dedupe,
 Parquet write); "cpu s" is the process CPU time of that import (all threads); then the same
 files are imported again to time the all-duplicates path. CNAB 240 is two files of 500,000
-lines (its trailer counts have 6 digits). Targets on 2 cores: CSV and API Pix JSON < 15 s,
-OFX and CNAB 240 < 60 s.
+lines (its trailer counts have 6 digits). Targets on 2 cores: CSV, API Pix JSON and Open
+Finance JSON < 15 s, OFX, CNAB 240 and camt.053 XML < 60 s.
 """
 
 from __future__ import annotations
@@ -196,6 +196,82 @@ def write_ofx(moves: list, path: Path) -> int:
     return len(moves)
 
 
+def write_camt(moves: list, path: Path) -> int:
+    """One camt.053.001.08 statement: opening/closing balances, one booked Ntry per line with
+    its TxDtls (EndToEndId, the counterparty, the remittance text)."""
+    memo = {"in": "PIX RECEBIDO", "out": "PIX ENVIADO", "refund": "DEVOLUCAO PIX", "fee": "TARIFA"}
+    total = sum(c for _, c, *_ in moves)
+    opening = 10**12
+    with path.open("w", encoding="utf-8", newline="\n") as fh:
+        fh.write(
+            '<?xml version="1.0" encoding="UTF-8"?>\n<Document xmlns="urn:iso:std:iso:20022:'
+            'tech:xsd:camt.053.001.08"><BkToCstmrStmt><GrpHdr><MsgId>B1</MsgId>'
+            "<CreDtTm>2026-12-31T00:00:00-03:00</CreDtTm></GrpHdr><Stmt><Id>S1</Id>"
+            "<Acct><Id><Othr><Id>0001/1234567-8</Id></Othr></Id><Ccy>BRL</Ccy></Acct>"
+            f'<Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="BRL">{opening // 100}.00'
+            "</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-01-01</Dt></Dt></Bal>"
+            '<Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="BRL">'
+            f"{(opening + total) // 100}.{(opening + total) % 100:02d}</Amt>"
+            "<CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-12-31</Dt></Dt></Bal>\n"
+        )
+        for i, (at, cents, kind, ident, name) in enumerate(moves):
+            side, role = ("CRDT", "Dbtr") if cents > 0 else ("DBIT", "Cdtr")
+            value = f"{abs(cents) // 100}.{abs(cents) % 100:02d}"
+            local = (at - timedelta(hours=3)).strftime("%Y-%m-%dT%H:%M:%S-03:00")
+            details = (
+                f"<NtryDtls><TxDtls><Refs><EndToEndId>{ident}</EndToEndId></Refs>"
+                f"<RltdPties><{role}><Pty><Nm>{name}</Nm></Pty></{role}></RltdPties>"
+                f"<RmtInf><Ustrd>{kind} {i}</Ustrd></RmtInf></TxDtls></NtryDtls>"
+                if kind != "fee"
+                else ""
+            )
+            text = f"{memo[kind]} {ident} {name}" if kind != "fee" else "TARIFA PIX"
+            fh.write(
+                f'<Ntry><Amt Ccy="BRL">{value}</Amt><CdtDbtInd>{side}</CdtDbtInd>'
+                f"<Sts><Cd>BOOK</Cd></Sts><BookgDt><DtTm>{local}</DtTm></BookgDt>"
+                f"<ValDt><Dt>{local[:10]}</Dt></ValDt><AcctSvcrRef>{i:012d}</AcctSvcrRef>"
+                f"{details}<AddtlNtryInf>{text}</AddtlNtryInf></Ntry>\n"
+            )
+        fh.write("</Stmt></BkToCstmrStmt></Document>\n")
+    return len(moves)
+
+
+def write_open_finance(moves: list, path: Path, page: int = 1000) -> int:
+    """Open Finance Brasil transaction pages of 1,000 items, one page per line."""
+    memo = {"in": "PIX RECEBIDO", "out": "PIX ENVIADO", "refund": "DEVOLUCAO PIX", "fee": "TARIFA"}
+    pages = (len(moves) + page - 1) // page
+    base = "https://bank.example/open-banking/accounts/v2/accounts/acc-1/transactions"
+    with path.open("w", encoding="utf-8") as fh:
+        for p in range(pages):
+            items = []
+            for i in range(p * page, min(len(moves), (p + 1) * page)):
+                at, cents, kind, ident, name = moves[i]
+                items.append(
+                    {
+                        "transactionId": ident,
+                        "completedAuthorisedPaymentType": "TRANSACAO_EFETIVADA",
+                        "creditDebitType": "CREDITO" if cents > 0 else "DEBITO",
+                        "transactionName": f"{memo[kind]} {name}".strip(),
+                        "type": "TARIFA_SERVICOS_AVULSOS" if kind == "fee" else "PIX",
+                        "transactionAmount": {
+                            "amount": f"{abs(cents) // 100}.{abs(cents) % 100:02d}00",
+                            "currency": "BRL",
+                        },
+                        "transactionDateTime": at.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+                        "partieCnpjCpf": "43908445778",
+                        "partiePersonType": "PESSOA_NATURAL",
+                    }
+                )
+            query = f"fromBookingDate=2026-01-01&toBookingDate=2026-12-31&page={p + 1}"
+            body = {
+                "data": items,
+                "links": {"self": f"{base}?{query}"},
+                "meta": {"totalRecords": len(moves), "totalPages": pages},
+            }
+            fh.write(json.dumps(body, separators=(",", ":")) + "\n")
+    return len(moves)
+
+
 def _rec(*parts: str) -> str:
     line = "".join(parts)
     assert len(line) == 240, len(line)
@@ -352,6 +428,8 @@ WRITERS = {
     "pix-json": write_pix_json,
     "ofx": write_ofx,
     "cnab240": write_cnab,
+    "camt": write_camt,
+    "open-finance": write_open_finance,
 }
 SUFFIX = {
     "csv": "extrato_psp.csv",
@@ -360,6 +438,8 @@ SUFFIX = {
     "pix-json": "pix.json",
     "ofx": "statement.ofx",
     "cnab240": "extrato.cnab240",
+    "camt": "camt053.xml",
+    "open-finance": "open_finance.json",
 }
 TARGET = {
     "csv": 15.0,
@@ -368,6 +448,8 @@ TARGET = {
     "pix-json": 15.0,
     "ofx": 60.0,
     "cnab240": 60.0,
+    "camt": 60.0,
+    "open-finance": 15.0,
 }
 
 
@@ -376,7 +458,9 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--lines", type=int, default=1_000_000)
-    parser.add_argument("--formats", default="csv,csv-inter,csv-nubank,pix-json,ofx,cnab240")
+    parser.add_argument(
+        "--formats", default="csv,csv-inter,csv-nubank,pix-json,ofx,cnab240,camt,open-finance"
+    )
     parser.add_argument("--workdir", default=None)
     args = parser.parse_args()
     work = Path(args.workdir or tempfile.mkdtemp(prefix="recon-bench-statements-"))

@@ -188,8 +188,7 @@ NOTEBOOKS: dict[str, list[tuple[str, str]]] = {
         ("md", "## Every break, to act on"),
         (
             "code",
-            'breaks[["priority", "category", "intent_id", "end_to_end_id", "expected_cents",\n'
-            '        "actual_cents", "delta_cents", "age_days", "state", "reason"]]',
+            "charts.break_table(breaks)",
         ),
     ],
 }

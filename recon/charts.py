@@ -18,12 +18,13 @@ it. With `ax=None` a new figure is made with pyplot; pass an Axes of your own fi
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
-from matplotlib.ticker import FuncFormatter, PercentFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter
 
 from recon.analytics import break_review as _breaks
 from recon.errors import UsageError
@@ -31,6 +32,7 @@ from recon.money import format_brl
 
 __all__ = [
     "break_aging",
+    "break_table",
     "breaks_by_category",
     "brl_axis",
     "cohort_heatmap",
@@ -300,6 +302,7 @@ def time_to_pay_hist(
         v = float(minutes.quantile(q))
         ax.axvline(v, color="black", linestyle=style, label=f"{name} {v:,.1f} min")
     ax.set_xlabel(f"minutes from creation to {stage or what}")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("intents")
     exact = float(durations["exact"].mean())
     ax.set_title(f"{title} (n = {len(durations):,}, {exact:.0%} exact)")
@@ -373,6 +376,7 @@ def break_aging(
         brl_axis(ax, "x")
         ax.set_xlabel("money at stake (BRL)")
     else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("breaks")
     ax.set_ylabel("category")
     total = int(left.sum())
@@ -409,6 +413,7 @@ def breaks_by_category(
     ax.set_yticks(y, labels=list(table["category"]))
     ax.invert_yaxis()
     ax.set_xlim(0, max(float(table["breaks"].max()), 1.0) * 1.45)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("breaks")
     ax.set_ylabel("category")
     ax.set_title(f"{title} ({int(table['breaks'].sum()):,} breaks)")
@@ -461,3 +466,78 @@ def control_totals_bars(
     ax.set_title(f"{title} (unexplained {format_brl(unexplained)})", parse_math=False)
     ax.legend(fontsize=8)
     return ax
+
+
+BREAK_TABLE_COLUMNS = (
+    "priority",
+    "category",
+    "intent_id",
+    "end_to_end_id",
+    "expected_cents",
+    "actual_cents",
+    "delta_cents",
+    "age_days",
+    "state",
+    "reason",
+)
+
+
+BREAK_TABLE_LABELS = (
+    "priority",
+    "category",
+    "intent",
+    "end-to-end id",
+    "expected (R$)",
+    "actual (R$)",
+    "difference (R$)",
+    "age (days)",
+    "state",
+    "reason",
+)
+
+
+BREAK_TABLE_LABELS = (
+    "priority",
+    "category",
+    "intent",
+    "end-to-end id",
+    "expected (R$)",
+    "actual (R$)",
+    "difference (R$)",
+    "age (days)",
+    "state",
+    "reason",
+)
+
+
+def break_table(exceptions: pd.DataFrame, *, top: int | None = None) -> Any:
+    """The breaks to act on, for a notebook: most urgent first (priority, then money at
+    stake), amounts in R$ (pt-BR, right-aligned) and each reason whole, wrapping — a
+    DataFrame's own display cuts long text at 50 characters. Returns a pandas Styler; its
+    `.data` is the frame shown (cents stay integers there).
+
+    Takes `recon_exceptions` rows (`recon.analytics.breaks(...)`).
+    """
+    _need(exceptions, list(BREAK_TABLE_COLUMNS), "break_table")
+    order = exceptions.assign(
+        _p=exceptions["priority"].map({"P1": 0, "P2": 1, "P3": 2}).fillna(9),
+        _stake=_breaks.break_amount_cents(exceptions),
+    ).sort_values(["_p", "_stake"], ascending=[True, False], kind="stable")
+    shown = order.loc[:, list(BREAK_TABLE_COLUMNS)].reset_index(drop=True)
+    if top is not None:
+        shown = shown.head(top)
+    money: list[Hashable] = ["expected_cents", "actual_cents", "delta_cents"]
+
+    def brl(value: Any) -> str:
+        return "—" if pd.isna(value) else format_brl(int(value))
+
+    return (
+        shown.style.format(dict.fromkeys(money, brl), na_rep="—")
+        .relabel_index(list(BREAK_TABLE_LABELS), axis=1)
+        .hide(axis="index")
+        .set_properties(subset=money, **{"text-align": "right", "white-space": "nowrap"})
+        .set_properties(
+            subset=["reason"],
+            **{"white-space": "normal", "min-width": "28em", "text-align": "left"},
+        )
+    )

@@ -28,11 +28,27 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-__all__ = ["MAX_CENTS", "AmountError", "check_range", "format_brl", "format_cents", "parse_cents"]
+__all__ = [
+    "MAX_CENTS",
+    "MINUS",
+    "AmountError",
+    "check_range",
+    "format_brl",
+    "format_cents",
+    "format_count",
+    "format_duration",
+    "format_percent",
+    "parse_cents",
+]
 
 # The largest magnitude any parser accepts: what amount_cents (int64) holds. A larger amount
 # is an error, never an OverflowError or a wrapped number further down.
 MAX_CENTS = (1 << 63) - 1
+
+# A person reads amounts and counts in one pt-BR style everywhere (report, console, review app,
+# charts): "R$ 1.289.574,70", "−R$ 2.156,10" (U+2212, the minus sign, not a hyphen),
+# "1.939", "98,9 %", "2 h".
+MINUS = "\u2212"
 
 
 class AmountError(ValueError):
@@ -165,5 +181,29 @@ def format_cents(cents: int, *, decimal_mark: str = ".", thousands: str = "") ->
 
 
 def format_brl(cents: int) -> str:
-    """Human BRL: 123456 -> "R$ 1.234,56"."""
-    return "R$ " + format_cents(cents, decimal_mark=",", thousands=".")
+    """Human BRL, pt-BR: 123456 -> "R$ 1.234,56"; -215610 -> "−R$ 2.156,10" (U+2212)."""
+    text = "R$ " + format_cents(abs(cents), decimal_mark=",", thousands=".")
+    return MINUS + text if cents < 0 else text
+
+
+def format_count(n: int) -> str:
+    """A count, pt-BR: 1939 -> "1.939"; -5 -> "−5"."""
+    text = f"{abs(int(n)):,}".replace(",", ".")
+    return MINUS + text if n < 0 else text
+
+
+def format_percent(fraction: float, digits: int = 1) -> str:
+    """A share, pt-BR: 0.989672 -> "99,0 %" (`digits` decimals)."""
+    text = f"{abs(100 * fraction):,.{digits}f}".replace(",", "_").replace(".", ",")
+    text = text.replace("_", ".")
+    return f"{MINUS if fraction < 0 else ''}{text} %"
+
+
+def format_duration(seconds: int) -> str:
+    """A duration in the largest unit that divides it: 7200 -> "2 h", 1800 -> "30 min",
+    86400 -> "1 d", 90 -> "90 s", 5400 -> "90 min"."""
+    seconds = int(seconds)
+    for unit, size in (("d", 86_400), ("h", 3_600), ("min", 60)):
+        if seconds and seconds % size == 0:
+            return f"{format_count(seconds // size)} {unit}"
+    return f"{format_count(seconds)} s"

@@ -143,6 +143,21 @@ MATCHES_SCHEMA = pa.schema(
     ]
 )
 
+# One row per audit entry about a break of a run (open or decided): runs/<run_id>/history.parquet,
+# so the report can show what people did without reading anything but run files.
+HISTORY_SCHEMA = pa.schema(
+    [
+        ("break_id", pa.string()),
+        ("seq", pa.int64()),  # the entry's place in data/audit.jsonl
+        ("at", TS),
+        ("by", pa.string()),
+        ("action", pa.string()),  # resolve | reopen | assign | comment | confirm_match | ...
+        ("note", pa.string()),
+        ("before", pa.string()),  # JSON
+        ("after", pa.string()),  # JSON
+    ]
+)
+
 # One row per (ambiguous line, candidate intent) of a run: runs/<run_id>/candidates.parquet.
 # A person confirms one candidate in `recon review`; the next run matches it (rule manual).
 CANDIDATES_SCHEMA = pa.schema(

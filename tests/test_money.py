@@ -11,6 +11,9 @@ from recon.money import (
     AmountError,
     format_brl,
     format_cents,
+    format_count,
+    format_duration,
+    format_percent,
     parse_cents,
     parse_plain_cents,
 )
@@ -165,3 +168,37 @@ def test_format() -> None:
         format_cents(1.5)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         format_cents(True)
+
+
+@pytest.mark.parametrize(
+    ("cents", "text"),
+    [
+        (0, "R$ 0,00"),
+        (5, "R$ 0,05"),
+        (128957470, "R$ 1.289.574,70"),
+        (-215610, "\u2212R$ 2.156,10"),
+        (-100000000, "\u2212R$ 1.000.000,00"),
+    ],
+)
+def test_format_brl_one_pt_br_style(cents: int, text: str) -> None:
+    assert format_brl(cents) == text
+    assert parse_cents(text.replace("\u2212", "-")) == cents  # what we print reads back
+
+
+def test_counts_shares_durations_pt_br() -> None:
+    assert (format_count(1939), format_count(2_204_000), format_count(-5)) == (
+        "1.939",
+        "2.204.000",
+        "\u22125",
+    )
+    assert format_percent(0.989672) == "99,0 %"
+    assert format_percent(0.989672, 2) == "98,97 %"
+    assert format_percent(12.5) == "1.250,0 %"
+    assert [format_duration(s) for s in (7200, 1800, 86400, 90, 5400, 0)] == [
+        "2 h",
+        "30 min",
+        "1 d",
+        "90 s",
+        "90 min",
+        "0 s",
+    ]

@@ -30,12 +30,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from filelock import FileLock, Timeout
 
 from recon.config import DataDir, new_run_id
 from recon.errors import (
     InconsistentSnapshotError,
-    LockedError,
     ResponseLimitError,
     UsageError,
     redact,
@@ -44,7 +42,7 @@ from recon.extract.flatten import RowBuffer, flatten_page, page_items, with_line
 from recon.extract.settings import ExtractSettings
 from recon.extract.walk import MAX_LIMIT, Walker
 from recon.schemas import INTENT_STATUSES, INTENTS_SCHEMA
-from recon.storage import atomic_dir, clean_leftovers, write_json
+from recon.storage import atomic_dir, write_json, writer_lock
 
 __all__ = [
     "InconsistentSnapshotError",
@@ -58,7 +56,6 @@ __all__ = [
 PART_NAME = "part-00000.parquet"
 MANIFEST_NAME = "_manifest.json"
 VERSIONS_NAME = ".versions.parquet.tmp"  # every version read; never matched by readers
-LOCK_NAME = ".extract.lock"
 ROW_GROUP_ROWS = 8_192
 # Items are flattened this many at a time: Arrow's fixed cost per call (~40 calls per
 # batch) is then spread over ~1,000 rows instead of a 100-item page; a few MB of dicts.
@@ -402,15 +399,8 @@ async def extract_async(
         settings = ExtractSettings.load(dd)
     if quiet is None:
         quiet = not sys.stderr.isatty()
-    # One extract at a time per data directory: while we hold the lock, every `.tmp-*`
-    # under snapshots/ is a crash leftover (the lock dies with its process) and can go.
-    lock = FileLock(str(dd.snapshots / LOCK_NAME))
-    try:
-        lock.acquire(timeout=0)
-    except Timeout as exc:
-        raise LockedError(f"another extract is writing snapshots in {dd.snapshots}") from exc
-    try:
-        clean_leftovers(dd.snapshots)
+    # One writer at a time per data directory; the first holder sweeps crash leftovers.
+    with writer_lock(dd.root, "extract"):
         owned = client is None
         if owned:
             from recon.api import AsyncClient
@@ -442,8 +432,6 @@ async def extract_async(
         finally:
             if owned:
                 await client.aclose()
-    finally:
-        lock.release()
     if not result.consistent:
         raise InconsistentSnapshotError(result)
     return result

@@ -2,9 +2,11 @@
 
 One run per business day, safe to schedule and to re-run:
 
-- **Lock.** The whole job holds ``data/.daily.lock`` (an OS file lock, released by the
-  kernel if the process dies, so a crash never leaves a stale lock). A second run on the same
-  data directory fails at once with `LockedError` (exit 2) instead of waiting.
+- **Lock.** The whole job holds the data directory's writer lock ``data/.recon.lock``
+  (`recon.storage.writer_lock`: an OS file lock, released by the kernel if the process dies,
+  so a crash never leaves a stale lock), shared with `extract`, `statements import` and
+  `reconcile`. Another writer on the same data directory fails at once with `LockedError`
+  (exit 2) instead of waiting.
 - **Inbox.** Every regular, non-hidden file directly in ``data/inbox/`` is imported (format
   sniffed). After a file is imported it is *moved* to ``data/inbox/processed/<date>/`` so the
   inbox always shows what is still pending (statement imports are idempotent, so a file
@@ -47,10 +49,10 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from recon.config import DEFAULT_BUSINESS_TZ, DataDir, load_config
-from recon.errors import ConfigError, LockedError, UsageError
+from recon.errors import ConfigError, UsageError
 from recon.reconcile.alerts import Thresholds, assess_run
 from recon.reconcile.settings import settings_kw
-from recon.storage import write_json
+from recon.storage import write_json, writer_lock
 
 __all__ = [
     "DailyResult",
@@ -60,8 +62,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-LOCK_NAME = ".daily.lock"
 
 
 def business_tz(config: Mapping[str, Any]) -> ZoneInfo:
@@ -224,7 +224,6 @@ def run_daily(
     Raises LockedError when another daily run holds the lock, UsageError/StatementError for
     bad input (exit 2) and ApiError when the API fails after retries (exit 3).
     """
-    import filelock
 
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
     cfg = load_config(config, dd)
@@ -236,15 +235,8 @@ def run_daily(
         raise UsageError(f"--date {day} is in the future (today is {today} in {tz.key})")
 
     dd.ensure()
-    lock = filelock.FileLock(str(dd.root / LOCK_NAME), timeout=0)
-    try:
-        lock.acquire()
-    except filelock.Timeout:
-        raise LockedError(
-            f"another `recon daily` is running on {dd.root} (lock {dd.root / LOCK_NAME}); "
-            "let it finish, then run again"
-        ) from None
-    try:
+    # the data directory's writer lock, held across the steps (which take it again)
+    with writer_lock(dd.root, "daily"):
         return _run_locked(
             dd,
             day,
@@ -258,8 +250,6 @@ def run_daily(
             transport=transport,
             config=config,
         )
-    finally:
-        lock.release()
 
 
 def _run_locked(

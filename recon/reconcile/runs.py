@@ -5,6 +5,7 @@
     data/runs/<run_id>/awaiting.parquet     AWAITING_SCHEMA, one row per intent waiting for
                                             statements that cover its money (not a break)
     data/runs/<run_id>/candidates.parquet   CANDIDATES_SCHEMA, the candidates of ambiguous lines
+    data/runs/<run_id>/history.parquet      HISTORY_SCHEMA, the audit entries about its breaks
     data/runs/<run_id>/summary.json         RunSummary (counts, totals, control totals, checks)
     data/runs/<run_id>/flows.parquet        what the report draws besides the breaks, as of
                                             the run (recon.reconcile.flows)
@@ -35,8 +36,8 @@ import pyarrow.parquet as pq
 from recon import catalog
 from recon.config import DataDir, new_run_id
 from recon.errors import RunChecksFailed, SnapshotError, UsageError
+from recon.reconcile import audit, runner
 from recon.reconcile import flows as run_flows
-from recon.reconcile import runner
 from recon.reconcile.decisions import load_decisions, load_history
 from recon.reconcile.manual import load_manual_matches
 from recon.reconcile.settings import ReconcileSettings
@@ -45,9 +46,10 @@ from recon.schemas import (
     CANDIDATES_SCHEMA,
     CATEGORIES,
     EXCEPTIONS_SCHEMA,
+    HISTORY_SCHEMA,
     MATCHES_SCHEMA,
 )
-from recon.storage import atomic_dir, write_json
+from recon.storage import atomic_dir, write_json, writer_lock
 
 log = logging.getLogger(__name__)
 
@@ -177,6 +179,22 @@ def reconcile(
     matching benchmark, which measures the passes alone); the trend is always written.
     """
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
+    # one writer at a time per data directory; the first holder sweeps crash leftovers
+    with writer_lock(dd.root, "reconcile"):
+        return _reconcile_locked(
+            dd, as_of=as_of, settings=settings, run_id=run_id, strict=strict, flows=flows
+        )
+
+
+def _reconcile_locked(
+    dd: DataDir,
+    *,
+    as_of: datetime | str | None,
+    settings: ReconcileSettings | None,
+    run_id: str | None,
+    strict: bool,
+    flows: bool,
+) -> RunResult:
     settings = settings or ReconcileSettings.load(dd)
     run_id = run_id or new_run_id()
     if not run_id or "/" in run_id or run_id.startswith("."):
@@ -232,6 +250,8 @@ def reconcile(
                     tmp / "awaiting.parquet",
                     AWAITING_SCHEMA,
                 )
+            with _phase("history.parquet"):
+                _write_history(con, dd, tmp / "history.parquet")
             # the breaks are written: their rows (0.8 GB at 10M) make room for the matches' sort
             con.execute("DROP TABLE final_exceptions")
             with _phase("matches.parquet"):
@@ -388,6 +408,34 @@ _EXCEPTIONS_SQL = """
 SELECT * EXCLUDE (decided) FROM final_exceptions WHERE NOT decided
 ORDER BY category, intent_id NULLS LAST, end_to_end_id NULLS LAST, line_id NULLS LAST, break_id
 """
+
+
+def _write_history(con: duckdb.DuckDBPyConnection, dd: DataDir, path: Path) -> None:
+    """The audit entries about this run's breaks (open or decided), oldest first."""
+    entries = [
+        {
+            "break_id": e.get("break_id"),
+            "seq": e.get("seq"),
+            "at": datetime.fromisoformat(str(e.get("at"))),
+            "by": e.get("by"),
+            "action": e.get("action"),
+            "note": e.get("note"),
+            "before": json.dumps(e.get("before") or {}, sort_keys=True, ensure_ascii=False),
+            "after": json.dumps(e.get("after") or {}, sort_keys=True, ensure_ascii=False),
+        }
+        for e in audit.read_entries(dd)
+    ]
+    table = pa.Table.from_pylist(entries, schema=HISTORY_SCHEMA)
+    con.register("audit_entries", table)
+    try:
+        rows = con.sql(
+            "SELECT a.* FROM audit_entries AS a "
+            "SEMI JOIN final_exceptions AS f ON f.break_id = a.break_id ORDER BY a.seq"
+        ).to_arrow_table()
+    finally:
+        con.unregister("audit_entries")
+    out = rows.cast(HISTORY_SCHEMA) if rows is not None else HISTORY_SCHEMA.empty_table()
+    pq.write_table(out, path, compression="zstd")
 
 
 def _copy(

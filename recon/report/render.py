@@ -17,17 +17,20 @@ import os
 import uuid
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from dataclasses import dataclass, fields
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from recon import money
+from recon.config import DEFAULT_BUSINESS_TZ
 from recon.errors import UsageError
 from recon.reconcile.flows import read_flows
+from recon.reconcile.settings import ReconcileSettings
 from recon.schemas import CATEGORIES, EXCEPTIONS_SCHEMA, MATCHES_SCHEMA, stake_cents
 
 __all__ = [
@@ -85,7 +88,8 @@ class ReportData:
 
 
 def format_brl(cents: int | None) -> str:
-    """Integer cents as reais, like the charts: ``123456 -> 'R$ 1.234,56'``; None -> '—'."""
+    """Integer cents as reais (recon.money's pt-BR style): ``-123456 -> '−R$ 1.234,56'``;
+    None -> '—'."""
     if cents is None:
         return "—"
     return money.format_brl(int(cents))
@@ -176,56 +180,223 @@ COLUMN_ORDER = (
     "unexplained_cents",
 )
 
+# What a person reads instead of a field name (money columns say "(R$)" through `label`).
+LABELS = {
+    "as_of": "as of",
+    "auto_match_rate": "auto-match rate (matched lines / statement lines)",
+    "breaks": "open breaks",
+    "business_day": "business day",
+    "checks_passed": "checks passed",
+    "intents": "intents in the latest snapshot",
+    "matched_lines": "statement lines matched",
+    "new_breaks": "new breaks",
+    "persisting_breaks": "persisting breaks",
+    "previous_run_id": "previous run",
+    "run_id": "run",
+    "statement_lines": "statement lines (bank fees excluded)",
+    "statement_cents": "statement",
+    "intents_cents": "intents",
+    "difference_cents": "difference",
+    "explained_cents": "explained",
+    "breaks_cents": "by breaks",
+    "fees_cents": "bank fees",
+    "unexplained_cents": "unexplained",
+    "statement_credit_cents": "statement credits",
+    "statement_debit_cents": "statement debits",
+    "intents_credit_cents": "credits the intents expect",
+    "intents_debit_cents": "debits the intents expect",
+    "matched_cents": "matched",
+    "amount_tolerance_cents": "amount tolerance",
+    "business_tz": "business time zone",
+    "memory_limit": "DuckDB memory limit",
+    "work_storage": "work tables",
+    "temp_directory": "temp directory",
+    "date_from": "from business day",
+    "date_to": "to business day",
+}
+# summary.json settings that are durations in seconds (ReconcileSettings' timedelta fields)
+DURATIONS = {f.name for f in fields(ReconcileSettings) if isinstance(f.default, timedelta)}
+# scalars shown in the header and banners rather than in the summary table
+NOT_IN_SUMMARY = {"coverage_text", "run_id", "as_of"}
+
+
+def label(key: str) -> str:
+    """A field's human label; money fields (``*_cents``) say they are in R$."""
+    text = LABELS.get(key) or key.removesuffix("_cents").replace("_", " ")
+    if key.endswith("_cents"):
+        text += " (R$)"
+    elif key in DURATIONS:
+        text += " (time)"
+    return text
+
 
 def _ordered(columns: list[str]) -> list[str]:
     rank = {c: i for i, c in enumerate(COLUMN_ORDER)}
     return sorted(columns, key=lambda c: (rank.get(c, len(rank)), columns.index(c)))
 
 
-def _table_rows(value: Any, money: bool = False) -> tuple[list[str], list[list[str]]]:
-    """Turn a summary section (list of dicts, dict of dicts, or dict) into a table."""
+Cell = dict[str, Any]  # {"text": shown, "num": right-aligned?}
+
+
+def _table_rows(value: Any, money: bool = False) -> tuple[list[Cell], list[list[Cell]]]:
+    """Turn a summary section (list of dicts, dict of dicts, or dict) into a table: the
+    header cells and the rows (each cell its text and whether it is a number)."""
+
+    def head(keys: list[str], first: str | None = None) -> list[Cell]:
+        cells = [{"text": first, "num": False}] if first is not None else []
+        return cells + [{"text": label(k), "num": _is_num_key(k)} for k in keys]
+
     if isinstance(value, list) and all(isinstance(v, dict) for v in value):
         columns: list[str] = []
         for item in value:
             columns += [k for k in item if k not in columns]
         columns = _ordered(columns)
-        return columns, [[_cell(k, item.get(k)) for k in columns] for item in value]
+        return head(columns), [[_cell(k, item.get(k)) for k in columns] for item in value]
     if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
-        columns = ["name"]
+        columns = []
         for item in value.values():
             columns += [k for k in item if k not in columns]
-        return columns, [
-            [str(name), *[_cell(k, item.get(k)) for k in columns[1:]]]
+        return head(columns, "name"), [
+            [_text(str(name)), *[_cell(k, item.get(k)) for k in columns]]
             for name, item in value.items()
         ]
     if isinstance(value, dict):
-        return ["name", "value"], [
-            [str(k), _cell("cents" if money else str(k), v)] for k, v in value.items()
+        header = [_text("name"), {"text": "R$" if money else "value", "num": money}]
+        return header, [
+            [_text(label(str(k))), _cell("cents" if money else str(k), v)] for k, v in value.items()
         ]
     if isinstance(value, list):
-        return ["value"], [[_cell("", v)] for v in value]
-    return ["value"], [[_cell("", value)]]
+        return [_text("value")], [[_cell("", v)] for v in value]
+    return [_text("value")], [[_cell("", value)]]
 
 
-def _cell(key: str, value: Any) -> str:
-    """Format one summary value; keys ending in ``_cents`` are money."""
+def _text(text: str) -> Cell:
+    return {"text": text, "num": False}
+
+
+def _is_num_key(key: str) -> bool:
+    return key.endswith("cents") or key in DURATIONS
+
+
+def _cell(key: str, value: Any) -> Cell:
+    """Format one summary value for a person: money in R$, durations with a unit, shares in
+    %, counts pt-BR; keys ending in ``cents`` are money."""
     if value is None:
-        return "—"
+        return _text("—")
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return _text("yes" if value else "no")
     if isinstance(value, int) and key.endswith("cents"):
-        return format_brl(value)
+        return {"text": format_brl(value), "num": True}
+    if isinstance(value, int) and key in DURATIONS:
+        return {"text": money.format_duration(value), "num": True}
+    if isinstance(value, int):
+        return {"text": money.format_count(value), "num": True}
     if isinstance(value, float):
-        return f"{value:.4g}"
+        if key.endswith("rate") or key.endswith("share"):
+            return {"text": money.format_percent(value), "num": True}
+        return {"text": f"{value:.4g}".replace(".", ","), "num": True}
     if isinstance(value, dict | list):
-        return json.dumps(value, sort_keys=True, default=str)
-    return str(value)
+        return _text(json.dumps(value, sort_keys=True, default=str))
+    return _text(str(value))
 
 
 def _rate(value: Any) -> str:
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return f"{100 * value:.1f} %" if value <= 1 else f"{value:.1f} %"
+        return money.format_percent(value if value <= 1 else value / 100)
     return "—"
+
+
+def local_time(value: Any, tz: str = DEFAULT_BUSINESS_TZ) -> str:
+    """An ISO 8601 instant as the business day's clock: '2026-11-01 12:01 America/Sao_Paulo'."""
+    if not value:
+        return "—"
+    try:
+        when = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return str(value)
+    if when.tzinfo is None:
+        return str(value)
+    return f"{when.astimezone(ZoneInfo(tz)):%Y-%m-%d %H:%M} {tz}"
+
+
+# Banners: (summary field, when it shows, level, message(value, summary)). Generic over the
+# summary: a new field that needs a person's attention is one more row here.
+def _failed_checks(value: Any, summary: Mapping[str, Any]) -> str:
+    failed = [f"{k} ({v} rows)" for k, v in (summary.get("checks") or {}).items() if v]
+    return (
+        "Checks failed: " + (", ".join(failed) or "see the checks table") + ". The run's "
+        "numbers cannot be trusted until they pass: see the failed check samples below."
+    )
+
+
+BANNERS: tuple[tuple[str, Callable[[Any], bool], str, Callable[[Any, Any], str]], ...] = (
+    ("checks_passed", lambda v: v is False, "error", _failed_checks),
+    (
+        "statements_overdue",
+        lambda v: isinstance(v, list) and bool(v),
+        "warning",
+        lambda v, _s: (
+            f"Statements overdue: no account statement covers {', '.join(map(str, v))}. "
+            "Import them: until then recon cannot tell missing money from a missing file."
+        ),
+    ),
+    (
+        "uncovered_days",
+        lambda v: isinstance(v, list) and bool(v),
+        "warning",
+        lambda v, _s: (
+            f"Statement coverage is short: no statement covers {', '.join(map(str, v))}; "
+            "intents of those days wait for statements instead of becoming breaks."
+        ),
+    ),
+    (
+        "awaiting",
+        lambda v: isinstance(v, dict) and bool(v.get("intents")),
+        "info",
+        lambda v, _s: (
+            f"{money.format_count(int(v['intents']))} intents "
+            f"({format_brl(int(v.get('cents') or 0))}) wait for statements that do not "
+            "cover their time yet."
+        ),
+    ),
+)
+
+
+def banners(summary: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The banners a run's summary calls for, most serious first."""
+    out = []
+    for key, show, level, message in BANNERS:
+        if key in summary and show(summary[key]):
+            out.append({"level": level, "text": message(summary[key], summary)})
+    return out
+
+
+def _tz(summary: Mapping[str, Any]) -> str:
+    settings = summary.get("settings")
+    tz = settings.get("business_tz") if isinstance(settings, dict) else None
+    return str(tz or DEFAULT_BUSINESS_TZ)
+
+
+def _history(data: ReportData) -> list[dict[str, Any]]:
+    """Breaks and money at stake over the last runs (flows.parquet's run_history)."""
+    frame = data.flows.get("run_history")
+    if frame is None or frame.empty:
+        return []
+    return [
+        {
+            "run_id": str(r["run_id"]),
+            "as_of": local_time(
+                r["as_of"].isoformat() if r["as_of"] is not None else None, _tz(data.summary)
+            ),
+            "breaks": money.format_count(int(r["breaks"])),
+            "p1": money.format_count(int(r["p1"])),
+            "p2": money.format_count(int(r["p2"])),
+            "p3": money.format_count(int(r["p3"])),
+            "at_stake": format_brl(int(r["at_stake_cents"])),
+            "this": str(r["run_id"]) == data.run_id,
+        }
+        for r in frame.to_dict("records")
+    ]
 
 
 def build_context(data: ReportData, *, top: int = TOP_BREAKS) -> dict[str, Any]:
@@ -233,6 +404,7 @@ def build_context(data: ReportData, *, top: int = TOP_BREAKS) -> dict[str, Any]:
     rows = data.breaks.to_pylist()
     rows.sort(key=_sort_key)
     summary = data.summary
+    count = money.format_count
 
     by_category: list[dict[str, Any]] = []
     names = _category_order([r["category"] for r in rows if r["category"]])
@@ -244,28 +416,32 @@ def build_context(data: ReportData, *, top: int = TOP_BREAKS) -> dict[str, Any]:
                 "category": name,
                 "priority": cat.priority if cat else (mine[0]["priority"] or "—"),
                 "meaning": cat.meaning if cat else "",
-                "count": len(mine),
-                "new": sum(r["state"] == "new" for r in mine),
-                "persisting": sum(r["state"] == "persisting" for r in mine),
+                "count": count(len(mine)),
+                "new": count(sum(r["state"] == "new" for r in mine)),
+                "persisting": count(sum(r["state"] == "persisting" for r in mine)),
                 "expected": format_brl(sum(r["expected_cents"] or 0 for r in mine)),
                 "actual": format_brl(sum(r["actual_cents"] or 0 for r in mine)),
                 "at_stake": format_brl(sum(stake_cents(r) for r in mine)),
-                "oldest": max((r["age_days"] or 0) for r in mine),
+                "oldest": count(max((r["age_days"] or 0) for r in mine)),
             }
         )
 
     buckets = [label for label, _, _ in AGE_BUCKETS]
     ages = Counter((r["category"], _bucket(r["age_days"])) for r in rows)
     by_age = [
-        {"category": name, "cells": [ages.get((name, b), 0) for b in buckets]} for name in names
+        {"category": name, "cells": [count(ages.get((name, b), 0)) for b in buckets]}
+        for name in names
     ]
-    age_totals = [sum(ages.get((n, b), 0) for n in names) for b in buckets]
+    age_totals = [count(sum(ages.get((n, b), 0) for n in names)) for b in buckets]
 
     priorities = Counter(r["priority"] for r in rows)
     scalars = {
-        k: _cell(k, v)
+        label(k): _cell(k, v)
         for k, v in summary.items()
-        if not isinstance(v, dict | list) and k not in STRUCTURED_KEYS
+        if not isinstance(v, dict | list)
+        and k not in STRUCTURED_KEYS
+        and k not in NOT_IN_SUMMARY
+        and k not in {b[0] for b in BANNERS}
     }
     sections = []
     for key, title, in_cents in SECTIONS:
@@ -283,38 +459,34 @@ def build_context(data: ReportData, *, top: int = TOP_BREAKS) -> dict[str, Any]:
         }
         for r in rows[:top]
     ]
-    banners = [str(summary["coverage_text"])] if summary.get("coverage_text") else []
-    overdue = summary.get("statements_overdue")
-    if isinstance(overdue, list) and overdue:
-        banners.append(
-            f"Statements overdue: no account statement covers {', '.join(map(str, overdue))}. "
-            "Import them: until then recon cannot tell missing money from a missing file."
-        )
     return {
         "run_id": data.run_id,
-        "banners": banners,
-        "as_of": summary.get("as_of") or "—",
+        "banners": banners(summary),
+        "coverage": summary.get("coverage_text"),
+        "as_of": local_time(summary.get("as_of"), _tz(summary)),
         "headline": {
-            "breaks": len(rows),
-            "p1": priorities.get("P1", 0),
-            "p2": priorities.get("P2", 0),
-            "p3": priorities.get("P3", 0),
-            "new": sum(r["state"] == "new" for r in rows),
-            "matches": data.matches.num_rows,
+            "breaks": count(len(rows)),
+            "p1": count(priorities.get("P1", 0)),
+            "p2": count(priorities.get("P2", 0)),
+            "p3": count(priorities.get("P3", 0)),
+            "new": count(sum(r["state"] == "new" for r in rows)),
+            "matches": count(data.matches.num_rows),
             "auto_match_rate": _rate(summary.get("auto_match_rate")),
             "at_stake": format_brl(sum(stake_cents(r) for r in rows)),
-            "resolved": len(resolved) if isinstance(resolved, list | dict) else 0,
-            "decided": len(decided) if isinstance(decided, list | dict) else 0,
+            "resolved": count(len(resolved) if isinstance(resolved, list | dict) else 0),
+            "decided": count(len(decided) if isinstance(decided, list | dict) else 0),
         },
         "scalars": scalars,
         "sections": sections,
+        "history": _history(data),
         "by_category": by_category,
         "age_buckets": buckets,
         "by_age": by_age,
         "age_totals": age_totals,
         "top_breaks": top_rows,
         "top": top,
-        "total_breaks": len(rows),
+        "total_breaks": count(len(rows)),
+        "more": len(rows) > top,
     }
 
 
@@ -379,7 +551,7 @@ def _figure_png(draw: Draw, height: float = 3.6) -> str:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(9, height), dpi=90, layout="constrained")
+    fig = Figure(figsize=(13, height), dpi=90, layout="constrained")
     FigureCanvasAgg(fig)
     draw(fig.subplots())
     buf = io.BytesIO()
@@ -406,8 +578,29 @@ def render_charts(data: ReportData, *, flows: bool = True) -> list[dict[str, str
             log.warning("chart %r failed: %s", title, exc)
             out.append({"title": title, "note": f"chart failed: {exc}"})
             continue
-        out.append({"title": title, "png": png})
+        out.append({"title": title, "png": png, "caption": CAPTIONS.get(title, "")})
     return out
+
+
+# What each chart is drawn from and how to read it (its title is inside the image).
+CAPTIONS = {
+    "Breaks by category": "Open breaks of this run, new and persisting; labels give the priority "
+    "and the money at stake.",
+    "Break aging": "How long the open breaks have been open, in days since the first run that "
+    "saw them.",
+    "Control totals (credits)": "Per business day: what the intents say came in against what the "
+    "statements show; any unexplained difference is marked.",
+    "Control totals (debits)": "Per business day: what the intents say went out against what the "
+    "statements show; any unexplained difference is marked.",
+    "Onramp funnel": "Share of the onramps created in the snapshots of this run that reached "
+    "each stage (flows.parquet).",
+    "Offramp funnel": "Share of the offramps created in the snapshots of this run that reached "
+    "each stage (flows.parquet).",
+    "Onramp expiry rate by cohort": "Per creation day; the band is the 95 % Wilson interval, the "
+    "dashed line the rate if every still-open onramp expired.",
+    "Onramp time to pay": "Minutes from creation to the credit, for the onramps paid as of this "
+    "run.",
+}
 
 
 # --------------------------------------------------------------------------- output

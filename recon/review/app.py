@@ -6,6 +6,7 @@ Starlette, server-rendered HTML (Jinja2), every asset shipped in this package. R
                                    JSON with `Accept: application/json` or `format=json`)
     GET  /breaks/<break_id>        a break: evidence side by side, reason, history, actions
     POST /breaks/<break_id>/<action>   assign | comment | resolve | reopen | confirm | approve
+                                   (or POST /breaks/<break_id> with the form field `action`)
     GET  /login, POST /login, POST /logout
     GET  /static/...               CSS and the few lines of JavaScript
 
@@ -390,7 +391,8 @@ class ReviewApp:
         if actor is None:
             return self._login_redirect(request)
         break_id = request.path_params["break_id"]
-        name = request.path_params["action"]
+        # /breaks/<id>/<action>, or /breaks/<id> with the action in the form
+        name = request.path_params.get("action") or form.get("action", "")
         view = self.store.find(break_id) if _BREAK_ID.match(break_id) else None
         if view is None:
             return self._render("missing.html", session, new, 404, break_id=break_id, actor=actor)
@@ -586,6 +588,7 @@ def create_app(
     routes = [
         Route("/", handler(review.queue), methods=["GET"]),
         Route("/breaks/{break_id}", handler(review.break_page), methods=["GET"]),
+        Route("/breaks/{break_id}", handler(review.action), methods=["POST"]),
         Route("/breaks/{break_id}/{action}", handler(review.action), methods=["POST"]),
         Route("/login", handler(review.login_page), methods=["GET"]),
         Route("/login", handler(review.login), methods=["POST"]),

@@ -39,14 +39,14 @@ off, and a document that declares a DTD at all is refused: no entity can be expa
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 from lxml import etree
 
 from recon.errors import StatementError, StatementParseError
-from recon.money import AmountError, parse_cents
+from recon.money import AmountError, parse_plain_cents
 from recon.statements.lines import (
     BUSINESS_TZ,
     E2E_FULL,
@@ -68,17 +68,26 @@ _FEE_CODES = frozenset({"CHRG", "FEES", "COMM"})
 _NO_REF = frozenset({"NOTPROVIDED", "NONREF", "NONE", "N/A"})
 
 
+_LOCAL: dict[Any, str] = {}
+
+
 def _local(tag: Any) -> str:
-    if not isinstance(tag, str):
-        return ""  # comments, processing instructions
-    return tag.rsplit("}", 1)[-1]
+    """The local name of a tag ("{ns}Amt" -> "Amt"); "" for comments and PIs."""
+    name = _LOCAL.get(tag)
+    if name is None:
+        name = tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+        if len(_LOCAL) < 10_000:
+            _LOCAL[tag] = name
+    return name
 
 
 def _children(el: Any) -> dict[str, Any]:
     """Direct children by local name (the first of each name)."""
     out: dict[str, Any] = {}
+    local = _LOCAL
     for child in el:
-        name = _local(child.tag)
+        tag = child.tag
+        name = local.get(tag) or _local(tag)
         if name and name not in out:
             out[name] = child
     return out
@@ -91,7 +100,12 @@ def _all(el: Any, name: str) -> list[Any]:
 def _text(el: Any) -> str | None:
     if el is None:
         return None
-    return clean(el.text)
+    text = el.text
+    if text is None:
+        return None
+    if text.isalnum():  # the usual code or id: nothing to clean
+        return text
+    return clean(text)
 
 
 def _path(el: Any, *names: str) -> Any:
@@ -108,7 +122,7 @@ def _amount(el: Any, field: str) -> tuple[int, str | None]:
     if text is None:
         raise LineError(field, "missing")
     try:
-        cents = parse_cents(text, decimal_mark=".")
+        cents = parse_plain_cents(text)
     except AmountError as exc:
         raise LineError(field, str(exc)) from exc
     if cents < 0:
@@ -133,12 +147,10 @@ def _when(el: Any, field: str) -> str | None:
     if "DtTm" in parts:
         text = _text(parts["DtTm"]) or ""
         try:
-            iso_to_us(text, naive_tz=BUSINESS_TZ)
-        except LineError as exc:
-            raise LineError(f"{field}/DtTm", exc.reason) from exc
-        if text.endswith("Z") or re.search(r"[+-]\d{2}:\d{2}$", text):
-            return text
-        return _with_local_offset(text)
+            aware = datetime.fromisoformat(text).tzinfo is not None
+        except ValueError as exc:
+            raise LineError(f"{field}/DtTm", f"not an ISO 8601 time: {text[:40]!r}") from exc
+        return text if aware else _with_local_offset(text)
     if "Dt" in parts:
         text = _text(parts["Dt"]) or ""
         if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text[:10]):
@@ -148,8 +160,6 @@ def _when(el: Any, field: str) -> str | None:
 
 
 def _with_local_offset(naive: str) -> str:
-    from datetime import datetime
-
     try:
         dt = datetime.fromisoformat(naive).replace(tzinfo=BUSINESS_TZ)
     except ValueError as exc:
@@ -454,15 +464,16 @@ def parse_stream(stream: Any, source: str) -> ParseResult:
                 continue
             if event == "start" or box is None:
                 continue
-            parent = _local(el.getparent().tag) if el.getparent() is not None else ""
             if name == "Ntry":
                 _entry(el, box, result, not_money, currencies)
                 el.clear()
                 while el.getprevious() is not None:  # read already: free the memory
                     del el.getparent()[0]
-            elif parent not in CONTAINERS:
                 continue
-            elif name == "Acct":
+            parent = _local(el.getparent().tag) if el.getparent() is not None else ""
+            if parent not in CONTAINERS:
+                continue
+            if name == "Acct":
                 _account(el, box)
             elif name == "Bal":
                 try:

@@ -57,6 +57,7 @@ from recon.statements.lines import (
     check_bounds,
     days_coverage,
 )
+from recon.storage import writer_lock
 
 __all__ = ["FileReport", "ImportReport", "ParseResult", "import_parsed", "import_statements"]
 
@@ -605,6 +606,19 @@ def import_parsed(
     `period` declares it instead (first and last business day, inclusive)."""
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
     dd.ensure()
+    # one writer at a time: two imports at once would both pass the dedupe check below
+    with writer_lock(dd.root, "statements import"):
+        return _import_locked(sources, dd, quarantine=quarantine, account=account, period=period)
+
+
+def _import_locked(
+    sources: Sequence[tuple[str, str, ParseResult]],
+    dd: DataDir,
+    *,
+    quarantine: bool,
+    account: str | None,
+    period: tuple[date, date] | None,
+) -> ImportReport:
     label = resolve_account(account, dd)
     imported_at = datetime.now(UTC)
     batch_id = new_run_id(imported_at)

@@ -281,3 +281,20 @@ def test_control_totals_bars(data_dir: DataDir) -> None:
     debit = charts.control_totals_bars(totals, ax=_ax(), direction="debit")
     assert debit.get_title().endswith("(unexplained R$ 0,00)")
     assert "no data" in _texts(charts.control_totals_bars(totals.iloc[0:0], ax=_ax()))
+
+
+def test_break_table_shows_every_reason_whole_and_money_in_brl() -> None:
+    from recon import testing
+
+    long_reason = "Onramp " + "x" * 200 + " check the bank statement."
+    rows = [
+        testing.break_row("onramp_overpaid", 1, delta_cents=500, reason="small"),
+        testing.break_row("unmatched_debit", 2, delta_cents=-215_610, reason=long_reason),
+    ]
+    styler = charts.break_table(pd.DataFrame(rows))
+    html = styler.to_html()
+    assert long_reason in html  # not cut at 50 characters like a DataFrame's repr
+    assert "\u2212R$ 2.156,10" in html and "white-space: normal" in html
+    assert list(styler.data["priority"]) == ["P1", "P2"]  # most urgent first
+    assert styler.data["delta_cents"].dtype == "int64"
+    assert len(charts.break_table(pd.DataFrame(rows), top=1).data) == 1

@@ -45,7 +45,7 @@ def _env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 def assert_nothing_published(data: DataDir) -> None:
     assert catalog.list_snapshots(data) == []
     left = sorted(p.name for p in data.snapshots.iterdir())
-    assert [name for name in left if not name.startswith(".extract.lock")] == []
+    assert [name for name in left if not name.startswith(".recon.lock")] == []
 
 
 @pytest.mark.parametrize(

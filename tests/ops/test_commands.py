@@ -147,9 +147,9 @@ def test_daily_locked_exits_2(
 ) -> None:
     fake = FakeSteps()
     use_fake_steps(monkeypatch, fake)
-    with filelock.FileLock(str(data_dir.root / ".daily.lock"), timeout=0):
+    with filelock.FileLock(str(data_dir.root / ".recon.lock"), timeout=0):
         assert main(["daily", "--data", str(data_dir.root)]) == 2
-    assert "another `recon daily` is running" in error_line(capsys.readouterr().err)
+    assert "is writing to" in error_line(capsys.readouterr().err)
     assert fake.calls == []
 
 
@@ -205,7 +205,7 @@ def test_lock_held_by_another_process_then_released_when_it_dies(
             "lock.acquire()\n"
             "print('locked', flush=True)\n"
             "time.sleep(60)\n",
-            str(data_dir.root / ".daily.lock"),
+            str(data_dir.root / ".recon.lock"),
         ],
         stdout=subprocess.PIPE,
         text=True,
@@ -215,7 +215,7 @@ def test_lock_held_by_another_process_then_released_when_it_dies(
         fake = FakeSteps()
         use_fake_steps(monkeypatch, fake)
         assert main(["daily", "--data", str(data_dir.root), "--date", "2026-11-19"]) == 2
-        assert "another `recon daily` is running" in error_line(capsys.readouterr().err)
+        assert "is writing to" in error_line(capsys.readouterr().err)
         assert fake.calls == []
     finally:
         holder.kill()  # like a crash: no clean release

@@ -108,7 +108,7 @@ def test_second_concurrent_run_fails_fast_with_locked_error(data_dir: DataDir) -
     try:
         assert slow.started.wait(10)
         other = FakeSteps()
-        with pytest.raises(LockedError, match="another `recon daily` is running"):
+        with pytest.raises(LockedError, match=r"another `recon daily` .* is writing to"):
             run_daily(data_dir, steps=steps_of(other), now=NOW)
         assert other.calls == []
     finally:

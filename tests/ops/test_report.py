@@ -145,7 +145,7 @@ def test_bad_run_folder_is_a_usage_error(tmp_path: Path, content: str | None) ->
         (0, "R$ 0,00"),
         (5, "R$ 0,05"),
         (123456, "R$ 1.234,56"),
-        (-100000000, "R$ -1.000.000,00"),
+        (-100000000, "\u2212R$ 1.000.000,00"),
         (None, "—"),
     ],
 )
@@ -172,3 +172,64 @@ def test_rerendering_an_old_run_gives_the_same_report(tmp_path: Path) -> None:
     fresh = render(new.path, tmp_path / "c.html", now=NOW).read_text(encoding="utf-8")
     assert fresh != first
     assert read_flows(new.path)["funnel_onramp"]["reached"].sum() > 0
+
+
+def test_people_read_labels_units_and_one_pt_br_style(tmp_path: Path) -> None:
+    run = testing.run(
+        tmp_path,
+        [break_row("onramp_missing_credit", 1, delta_cents=-215_610, expected_cents=215_610)],
+        run_id="run-labels",
+        summary={
+            "auto_match_rate": 0.989672,
+            "settings": {"offramp_payout_grace": 7200, "business_tz": "America/Sao_Paulo"},
+            "totals": {"fees_cents": 5_787, "matched_cents": 128_957_470},
+        },
+        matches=1939,
+    )
+    html = render(run, now=NOW, charts=False).read_text(encoding="utf-8")
+    text = re.sub(r"<[^>]+>", " ", html)
+    for raw in ("fees_cents", "statement_cents", "auto_match_rate", "0.9897", "R$ -", " 7200"):
+        assert raw not in text, raw
+    assert "bank fees (R$)" in text and "R$ 57,87" in text and "R$ 1.289.574,70" in text
+    assert "offramp payout grace (time)" in text and "2 h" in text
+    assert "99,0 %" in text and "1.939" in text  # counts and shares pt-BR, like the money
+    assert "\u2212R$ 2.156,10" in text
+    assert '<td class="num">\u2212R$ 2.156,10</td>' in html  # amounts right-aligned
+    # long ids are cut for the eye, whole in the page (hover title, copy)
+    assert '<span class="id" title="intent-1">intent-1</span>' in html
+    assert "@media print" in html and "@media (max-width: 1000px)" in html
+
+
+@pytest.mark.parametrize(
+    ("summary", "level", "words"),
+    [
+        (
+            {"checks_passed": False, "checks": {"control_totals_balance": 2}},
+            "error",
+            "Checks failed",
+        ),
+        ({"statements_overdue": ["2026-11-20"]}, "warning", "Statements overdue"),
+        ({"uncovered_days": ["2026-11-19"]}, "warning", "coverage is short"),
+        ({"awaiting": {"intents": 3, "cents": 12_345}}, "info", "R$ 123,45"),
+    ],
+)
+def test_banners_from_summary_fields(
+    tmp_path: Path, summary: dict[str, object], level: str, words: str
+) -> None:
+    run = testing.run(tmp_path, [], run_id="run-banner", summary=summary)
+    html = render(run, now=NOW, charts=False).read_text(encoding="utf-8")
+    banner = re.search(r'<p class="banner (\w+)"[^>]*>([^<]*)</p>', html)
+    assert banner is not None and banner.group(1) == level and words in banner.group(2)
+    clean = testing.run(tmp_path, [], run_id="run-clean")
+    assert 'class="banner' not in render(clean, now=NOW, charts=False).read_text(encoding="utf-8")
+
+
+def test_trend_of_the_last_runs_is_in_the_report(tmp_path: Path) -> None:
+    testing.run(tmp_path, [break_row("unmatched_debit", 1)], run_id="20261120T000000000000Z-aaaa")
+    two = [break_row("unmatched_debit", 1), break_row("onramp_overpaid", 2, delta_cents=500)]
+    run = testing.run(tmp_path, two, run_id="20261121T000000000000Z-bbbb")
+    html = render(run, now=NOW, charts=False).read_text(encoding="utf-8")
+    history = html[html.index('<table class="history">') :].split("</table>")[0]
+    rows = re.findall(r"<tr( class=\"this\")?><td>.*?</tr>", history)
+    assert len(rows) == 2 and rows[1] == ' class="this"'
+    assert "R$ 100,01" in history and "R$ 105,01" in history  # 10 001 + 500 cents at stake

@@ -63,6 +63,7 @@ def test_run_folder_and_summary(world):
         "candidates.parquet",
         "exceptions.parquet",
         "flows.parquet",
+        "history.parquet",
         "matches.parquet",
         "summary.json",
     ]
@@ -306,6 +307,13 @@ def test_every_note_is_kept_and_a_break_can_be_reopened(world):
         ("resolve", "ana", {"decision": "open"}, {"decision": "resolved"}),
     ]
     assert audit.verify(world.data).ok
+    # the run carries the history of its breaks, for the report
+    history = pq.read_table(fourth.path / "history.parquet").to_pylist()
+    assert [(h["break_id"], h["action"], h["by"]) for h in history] == [
+        (bid, "resolve", "ana"), (bid, "resolve", "bia"), (bid, "reopen", "caio"),
+        (bid, "resolve", "ana"),
+    ]  # fmt: skip
+    assert json.loads(history[2]["after"]) == {"decision": "open"}
 
 
 def test_a_four_column_decisions_file_is_migrated_on_the_next_write(world):

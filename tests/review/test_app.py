@@ -127,6 +127,8 @@ def test_a_post_without_its_csrf_token_changes_nothing(
     target = rworld.ambiguous if action == "confirm" else rworld.stranger
     r = c.post(f"/breaks/{target}/{action}", data=form)
     assert r.status_code == 403
+    r = c.post(f"/breaks/{target}", data={**form, "action": action})
+    assert r.status_code == 403
     r = c.post(f"/breaks/{target}/{action}", data={**form, "csrf_token": real[:-2] + "xx"})
     assert r.status_code == 403
     # another session's token is not this session's
@@ -146,7 +148,9 @@ def test_actions_are_audited_and_the_next_run_agrees(rworld: ReviewWorld, open_a
         return r.headers["location"]
 
     assert post(rworld.stranger, "assign", assignee="ana").endswith("done=assigned")
-    post(rworld.stranger, "comment", note="asked the bank")
+    r = c.post(f"/breaks/{rworld.stranger}",
+               data={"action": "comment", "note": "asked the bank", "csrf_token": token})  # fmt: skip
+    assert r.status_code == 303
     post(rworld.ambiguous, "confirm", intent_id=uid(2), note="payer confirmed")
     post(rworld.stranger, "resolve", note="returned to the payer")
     post(rworld.missing, "resolve", note="customer paid in cash")  # P1, approver, no four-eyes

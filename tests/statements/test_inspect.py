@@ -38,7 +38,7 @@ def test_inspect_json_reports_layout_period_totals(tmp_path, capsys) -> None:
     assert period["basis"] == "csv preamble period"
     assert f["lines"] == 3 and f["malformed"] == 0
     assert f["credits"] == {"count": 1, "cents": 100000, "brl": "R$ 1.000,00"}
-    assert f["debits"] == {"count": 2, "cents": -30590, "brl": "R$ -305,90"}
+    assert f["debits"] == {"count": 2, "cents": -30590, "brl": "\u2212R$ 305,90"}
     assert f["kinds"] == {"other": 1, "pix_in": 1, "pix_out": 1}
     assert f["first_lines"][0]["counterparty_name"] == "MARIA DA SILVA"
     assert f["first_lines"][0]["source_line"] == 7

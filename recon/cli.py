@@ -110,14 +110,17 @@ def _redacted(text: str) -> str:
 
 
 def log_crash(exc: BaseException) -> str:
-    """Write `exc`'s traceback (secrets redacted) to `<data>/logs/`, else the temp folder.
+    """Write `exc`'s traceback (secrets redacted) to `<data>/logs/` when the data directory
+    exists, else to the temp folder.
 
     Returns the file's path, or "" when neither place can be written (a full disk).
     """
     text = _redacted("".join(traceback.format_exception(exc)))
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    data = os.environ.get("RECON_DATA") or "data"
-    for folder in (Path(data) / "logs", Path(tempfile.gettempdir())):
+    data = Path(os.environ.get("RECON_DATA") or "data")
+    # the data directory's logs/ when there is a data directory (never make one for this)
+    folders = [data / "logs"] if data.is_dir() else []
+    for folder in (*folders, Path(tempfile.gettempdir())):
         path = folder / f"recon-crash-{stamp}-{os.getpid()}.log"
         try:
             folder.mkdir(parents=True, exist_ok=True)

@@ -44,7 +44,7 @@ def breaks(data: str | os.PathLike[str] | DataDir | None = None) -> pd.DataFrame
     con = catalog.connect(data)
     try:
         rel = con.sql("SELECT * FROM recon_exceptions ORDER BY priority, category, break_id")
-        return rel.to_arrow_table().to_pandas()
+        return catalog.to_frame(rel.to_arrow_table())
     finally:
         con.close()
 
@@ -52,7 +52,7 @@ def breaks(data: str | os.PathLike[str] | DataDir | None = None) -> pd.DataFrame
 def _query(data: str | os.PathLike[str] | DataDir | None, sql_text: str) -> pd.DataFrame:
     con = catalog.connect(data)
     try:
-        return con.sql(sql_text).to_arrow_table().to_pandas()
+        return catalog.to_frame(con.sql(sql_text).to_arrow_table())
     finally:
         con.close()
 

@@ -38,6 +38,7 @@ import duckdb
 import pyarrow as pa
 
 from recon.config import DataDir
+from recon.errors import UsageError
 from recon.schemas import (
     AWAITING_SCHEMA,
     EXCEPTIONS_SCHEMA,
@@ -341,12 +342,41 @@ def connect(
 def sql(
     query: str, data: str | os.PathLike[str] | DataDir | None = None, params: Any = None
 ) -> pd.DataFrame:
-    """Run `query` over the catalog and return a pandas DataFrame."""
-    con = connect(data)
+    """Run `query` over the catalog views of `data` and return a pandas DataFrame.
+
+    `data` is the data directory (default: $RECON_DATA, else ./data); one that does not
+    exist is a UsageError, not an empty answer. `params` binds `?` / `$name` parameters.
+    Cents come back as int64, or nullable Int64 where a value is missing: never float.
+    """
+    dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
+    if not dd.root.is_dir():
+        raise UsageError(
+            f"no data directory at {dd.root}: pass --data DIR / data=, or set RECON_DATA "
+            "(`make demo` writes ./data)"
+        )
+    con = connect(dd)
     try:
-        return con.execute(query, params).df() if params is not None else con.execute(query).df()
+        rel = con.sql(query, params=params) if params is not None else con.sql(query)
+        if rel is None:  # a statement without a result (SET, CREATE ...)
+            import pandas
+
+            return pandas.DataFrame()
+        return to_frame(rel.to_arrow_table())
     finally:
         con.close()
+
+
+def to_frame(table: Any) -> pd.DataFrame:
+    """An Arrow table as pandas, integers kept exact: a `*_cents` column, or any integer
+    column with a missing value, becomes nullable Int64 (pandas would make it float)."""
+    import pandas as pd
+    import pyarrow as pa
+
+    df = table.to_pandas(date_as_object=False)
+    for name, column in zip(table.column_names, table.columns, strict=True):
+        if pa.types.is_integer(column.type) and (name.endswith("_cents") or column.null_count):
+            df[name] = column.to_pandas(types_mapper=lambda _t: pd.Int64Dtype())
+    return df
 
 
 def write_database(data: str | os.PathLike[str] | DataDir | None = None) -> Path:

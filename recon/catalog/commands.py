@@ -41,6 +41,14 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     query = sys.stdin.read() if args.query == "-" else args.query
+    if data.root.is_dir() and not any(
+        any(folder.iterdir()) for folder in (data.snapshots, data.statements) if folder.is_dir()
+    ):
+        print(
+            f"recon: warning: {data.root} holds no snapshots or statements yet: the views are "
+            "empty (run `recon extract` / `recon statements import`, or `make demo`)",
+            file=sys.stderr,
+        )
     try:
         df = sql(query, data)
     except duckdb.Error as exc:

@@ -97,7 +97,10 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     p.add_argument(
         "--keep-data",
-        action="store_true",
-        help="keep the demo's snapshots, statements and runs (default: keep only the report)",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="keep the demo's snapshots, statements and runs in <data>/demo-<seed>/ for "
+        "`recon sql --data data/demo-7` and the notebooks (default; --no-keep-data keeps "
+        "only the report and the sandbox's files)",
     )
     p.set_defaults(func=run_demo_command)

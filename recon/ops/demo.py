@@ -13,10 +13,10 @@ Steps (each one is the same library call a real deployment makes):
 **Where the data goes.** The demo works in its own folder, ``<data>/demo-<seed>/`` (``<data>``
 is ``--data``, ``$RECON_DATA`` or ``./data``), marked with a ``.recon-demo`` file. Each run starts
 it afresh — it deletes that folder only if the marker says the demo made it, never anything
-else. Without ``--keep-data`` only ``reports/`` (the HTML, breaks.csv, breaks.parquet) and
-``sandbox/`` (the exported statements and ground truth) are kept at the end; with it, the
-snapshots, statements and runs stay too, so ``recon sql --data data/demo-7`` and the notebooks
-can explore them. Notebooks call `ensure_demo_data` to get such a folder.
+else. By default (``--keep-data``) the snapshots, statements and runs stay, so
+``recon sql --data data/demo-7`` and the notebooks can explore them; with ``--no-keep-data``
+only ``reports/`` (the HTML, breaks.csv, breaks.parquet) and ``sandbox/`` (the exported
+statements and ground truth) are kept at the end. Notebooks call `ensure_demo_data` to get such a folder.
 """
 
 from __future__ import annotations
@@ -403,3 +403,8 @@ def print_demo(result: DemoResult, console: Any) -> None:
         console.print(f"unexpected (found, not expected): {key}")
     console.print(f"report: {result.report}")
     console.print(f"data: {result.data_dir}")
+    if (result.data_dir / "snapshots").is_dir():
+        console.print(
+            'next: recon sql "select category, count(*) from recon_exceptions group by 1" '
+            f"--data {result.data_dir}"
+        )

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import errno
 from typing import Any
 
 from recon.clitools import data_dir
 
 __all__ = ["register"]
+
+# an --out the caller chose that cannot be written: a usage error (exit 2), not a crash
+_PATH_ERRORS = {
+    errno.EACCES, errno.EPERM, errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.EROFS,
+    errno.EINVAL, errno.ENAMETOOLONG, errno.EEXIST,
+}  # fmt: skip
 
 
 def run_report(args: argparse.Namespace) -> int:
@@ -25,7 +32,13 @@ def run_report(args: argparse.Namespace) -> int:
         if found is None:
             raise UsageError(f"no committed run in {dd.runs}; run `recon reconcile` first")
         run_dir = found
-    out = render(run_dir, args.out)
+    try:
+        out = render(run_dir, args.out)
+    except OSError as exc:
+        if exc.errno not in _PATH_ERRORS:
+            raise  # a full disk or an I/O error is not the caller's doing (exit 70)
+        target = args.out or "the reports folder"
+        raise UsageError(f"cannot write the report to {target}: {exc.strerror or exc}") from exc
     print(f"report: {out}")
     print(f"breaks: {out.parent / 'breaks.csv'} and breaks.parquet")
     return 0

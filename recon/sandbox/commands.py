@@ -167,6 +167,7 @@ def run_serve(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
+    _check_listen(args.host, args.port)  # before the world is built: fail fast
     sandbox = _build(args)
     if args.export_dir:
         from recon.sandbox.exports import export_statements
@@ -174,6 +175,21 @@ def run_serve(args: argparse.Namespace) -> int:
         export_statements(sandbox.bank, args.export_dir)
     serve(sandbox, host=args.host, port=args.port, faults=faults)
     return 0
+
+
+def _check_listen(host: str, port: int) -> None:
+    """A port that is taken (or a host that is not ours) is the caller's to fix: exit 2."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        with socket.socket(infos[0][0], socket.SOCK_STREAM) as probe:
+            probe.bind(infos[0][4])
+    except OSError as exc:
+        raise UsageError(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc} "
+            "(another server may be using it: pick another --port, or 0 for a free one)"
+        ) from None
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -61,6 +61,7 @@ FEE_TYPES = frozenset({"PACOTE_TARIFA_SERVICOS", "TARIFA_SERVICOS_AVULSOS", "TAR
 PIX_TYPES = frozenset({"PIX"})
 _ACCOUNT = re.compile(r"/accounts/([^/?#]+)/transactions")
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_PLAIN = re.compile(r"([0-9]{1,16})\.([0-9]{2})(?:00)?")
 
 
 def _pages(docs: list[Any], source: str) -> list[dict[str, Any]]:
@@ -100,6 +101,9 @@ def _cents(item: dict[str, Any]) -> int:
         raise LineError(f"{field}.amount" if amount is not None else field, "missing")
     if currency is not None and currency != "BRL":
         raise LineError(f"{field}.currency", f"{str(currency)[:10]!r}, not BRL")
+    plain = _PLAIN.fullmatch(value)
+    if plain is not None:  # "110.0000", the API's own form: exact integer arithmetic
+        return int(plain.group(1)) * 100 + int(plain.group(2))
     try:
         cents = parse_cents(value.strip(), decimal_mark=".")
     except AmountError as exc:

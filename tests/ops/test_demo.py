@@ -84,9 +84,16 @@ def test_demo_end_to_end_on_a_tiny_world(
     assert html.count("data:image/png;base64,") >= 4
     assert (reports[0].parent / "breaks.csv").is_file()
     assert (root / "sandbox" / "expected_breaks.csv").is_file()
-    # without --keep-data only the report, the sandbox files and the marker stay
-    assert sorted(p.name for p in root.iterdir()) == sorted([MARKER, "reports", "sandbox"])
+    # by default the data stays where the printed next command looks for it
+    assert {"snapshots", "statements", "runs", "reports", "sandbox"} <= {
+        p.name for p in root.iterdir()
+    }
+    assert f"--data {root}" in out.replace("\n", "")
+    assert main(["sql", "select count(*) n from recon_exceptions", "--data", str(root)]) == 0
     print(f"demo tiny world: {elapsed:.1f}s")
+    # --no-keep-data: only the report, the sandbox files and the marker stay
+    assert main([*argv, "--no-keep-data"]) == 0
+    assert sorted(p.name for p in root.iterdir()) == sorted([MARKER, "reports", "sandbox"])
 
 
 def test_ensure_demo_data_builds_once_then_reuses(tmp_path: Path) -> None:

@@ -76,6 +76,7 @@ def test_unexpected_exception_is_70_with_one_line_and_a_logged_traceback(
     capsys: pytest.CaptureFixture[str],
     exc: BaseException,
 ) -> None:
+    (tmp_path / "data").mkdir()
     monkeypatch.setenv("RECON_DATA", str(tmp_path / "data"))
     monkeypatch.setenv("RECON_API_KEY", "sekret-key-123")
     assert _run_raising(monkeypatch, exc) == 70
@@ -92,6 +93,7 @@ def test_unexpected_exception_is_70_with_one_line_and_a_logged_traceback(
 def test_crash_log_redacts_the_api_key(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    (tmp_path / "data").mkdir()
     monkeypatch.setenv("RECON_DATA", str(tmp_path / "data"))
     monkeypatch.setenv("RECON_API_KEY", "rk_sandbox_sekret")
     assert _run_raising(monkeypatch, RuntimeError("key rk_sandbox_sekret leaked")) == 70
@@ -104,12 +106,11 @@ def test_crash_log_redacts_the_api_key(
 def test_crash_log_falls_back_to_the_temp_folder(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    blocked = tmp_path / "file"
-    blocked.write_text("not a folder")
-    monkeypatch.setenv("RECON_DATA", str(blocked))  # data/logs cannot be made
+    monkeypatch.setenv("RECON_DATA", str(tmp_path / "no-data-here"))  # never made for a log
     monkeypatch.setattr(cli.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
     assert _run_raising(monkeypatch, RuntimeError("boom")) == 70
     assert str(tmp_path / "tmp") in capsys.readouterr().err
+    assert not (tmp_path / "no-data-here").exists()
 
 
 def test_recon_error_is_one_line_with_its_code(

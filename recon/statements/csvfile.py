@@ -118,6 +118,7 @@ class CsvProfile:
     daily_balance: bool = False  # the balance column is the day's closing: not checked
     continuation: bool = False  # a row with only text continues the line above
     label: str = ""  # the bank layout, for people (inspect, errors)
+    headerless: bool = False  # no header line: columns are "c0", "c1", ... by position
 
     def __post_init__(self) -> None:
         unknown = set(self.columns) - set(TARGETS)
@@ -245,13 +246,14 @@ def profile_from_sniff(sniffed: csvsniff.Sniffed) -> CsvProfile:
         decimal_mark=sniffed.decimal_mark,
         encoding="auto",
         date_format=sniffed.date_format,
-        skip_lines=sniffed.header_index,
+        skip_lines=max(sniffed.header_index, 0) if sniffed.header else sniffed.skip,
         sign=sniffed.sign,
         debit_values=sniffed.debit_values,
         card=layout.card,
         daily_balance=layout.daily_balance,
         continuation=layout.continuation,
         label=layout.label,
+        headerless=sniffed.header_index < 0 or not sniffed.header,
     )
 
 
@@ -468,6 +470,16 @@ def parse_text(text: str, source: str, profile: CsvProfile) -> ParseResult:
                 f"no header with the columns of profile {profile.name!r}", file=source, line=1
             )
         skipped = found
+    if profile.headerless:  # no header line: the columns are named c0, c1, ... by position
+        width = 1 + max(int(c[1:]) for c in profile.columns.values())
+        header = [f"c{i}" for i in range(width)]
+        where = _index(header, profile, source, skipped + 1)
+        result = _rows(
+            _reader_after(text, skipped, profile.delimiter), where, profile, source, skipped, width
+        )
+        preamble = re.split(r"\r\n|\r|\n", text[: 1 << 16], maxsplit=skipped)[:skipped]
+        _add_info(result, profile, preamble, 0)
+        return result
     # The header is read from the first 64 KiB (copying a big file into a StringIO just to
     # read its header costs more than the whole vectorized read).
     start = text[: 1 << 16]
@@ -480,13 +492,16 @@ def parse_text(text: str, source: str, profile: CsvProfile) -> ParseResult:
         raise StatementParseError("no header line", file=source, line=skipped + 1) from None
     header_line = skipped + reader.line_num
     where = _index(header, profile, source, header_line)
-    result = None
-    if header_line == skipped + 1:
-        result = _fast(text, header_line, where, len(header), profile)
-    if result is None:
+    fast = (
+        _fast(text, header_line, where, len(header), profile)
+        if header_line == skipped + 1
+        else None
+    )
+    if fast is None:
         reader = _reader_after(text, skipped, profile.delimiter)
         next(reader)
-        result = _rows(reader, where, profile, source, skipped, len(header))
+        fast = _rows(reader, where, profile, source, skipped, len(header))
+    result = fast
     preamble = re.split(r"\r\n|\r|\n", text[: 1 << 16], maxsplit=skipped)[:skipped]
     _add_info(result, profile, preamble, header_line)
     return result
@@ -788,7 +803,10 @@ def _rows(
                 stopped_at = line  # "Total", "Últimos Lançamentos": the table ends here
                 break
             balance_label = (
-                i_kind is None and desc is not None and _BALANCE_LABEL.match(desc) is not None
+                i_kind is None
+                and desc is not None
+                and desc[:1] in "Ss"  # cheap test first: most lines are no balance row
+                and _BALANCE_LABEL.match(desc) is not None
             )
             if i_balance is not None and not has_money:
                 text_balance = cells[i_balance].strip()

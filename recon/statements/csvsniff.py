@@ -315,6 +315,7 @@ class Sniffed:
     decimal_mark: str | None
     preamble: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)  # header cells not read
+    skip: int = 0  # headerless files: lines before the first data row
 
 
 def decode_auto(raw: bytes) -> tuple[str, str]:
@@ -481,7 +482,7 @@ def sniff_text(text: str) -> Sniffed | None:
     lines = re.split(r"\r\n|\r|\n", text)
     found_header = _header_candidates(lines)
     if found_header is None:
-        return None
+        return _headerless(lines)
     index, delimiter, cells, found = found_header
     header = [c.strip().lstrip("\ufeff") for c in cells]
     layout = _layout_for(header)
@@ -552,6 +553,54 @@ def sniff_text(text: str) -> Sniffed | None:
         preamble=lines[:index],
         ignored=[h for i, h in enumerate(header) if i not in used and h],
     )
+
+
+HEADERLESS = Layout(
+    "sem-cabecalho", "headerless data;lançamento;valor[;saldo] (Itaú TXT/CSV)", frozenset()
+)
+_LOOKS_DATE = re.compile(r"^\s*\d{2}/\d{2}/\d{2,4}\s*$")
+_LOOKS_AMOUNT = re.compile(
+    r"^\s*-?\s*(?:R\$\s*)?\d{1,3}(?:\.?\d{3})*,\d{2}-?\s*$|^\s*-?\d+\.\d{2}\s*$"
+)
+
+
+def _headerless(lines: Sequence[str]) -> Sniffed | None:
+    """Itaú's TXT/CSV export has no header: every row `dd/mm/yyyy;HISTÓRICO;-1.234,56`
+    (and sometimes a fourth column, the balance). Taken only when every one of the first
+    non-blank lines has that shape."""
+    sample = [line for line in lines[:HEAD_LINES] if line.strip()]
+    if not sample:
+        return None
+    for d in (";", ",", "\t"):
+        rows = [_split(line, d) for line in sample]
+        width = len(rows[0])
+        if width not in (3, 4) or any(len(r) != width for r in rows):
+            continue
+        if not all(
+            _LOOKS_DATE.match(r[0])
+            and _LOOKS_AMOUNT.match(r[2])
+            and (width == 3 or not r[3].strip() or _LOOKS_AMOUNT.match(r[3]))
+            for r in rows
+        ):
+            continue
+        columns = {"booked_at": "c0", "description": "c1", "amount": "c2"}
+        if width == 4:
+            columns["balance"] = "c3"
+        money = [r[i] for r in rows for i in range(2, width)]
+        skip = next(i for i, line in enumerate(lines) if line.strip())
+        return Sniffed(
+            layout=HEADERLESS,
+            delimiter=d,
+            header_index=-1,
+            header=[],
+            columns=columns,
+            sign="signed",
+            debit_values=("D",),
+            date_format=_date_format(r[0] for r in rows) or "%d/%m/%Y",
+            decimal_mark=_decimal_mark(money),
+            skip=skip,
+        )
+    return None
 
 
 _PERIOD = re.compile(

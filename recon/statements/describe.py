@@ -37,7 +37,7 @@ class Described(NamedTuple):
     """What a description text says; None where it says nothing."""
 
     name: str | None = None
-    document: str | None = None  # as written (banks mask CPFs: •••.123.456-••)
+    document: str | None = None  # as written if masked (•••.123.456-••); a full CPF masked
     key: str | None = None  # a PIX key, only when the text labels it as one
     end_to_end_id: str | None = None
     refund_id: str | None = None  # a devolução's return id (D…)
@@ -90,6 +90,15 @@ _NOT_A_NAME = re.compile(r"(?i)^(?:ref|[-–:]|pix)?$")
 def _is_lead_only(part: str) -> bool:
     m = _LEADS.match(part)
     return m is not None and not part[m.end() :].strip()
+
+
+def _masked(document: str) -> str:
+    """A full CPF masked the way BACEN shows one (``***.456.789-**``): a person's document
+    is personal data and never stored whole; masked CPFs and CNPJs (companies) as written."""
+    digits = "".join(c for c in document if c.isdigit())
+    if len(digits) == 11 and len(digits) == sum(c.isalnum() for c in document):
+        return f"***.{digits[3:6]}.{digits[6:9]}-**"
+    return document
 
 
 def _document(text: str) -> str | None:
@@ -186,7 +195,7 @@ def describe(text: str | None, direction: str | None = None) -> Described:
         name = _tidy(name.replace(document, " "))
     return Described(
         name=name,
-        document=document,
+        document=_masked(document) if document else None,
         key=key,
         end_to_end_id=e2e,
         refund_id=rtr,

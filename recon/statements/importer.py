@@ -304,21 +304,23 @@ ORDER BY _row
 
 
 # A line without a PIX id that is a movement already known from another format takes that
-# line's line_id (module doc): by the bank's transaction id when it has one (Nubank's
-# Identificador is the OFX FITID), else (Inter: no id at all) the k-th such line of an
-# (account, business day, direction, amount) pairs with the k-th known line of that key
-# that carries an id, in booking order. Known lines are grouped by line_id, and only their
-# identified versions count, so pairing gives the same answer when the file comes again.
+# line's line_id (module doc): by the bank's transaction id when a known line with a PIX id
+# has it (Nubank's Identificador is the OFX FITID), else the k-th such line of an (account,
+# business day, direction, amount, kind) pairs with the k-th known line of that key that
+# carries an id, in booking order (Inter: no id at all); a line whose reference no known
+# line has pairs that way only with known lines that have no reference. Known lines are grouped by line_id
+# and only their identified versions count, so pairing gives the same answer when the file
+# comes again.
 _SAME_MOVEMENT_SQL = """
 WITH b AS (
-    SELECT _row, source_line, account, direction, amount_cents, bank_reference,
+    SELECT _row, source_line, account, direction, amount_cents, kind, bank_reference,
         strftime(timezone('America/Sao_Paulo', booked_at), '%Y-%m-%d') AS local_day
     FROM batch WHERE end_to_end_id IS NULL
 ),
 k AS (
     SELECT line_id, any_value(account) AS account, any_value(direction) AS direction,
-        any_value(amount_cents) AS amount_cents, min(booked_at) AS booked_at,
-        bool_or(end_to_end_id IS NOT NULL) AS has_e2e,
+        any_value(amount_cents) AS amount_cents, any_value(kind) AS kind,
+        min(booked_at) AS booked_at, bool_or(end_to_end_id IS NOT NULL) AS has_e2e,
         list_distinct(list(bank_reference) FILTER (WHERE bank_reference IS NOT NULL)) AS refs
     FROM known_lines GROUP BY line_id
 ),
@@ -329,24 +331,44 @@ by_ref AS (
         AND b.direction = k.direction AND b.amount_cents = k.amount_cents
     GROUP BY b._row
 ),
-nb AS (
+free AS (
+    SELECT *, strftime(timezone('America/Sao_Paulo', booked_at), '%Y-%m-%d') AS local_day
+    FROM k WHERE line_id NOT IN (SELECT line_id FROM by_ref)
+),
+nb AS (  -- no reference at all: pairs with any known line that has an id
     SELECT *, row_number() OVER (
-        PARTITION BY account, local_day, direction, amount_cents ORDER BY source_line, _row) AS n
+        PARTITION BY account, local_day, direction, amount_cents, kind
+        ORDER BY source_line, _row) AS n
     FROM b WHERE bank_reference IS NULL
 ),
 kk AS (
-    SELECT line_id, account, direction, amount_cents,
-        strftime(timezone('America/Sao_Paulo', booked_at), '%Y-%m-%d') AS local_day,
-        row_number() OVER (
-            PARTITION BY account, strftime(timezone('America/Sao_Paulo', booked_at), '%Y-%m-%d'),
-                direction, amount_cents
-            ORDER BY booked_at, line_id) AS n
-    FROM k
+    SELECT *, row_number() OVER (
+        PARTITION BY account, local_day, direction, amount_cents, kind
+        ORDER BY booked_at, line_id) AS n
+    FROM free
+),
+by_key AS (
+    SELECT nb._row, kk.line_id
+    FROM nb JOIN kk USING (account, local_day, direction, amount_cents, kind, n)
+),
+rb AS (  -- a reference no known line has: pairs only with known lines that have none
+    SELECT *, row_number() OVER (
+        PARTITION BY account, local_day, direction, amount_cents, kind
+        ORDER BY source_line, _row) AS n
+    FROM b WHERE bank_reference IS NOT NULL AND _row NOT IN (SELECT _row FROM by_ref)
+),
+rk AS (
+    SELECT *, row_number() OVER (
+        PARTITION BY account, local_day, direction, amount_cents, kind
+        ORDER BY booked_at, line_id) AS n
+    FROM free WHERE coalesce(len(refs), 0) = 0 AND line_id NOT IN (SELECT line_id FROM by_key)
 )
 SELECT _row, line_id FROM by_ref
 UNION ALL
-SELECT nb._row, kk.line_id
-FROM nb JOIN kk USING (account, local_day, direction, amount_cents, n)
+SELECT _row, line_id FROM by_key
+UNION ALL
+SELECT rb._row, rk.line_id
+FROM rb JOIN rk USING (account, local_day, direction, amount_cents, kind, n)
 ORDER BY _row
 """
 

@@ -131,13 +131,28 @@ def inspect_statements(
     label = resolve_account(account, dd)
     reports: list[dict[str, Any]] = []
     errors: list[StatementError] = []
-    for path, _explicit in _expand(paths):
+    for path, explicit in _expand(paths):
+        if not explicit and format == "auto" and not _is_statement(path, csv_profile):
+            reports.append({"file": str(path), "skipped": "not a statement format"})
+            continue  # a folder's README or ground-truth file, as import skips it
         try:
             reports.append(_one(path, format, csv_profile, label, lines))
         except StatementError as exc:
             errors.append(exc)
             reports.append({"file": str(path), "error": str(exc)})
     return reports, errors
+
+
+def _is_statement(path: Path, csv_profile: Any) -> bool:
+    from recon.statements import csvfile, sniff
+
+    try:
+        fmt = sniff.sniff_format(path, csv_profile=csv_profile)
+        if fmt == "csv" and csv_profile is None:
+            csvfile.resolve_profile(None, path)
+    except StatementError:
+        return False
+    return True
 
 
 def _cut(text: Any, width: int) -> str:
@@ -152,6 +167,9 @@ def render_text(reports: list[dict[str, Any]]) -> str:
         if "error" in r:
             out.append(f"{r['file']}: cannot be read: {r['error']}")
             continue
+        if "skipped" in r:
+            out.append(f"{r['file']}: skipped ({r['skipped']})")
+            continue
         head = f"{r['file']}: {r['format']}"
         csv_info = r.get("csv")
         if csv_info:
@@ -159,7 +177,11 @@ def render_text(reports: list[dict[str, Any]]) -> str:
                 f", layout {csv_info.get('layout')} [{csv_info.get('profile')}], encoding "
                 f"{csv_info.get('encoding')}, delimiter {csv_info.get('delimiter')!r}, decimal "
                 f"{csv_info.get('decimal_mark')!r}, dates {csv_info.get('date_format')}, "
-                f"header on line {csv_info.get('header_line')}"
+                + (
+                    f"header on line {csv_info.get('header_line')}"
+                    if csv_info.get("header_line")
+                    else "no header line"
+                )
                 + (", card statement" if csv_info.get("card") else "")
             )
         out.append(head)

@@ -89,6 +89,7 @@ class Seen:
                 "booked_at",
                 "direction",
                 "amount_cents",
+                "kind",
                 "bank_reference",
                 "end_to_end_id",
             )

@@ -296,3 +296,19 @@ SAMPLES: list[tuple[str, str, str, str, list[tuple[int, str, str | None]], tuple
         (date(2026, 10, 1), date(2026, 10, 3)),
     ),
 ]
+
+ITAU_SEM_CABECALHO = (
+    "01/11/2026;PIX TRANSF  FULANO S01/11;-50,00\n"
+    "02/11/2026;PIX QRS IFOOD COM AG02/11;-25,90\n"
+    "03/11/2026;REND PAGO APLIC AUT MAIS;0,12\n"
+)
+SAMPLES.append(
+    (
+        "itau-sem-cabecalho",
+        ITAU_SEM_CABECALHO,
+        "cp1252",
+        "sem-cabecalho",
+        [(-5000, "pix_out", "FULANO S"), (-2590, "pix_out", "IFOOD COM AG"), (12, "other", None)],
+        (date(2026, 11, 1), date(2026, 11, 3)),
+    )
+)

@@ -83,7 +83,14 @@ def test_ids_and_refunds() -> None:
 
 def test_key_and_labelled_document() -> None:
     said = describe("Pix recebido - CPF 12345678901 - chave: fulano@x.com", "credit")
-    assert (said.document, said.key, said.name) == ("12345678901", "fulano@x.com", None)
+    assert (said.document, said.key, said.name) == ("***.456.789-**", "fulano@x.com", None)
+
+
+def test_a_full_cpf_is_never_kept_whole() -> None:
+    said = describe("PIX RECEBIDO - MARIA - 123.456.789-01", "credit")
+    assert (said.document, said.name) == ("***.456.789-**", "MARIA")
+    company = describe("PIX ENVIADO - LOJA - 12.345.678/0001-90", "debit")
+    assert company.document == "12.345.678/0001-90"  # a CNPJ names a company, not a person
 
 
 def test_direction_word_never_contradicts_the_sign() -> None:

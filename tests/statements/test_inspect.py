@@ -88,3 +88,14 @@ def test_inspect_malformed_line_is_counted(tmp_path) -> None:
 def test_inspect_forced_wrong_format_is_an_error(fmt) -> None:
     _reports, errors = inspect_statements([FIXTURES / "extrato_psp.csv"], format=fmt)
     assert len(errors) == 1
+
+
+def test_inspect_folder_skips_what_import_skips(tmp_path, capsys) -> None:
+    _inter(tmp_path)
+    (tmp_path / "README.md").write_text("# notes\n", encoding="utf-8")
+    (tmp_path / "expected_breaks.csv").write_text("category,intent_id\nx,y\n", encoding="utf-8")
+    code = main(["statements", "inspect", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "README.md: skipped" in out and "expected_breaks.csv: skipped" in out
+    assert "inter-conta" in out

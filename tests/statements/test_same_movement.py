@@ -102,3 +102,24 @@ def test_same_bank_reference_pairs_the_nubank_line(tmp_path) -> None:
     import_statements([tmp_path / "psp.csv"], data=data)
     report = import_statements([tmp_path / "nubank.csv"], data=data)
     assert (report.duplicate, report.imported) == (1, 1)  # T9 names no known movement
+
+
+def test_one_file_at_a_time_in_name_order_is_one_line_per_movement(exported, tmp_path) -> None:
+    # what `recon daily` does with its inbox: the Nubank CSV comes before the formats that
+    # carry its transaction ids (PSP CSV, OFX), after the ones with PIX ids only (CNAB 240)
+    from recon.sandbox.exports import STATEMENT_FILES
+
+    folder, movements = exported
+    data = DataDir(tmp_path / "data").ensure()
+    for name in sorted(STATEMENT_FILES):
+        import_statements([folder / name], data=data)
+    assert _count(data) == movements
+    for name in sorted(STATEMENT_FILES):
+        again = import_statements([folder / name], data=data)
+        assert again.imported == 0, name
+        if name != "extrato_nubank.csv":
+            assert again.new_versions == 0, name
+    # the first Nubank import paired by day and amount (its ids were not known yet); with the
+    # PSP CSV and OFX stored, its ids now name each line: at most a few same-amount lines of
+    # one day are stored again as versions of the line the id names; nothing is counted twice
+    assert _count(data) == movements

@@ -58,10 +58,7 @@ onramp_amount as (
                     || 'refund the credit and cancel the intent.'
                     else ' too much. Return the excess to the payer (devolução) before '
                     || 'minting more than was ordered.' end as reason,
-        x.booked_at as evidence_at,
-        null as money_side,
-        null::timestamptz as window_from,
-        null::timestamptz as window_to
+        x.booked_at as evidence_at
     from int_notable_pairs as x, p
     where x.role = 'payment'
       and x.intent_type = 'onramp'
@@ -84,10 +81,7 @@ onramp_duplicate_credit as (
             || coalesce(first.end_to_end_id, first.line_id) || ' on '
             || local_ts(first.booked_at)
             || '. Return the extra credit to the payer (devolução).' as reason,
-        d.booked_at as evidence_at,
-        null as money_side,
-        null::timestamptz as window_from,
-        null::timestamptz as window_to
+        d.booked_at as evidence_at
     from int_notable_pairs as d
     join int_first_payments as first on first.intent_key = d.intent_key
     where d.role = 'duplicate'
@@ -142,10 +136,7 @@ onramp_status_lag as (
             || ' the intent is still ' || x.intent_status || ', more than '
             || (p.onramp_payment_grace_s // 60) || ' min later. Check that the service '
             || 'received the payment notice; the payer has paid.' as reason,
-        x.booked_at as evidence_at,
-        null as money_side,
-        null::timestamptz as window_from,
-        null::timestamptz as window_to
+        x.booked_at as evidence_at
     from int_notable_pairs as x, p
     where x.role = 'payment'
       and x.intent_type = 'onramp'

@@ -54,10 +54,7 @@ offramp_payout_amount_mismatch as (
             || brl(x.expected_cents) || ': ' || brl(abs(x.delta_cents))
             || case when x.delta_cents < 0 then ' short. Pay the payee the difference.'
                     else ' too much. Recover the excess from the payee.' end as reason,
-        x.booked_at as evidence_at,
-        null as money_side,
-        null::timestamptz as window_from,
-        null::timestamptz as window_to
+        x.booked_at as evidence_at
     from int_notable_pairs as x, p
     where x.role = 'payment'
       and x.intent_type = 'offramp'
@@ -80,10 +77,7 @@ offramp_duplicate_payout as (
             || coalesce(first.end_to_end_id, first.line_id) || ' on '
             || local_ts(first.booked_at) || '). Recover the duplicate from the payee.'
             as reason,
-        d.booked_at as evidence_at,
-        null as money_side,
-        null::timestamptz as window_from,
-        null::timestamptz as window_to
+        d.booked_at as evidence_at
     from int_notable_pairs as d
     join int_first_payments as first on first.intent_key = d.intent_key
     where d.role = 'duplicate'
@@ -158,10 +152,7 @@ offramp_payout_returned as (
             || brl(r.actual_cents) || ' booked ' || local_ts(r.booked_at)
             || ', yet the offramp is still completed. Pay the customer again to a valid key, '
             || 'or return their tokens and mark the intent refunded.' as reason,
-        r.booked_at as evidence_at,
-        null as money_side,
-        null::timestamptz as window_from,
-        null::timestamptz as window_to
+        r.booked_at as evidence_at
     from int_notable_pairs as r
     where r.role = 'refund'
       and r.line_kind = 'pix_refund_in'

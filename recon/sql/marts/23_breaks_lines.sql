@@ -26,10 +26,7 @@ ambiguous_match as (
             || ' fits ' || a.candidates || ' intents by ' || a.rule || ': '
             || a.intent_ids || '. Pick the right one (recon resolve) or ask the '
             || (case l.direction when 'credit' then 'payer.' else 'payee.' end) as reason,
-        l.booked_at as evidence_at,
-        null as money_side,
-        null::timestamptz as window_from,
-        null::timestamptz as window_to
+        l.booked_at as evidence_at
     from (
         select
             a.line_key,
@@ -72,10 +69,7 @@ unmatched_lines as (
                    when 'credit' then 'Identify the payer or return the money (devolução).'
                    else 'Find who authorised this payment.'
                end as reason,
-        l.booked_at as evidence_at,
-        null as money_side,
-        null::timestamptz as window_from,
-        null::timestamptz as window_to
+        l.booked_at as evidence_at
     from stg_statement_lines as l
     anti join claimed_lines as c on c.line_key = l.line_key
     where l.kind <> 'fee'

@@ -59,10 +59,7 @@ status_regression as (
             || s.previous_status || ' (snapshot ' || local_ts(s.previous_snapshot_at)
             || ') to ' || s.status || ' (snapshot ' || local_ts(s.snapshot_at)
             || '). Ask the API provider why; do not act on the older status.' as reason,
-        s.snapshot_at as evidence_at,
-        null as money_side,
-        null::timestamptz as window_from,
-        null::timestamptz as window_to
+        s.snapshot_at as evidence_at
     from steps as s
     where s.status_rank < s.previous_rank
     qualify row_number() over (partition by s.intent_id order by s.snapshot_at desc) = 1
@@ -87,10 +84,7 @@ intent_vanished as (
             || coalesce(' for ' || brl(h.amount_cents), '') || ' in the snapshot of '
             || local_ts(h.snapshot_at) || ') is missing from the latest snapshot. Ask the '
             || 'API provider whether it was deleted, and check any money it moved.' as reason,
-        h.snapshot_at as evidence_at,
-        null as money_side,
-        null::timestamptz as window_from,
-        null::timestamptz as window_to
+        h.snapshot_at as evidence_at
     from stg_intent_history as h
     anti join (
         select intent_id from stg_intent_history

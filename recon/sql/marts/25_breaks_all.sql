@@ -5,7 +5,7 @@
 -- Every family has the same columns: category, intent_key, line_key, intent_id, line_id,
 -- end_to_end_id, expected_cents, actual_cents, reason, evidence_at, and for a rule that
 -- needs the statements to show that money did NOT move, money_side ('credit'|'debit', see
--- stg_coverage) and [window_from, window_to]: the time in which that money would have
+-- stg_coverage) and [window_from, window_to] (null elsewhere: `union all by name` fills them): the time in which that money would have
 -- been booked. in_coverage is true when the evidence needs no statement period (a line, a
 -- snapshot), or when the statements cover all of that time (both ends inclusive); the rest
 -- are not breaks: the intent is awaiting_statement (recon_awaiting).

@@ -3,7 +3,7 @@
     .venv/bin/python notebooks/make_notebooks.py
 
 The notebooks hold no logic: each cell calls recon's public API (recon.analytics,
-recon.charts, recon.demo) and shows the result. Edit the cells here, re-run, commit the .ipynb files;
+recon.charts, recon.ops.demo) and shows the result. Edit the cells here, re-run, commit the .ipynb files;
 tests/analytics/test_notebooks.py checks the committed files are exactly what this writes.
 """
 
@@ -27,7 +27,7 @@ end_date = None"""
 SETUP = """\
 %matplotlib inline
 from recon import analytics, charts
-from recon.demo import ensure_demo_data
+from recon.ops.demo import ensure_demo_data
 
 data = ensure_demo_data(data_dir)
 window = dict(start=start_date, end=end_date)

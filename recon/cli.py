@@ -28,7 +28,9 @@ COMMAND_MODULES = (
     "recon.extract.commands",
     "recon.statements.commands",
     "recon.reconcile.commands",
-    "recon.sqlcmd",
+    "recon.report.commands",
+    "recon.ops.commands",
+    "recon.catalog.commands",
     "recon.review.commands",
 )
 

@@ -5,7 +5,8 @@
     │   ├── ConfigError             recon.toml / environment problems
     │   ├── LockedError             another writer holds the data directory's lock
     │   ├── SnapshotError           no / unreadable snapshot where one is needed
-    │   └── NotebookError           a notebook failed to execute
+    │   ├── NotebookError           a notebook failed to execute
+    │   └── FilterError             a review-queue filter that cannot be used
     ├── StatementError              a statement file we cannot take as it is         (exit 2)
     │   └── StatementParseError     names file, line and field
     ├── ReconciliationError         a run that could not be made or trusted          (exit 2)
@@ -55,6 +56,7 @@ __all__ = [
     "ApiStatusError",
     "ConfigError",
     "Conflict",
+    "FilterError",
     "InconsistentSnapshotError",
     "IntentParseError",
     "LockedError",
@@ -118,6 +120,10 @@ class SnapshotError(UsageError):
 
 class NotebookError(UsageError):
     """A notebook failed to execute; the message names the notebook and the cell's error."""
+
+
+class FilterError(UsageError):
+    """A query parameter of the review queue that cannot be used (shown, nothing done)."""
 
 
 class StatementError(ReconError):

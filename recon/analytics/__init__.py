@@ -10,7 +10,7 @@ returns pandas. Every function takes `data` (a data directory, a DataDir, a conn
     volumes, status_reasons, failures, intent_outcomes, status_history
     breaks, break_aging                                  the latest run's exceptions
 
-Charts for these frames are in `recon.charts`; `recon.demo.ensure_demo_data` builds a
+Charts for these frames are in `recon.charts`; `recon.ops.demo.ensure_demo_data` builds a
 sandbox data directory when there is no data yet.
 """
 

@@ -1,114 +1,38 @@
-"""`recon reconcile`, `resolve`, `report`, `daily` and `demo`: argument handling only.
+"""`recon reconcile` and `recon resolve`: argument handling only.
 
-The work is done by the library (recon.reconcile, recon.report, recon.daily, recon.demo);
+The work is done by the library (recon.reconcile, its decisions and alert thresholds);
 these functions parse arguments, call it, print a summary and return the exit code
-(README, Contracts: 0 ok, 1 breaks above the threshold, 2 usage/input, 3 upstream API).
+(README, Contracts; the codes themselves live in recon.errors).
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-__all__ = ["parse_date", "parse_timestamp", "register"]
+from recon.clitools import console, data_dir, parse_timestamp, print_verdict
 
-
-def parse_timestamp(text: str) -> datetime:
-    """``--as-of``: ISO 8601 with an offset or ``Z`` (a bare time is ambiguous, so refused)."""
-    try:
-        stamp = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"not an ISO 8601 timestamp: {text!r} (e.g. 2026-11-20T23:59:59-03:00)"
-        ) from None
-    if stamp.tzinfo is None:
-        raise argparse.ArgumentTypeError(
-            f"timestamp {text!r} has no UTC offset (add Z or e.g. -03:00)"
-        )
-    return stamp.astimezone(UTC)
-
-
-def parse_date(text: str) -> date:
-    """``--date``: a calendar date ``YYYY-MM-DD``."""
-    try:
-        return date.fromisoformat(text.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a date YYYY-MM-DD: {text!r}") from None
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be > 0: {value}")
-    return value
-
-
-def _console() -> Any:
-    from rich.console import Console
-
-    console = Console(highlight=False)
-    # In a job's log (not a terminal) rich assumes 80 columns and truncates category names.
-    return console if console.is_terminal else Console(highlight=False, width=120)
-
-
-def _data(args: argparse.Namespace) -> Any:
-    from recon.config import DataDir
-
-    return DataDir.resolve(args.data)
-
-
-# --------------------------------------------------------------------------- reconcile
+__all__ = ["register"]
 
 
 def run_reconcile(args: argparse.Namespace) -> int:
     from recon.config import load_config
-    from recon.daily import Thresholds, assess_run, settings_kw
     from recon.reconcile import reconcile
-    from recon.report.console import run_table
+    from recon.reconcile.alerts import Thresholds, assess_run
+    from recon.reconcile.settings import settings_kw
+    from recon.report.console import run_line, run_table
 
-    dd = _data(args)
+    dd = data_dir(args)
     thresholds = Thresholds.from_config(load_config(args.config, dd))
     result = reconcile(dd, as_of=args.as_of, **settings_kw(args.config, dd))
     verdict = assess_run(Path(result.path), thresholds)
-    console = _console()
-    console.print(run_table(Path(result.path), title=f"run {result.run_id}"))
-    console.print(run_line(Path(result.path)))
-    console.print(f"run written to {result.path}")
-    _print_verdict(verdict.exit_code, verdict.reasons)
+    out = console()
+    out.print(run_table(Path(result.path), title=f"run {result.run_id}"))
+    out.print(run_line(Path(result.path)))
+    out.print(f"run written to {result.path}")
+    print_verdict(verdict.exit_code, verdict.reasons)
     return verdict.exit_code
-
-
-def run_line(run_dir: Path) -> str:
-    """One line of the run's headline numbers, from its summary.json."""
-    import json
-
-    s = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
-    rate = s.get("auto_match_rate")
-    checks = {True: "checks passed", False: "CHECKS FAILED"}.get(s.get("checks_passed"), "")
-    parts = [
-        f"as of {s.get('as_of', '?')}",
-        f"{s.get('intents', '?')} intents",
-        f"{s.get('statement_lines', '?')} statement lines",
-        f"{s.get('matched_lines', '?')} matched"
-        + (f" ({rate:.1%})" if isinstance(rate, int | float) else ""),
-        f"{s.get('breaks', '?')} open breaks ({s.get('new_breaks', '?')} new)",
-        checks,
-    ]
-    return " · ".join(p for p in parts if p)
-
-
-def _print_verdict(code: int, reasons: tuple[str, ...]) -> None:
-    if code:
-        print("exit 1: " + "; ".join(reasons), file=sys.stderr)
-
-
-# --------------------------------------------------------------------------- resolve
 
 
 def run_resolve(args: argparse.Namespace) -> int:
@@ -126,9 +50,9 @@ def run_resolve(args: argparse.Namespace) -> int:
 
     from recon.reconcile import decisions
 
-    dd = _data(args)
+    dd = data_dir(args)
     if args.decisions is not None:
-        rows = read_decisions_csv(Path(args.decisions))
+        rows = decisions.read_decisions_csv(Path(args.decisions))
         for n, (break_id, note, decided_by) in enumerate(rows, start=1):
             try:
                 decisions.resolve(break_id, note, data=dd, decided_by=decided_by or args.by or None)
@@ -150,114 +74,8 @@ def run_resolve(args: argparse.Namespace) -> int:
     return 0
 
 
-def read_decisions_csv(path: Path) -> list[tuple[str, str, str]]:
-    """(break_id, note, decided_by) rows of a decisions CSV (header: break_id,note[,decided_by])."""
-    import csv
-
-    from recon.errors import UsageError
-
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise UsageError(f"decisions file not found: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read as UTF-8 text: {exc}") from exc
-    reader = csv.DictReader(text.splitlines())
-    header = [(h or "").strip() for h in reader.fieldnames or []]
-    if "break_id" not in header or "note" not in header:
-        raise UsageError(f"{path}: header must have columns break_id,note (got {header})")
-    rows = []
-    for lineno, raw in enumerate(reader, start=2):
-        row = {(k or "").strip(): (v or "").strip() for k, v in raw.items() if k is not None}
-        if not any(row.values()):
-            continue
-        if not row.get("break_id") or not row.get("note"):
-            raise UsageError(f"{path}:{lineno}: break_id and note are both required")
-        rows.append((row["break_id"], row["note"], row.get("decided_by", "")))
-    if not rows:
-        raise UsageError(f"{path}: no decisions in the file")
-    return rows
-
-
-# --------------------------------------------------------------------------- report
-
-
-def run_report(args: argparse.Namespace) -> int:
-    from recon.catalog import latest_run
-    from recon.errors import UsageError
-    from recon.report import render
-
-    dd = _data(args)
-    if args.run:
-        run_dir = dd.runs / args.run
-        if not (run_dir / "summary.json").is_file():
-            raise UsageError(f"no committed run {args.run!r} in {dd.runs}")
-    else:
-        found = latest_run(dd)
-        if found is None:
-            raise UsageError(f"no committed run in {dd.runs}; run `recon reconcile` first")
-        run_dir = found
-    out = render(run_dir, args.out)
-    print(f"report: {out}")
-    print(f"breaks: {out.parent / 'breaks.csv'} and breaks.parquet")
-    return 0
-
-
-# --------------------------------------------------------------------------- daily
-
-
-def run_daily_command(args: argparse.Namespace) -> int:
-    from recon.daily import run_daily
-    from recon.report.console import run_table
-
-    result = run_daily(
-        args.data,
-        date=args.date,
-        base_url=args.base_url,
-        config=args.config,
-        force=args.force,
-        quiet=args.quiet or None,
-    )
-    console = _console()
-    what = "re-used" if result.reused else "ran"
-    console.print(
-        run_table(result.run_dir, title=f"daily {result.date} ({what} run {result.run_id})")
-    )
-    console.print(run_line(result.run_dir))
-    if result.imported:
-        console.print(f"imported from the inbox: {', '.join(result.imported)}")
-    console.print(f"report: {result.report}")
-    _print_verdict(result.exit_code, result.reasons)
-    return result.exit_code
-
-
-# --------------------------------------------------------------------------- demo
-
-
-def run_demo_command(args: argparse.Namespace) -> int:
-    from recon.demo import print_demo, run_demo
-
-    console = _console()
-    console.print(
-        f"recon demo: seed {args.seed}, {args.days} days × {args.intents_per_day} intents/day"
-    )
-    result = run_demo(
-        args.data,
-        seed=args.seed,
-        days=args.days,
-        intents_per_day=args.intents_per_day,
-        keep_data=args.keep_data,
-        on_step=lambda name, seconds: console.print(f"  ✓ {name} ({seconds:.1f}s)"),
-    )
-    print_demo(result, console)
-    return 0
-
-
-# --------------------------------------------------------------------------- registration
-
-
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    """Add reconcile, resolve, report, daily and demo to `recon`."""
+    """Add reconcile and resolve to `recon`."""
     p = sub.add_parser(
         "reconcile",
         parents=parents,
@@ -299,67 +117,3 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         help="reopen a resolved break (the note says why); the next run lists it as open",
     )
     p.set_defaults(func=run_resolve)
-
-    p = sub.add_parser(
-        "report",
-        parents=parents,
-        help="HTML report with charts for a run (+ breaks.csv / breaks.parquet)",
-        description="Render a run (default: the latest) as one self-contained HTML file, "
-        "with breaks.csv and breaks.parquet beside it.",
-    )
-    p.add_argument("--run", metavar="ID", default=None, help="run id (default: the latest)")
-    p.add_argument(
-        "--out",
-        metavar="PATH",
-        default=None,
-        help="HTML file or folder (default: <data>/reports/<run_id>/report.html)",
-    )
-    p.set_defaults(func=run_report)
-
-    p = sub.add_parser(
-        "daily",
-        parents=parents,
-        help="extract + import the inbox + reconcile + report, under a lock; idempotent per date",
-        description="The scheduled job. Exit codes: 0 ok, 1 P1 breaks or above threshold, "
-        "2 usage/input (incl. another run holding the lock), 3 upstream API failure.",
-    )
-    p.add_argument(
-        "--date",
-        type=parse_date,
-        metavar="YYYY-MM-DD",
-        default=None,
-        help="business date (default: today in the business time zone)",
-    )
-    p.add_argument(
-        "--base-url", metavar="URL", default=None, help="v2 API base URL (default: $RECON_BASE_URL)"
-    )
-    p.add_argument("--config", metavar="FILE", default=None, help="recon.toml to use")
-    p.add_argument(
-        "--force", action="store_true", help="run the whole job again for a date already done"
-    )
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
-    p.set_defaults(func=run_daily_command)
-
-    p = sub.add_parser(
-        "demo",
-        parents=parents,
-        help="the whole job end to end against the embedded sandbox",
-        description="Serve a sandbox world on loopback, extract it over HTTP, apply its late "
-        "events and extract again, import its statements, reconcile, report, and compare "
-        "with the sandbox's ground truth. Works in <data>/demo-<seed>/.",
-    )
-    p.add_argument("--seed", type=int, default=7, help="world seed (default 7)")
-    p.add_argument("--days", type=_positive, default=14, help="days of history (default 14)")
-    p.add_argument(
-        "--intents-per-day",
-        type=_positive,
-        default=200,
-        metavar="K",
-        help="intents per day (default 200)",
-    )
-    p.add_argument(
-        "--keep-data",
-        action="store_true",
-        help="keep the demo's snapshots, statements and runs (default: keep only the report)",
-    )
-    p.set_defaults(func=run_demo_command)

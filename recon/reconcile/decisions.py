@@ -247,3 +247,32 @@ def _require_break(data: DataDir, break_id: str) -> None:
     ids = pq.read_table(run / "exceptions.parquet", columns=["break_id"]).column(0).to_pylist()
     if break_id not in ids:
         raise UsageError(f"break {break_id} is not in the latest run {run.name}")
+
+
+def read_decisions_csv(path: Path) -> list[tuple[str, str, str]]:
+    """(break_id, note, decided_by) rows of a decisions CSV (header: break_id,note[,decided_by])."""
+    import csv
+
+    from recon.errors import UsageError
+
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise UsageError(f"decisions file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read as UTF-8 text: {exc}") from exc
+    reader = csv.DictReader(text.splitlines())
+    header = [(h or "").strip() for h in reader.fieldnames or []]
+    if "break_id" not in header or "note" not in header:
+        raise UsageError(f"{path}: header must have columns break_id,note (got {header})")
+    rows = []
+    for lineno, raw in enumerate(reader, start=2):
+        row = {(k or "").strip(): (v or "").strip() for k, v in raw.items() if k is not None}
+        if not any(row.values()):
+            continue
+        if not row.get("break_id") or not row.get("note"):
+            raise UsageError(f"{path}:{lineno}: break_id and note are both required")
+        rows.append((row["break_id"], row["note"], row.get("decided_by", "")))
+    if not rows:
+        raise UsageError(f"{path}: no decisions in the file")
+    return rows

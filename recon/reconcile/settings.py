@@ -31,6 +31,7 @@ Durations are numbers of seconds or strings like "90s", "30m", "2h", "1d", "1h30
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import asdict, dataclass, fields, replace
 from datetime import date, timedelta
@@ -230,3 +231,12 @@ def _parse_date(value: Any, *, name: str) -> date | None:
         except ValueError:
             pass
     raise ConfigError(f"[reconcile] {name}: expected a date YYYY-MM-DD, got {value!r}")
+
+
+def settings_kw(
+    config: str | os.PathLike[str] | None, data: DataDir | None = None
+) -> dict[str, Any]:
+    """Engine settings from an explicit config file (else the engine finds recon.toml)."""
+    if config is None:
+        return {}
+    return {"settings": ReconcileSettings.load(data, str(config))}

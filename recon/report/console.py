@@ -102,3 +102,22 @@ def run_table(
         *["" for _ in extra_cols],
     )
     return table
+
+
+def run_line(run_dir: Path) -> str:
+    """One line of the run's headline numbers, from its summary.json."""
+    import json
+
+    s = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    rate = s.get("auto_match_rate")
+    checks = {True: "checks passed", False: "CHECKS FAILED"}.get(s.get("checks_passed"), "")
+    parts = [
+        f"as of {s.get('as_of', '?')}",
+        f"{s.get('intents', '?')} intents",
+        f"{s.get('statement_lines', '?')} statement lines",
+        f"{s.get('matched_lines', '?')} matched"
+        + (f" ({rate:.1%})" if isinstance(rate, int | float) else ""),
+        f"{s.get('breaks', '?')} open breaks ({s.get('new_breaks', '?')} new)",
+        checks,
+    ]
+    return " · ".join(p for p in parts if p)

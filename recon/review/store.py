@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 
 from recon import catalog
 from recon.config import DataDir
-from recon.errors import UsageError
+from recon.errors import FilterError, UsageError
 from recon.money import AmountError, parse_cents
 from recon.reconcile import audit
 from recon.reconcile.decisions import Decision, decisions_path, load_history
@@ -59,10 +59,6 @@ SORTS = {
 }
 MAX_PER_PAGE = 100_000
 _NAME = re.compile(r"^[A-Za-z0-9._@-]{1,64}$")
-
-
-class FilterError(UsageError):
-    """A query parameter of the queue that cannot be used (shown to the user, nothing done)."""
 
 
 @dataclass(frozen=True)

@@ -216,7 +216,7 @@ class Bank:
         at: datetime,
         amount_cents: int,
         payee_name: str,
-        payee_document: str,
+        payee_document: str | None,
         payee_key: str,
         payee_ispb: str,
         remittance: str | None = None,
@@ -258,11 +258,38 @@ class Bank:
             raise ValueError("only a received PIX can be returned")
         if not 0 < amount_cents <= original.amount_cents:
             raise ValueError("a devolução is positive and at most the amount received")
-        rtr_id = self.end_to_end_id(rng, self.account.ispb, at, prefix="D")
+        return self._devolucao(rng, original, at, -amount_cents, self.account.ispb, intent_id)
+
+    def return_payout(
+        self,
+        rng: random.Random,
+        original: Movement,
+        *,
+        at: datetime,
+        intent_id: str | None = None,
+    ) -> Movement:
+        """Book a devolução received (credit): the payee's bank sent one of our payouts back."""
+        at = _second(at)
+        if original.kind != PIX_OUT or original.end_to_end_id is None:
+            raise ValueError("only a payout we sent can come back")
+        ispb = original.counterparty_ispb or self.account.ispb
+        return self._devolucao(rng, original, at, -original.amount_cents, ispb, intent_id)
+
+    def _devolucao(
+        self,
+        rng: random.Random,
+        original: Movement,
+        at: datetime,
+        signed_cents: int,
+        ispb: str,
+        intent_id: str | None,
+    ) -> Movement:
+        """A devolução of `original` (sent when `signed_cents` < 0, received when > 0)."""
+        rtr_id = self.end_to_end_id(rng, ispb, at, prefix="D")
         refund = Refund(
             id="DV" + "".join(rng.choice(_ALNUM) for _ in range(18)),
             rtr_id=rtr_id,
-            amount_cents=amount_cents,
+            amount_cents=abs(signed_cents),
             requested_at=at,
             settled_at=at,
             status="DEVOLVIDO",
@@ -270,15 +297,15 @@ class Bank:
         return self._book(
             Movement(
                 id=self._next_id(at),
-                kind=PIX_REFUND_OUT,
+                kind=PIX_REFUND_OUT if signed_cents < 0 else PIX_REFUND_IN,
                 booked_at=at,
-                amount_cents=-amount_cents,
+                amount_cents=signed_cents,
                 end_to_end_id=rtr_id,
                 refund_of=original.end_to_end_id,
                 counterparty_name=original.counterparty_name,
                 counterparty_document=original.counterparty_document,
                 counterparty_ispb=original.counterparty_ispb,
-                description="DEVOLUCAO PIX",
+                description="DEVOLUCAO PIX" if signed_cents < 0 else "DEVOLUCAO PIX RECEBIDA",
                 refund=refund,
                 intent_id=intent_id,
             )

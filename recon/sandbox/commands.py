@@ -7,12 +7,22 @@ from typing import Any
 
 from recon.errors import UsageError
 
+#: recon.sandbox.world.collisions.PROFILES, named here so the CLI starts without the world
+PROFILE_NAMES = ("default", "collisions")
+
 
 def _world_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=7, help="world seed (default 7)")
     p.add_argument("--days", type=int, default=14, help="days of history (default 14)")
     p.add_argument(
         "--intents-per-day", type=int, default=200, help="mean intents per day (default 200)"
+    )
+    p.add_argument(
+        "--profile",
+        choices=PROFILE_NAMES,
+        default="default",
+        help="world profile: 'collisions' plants shared amounts, unreferenced payments, "
+        "bank-written names and keys, partial refunds, returned payouts, look-alike keys",
     )
     p.add_argument(
         "--end",
@@ -103,7 +113,11 @@ def _build(args: argparse.Namespace) -> Any:
     if args.days < 1 or args.intents_per_day < 1:
         raise UsageError("--days and --intents-per-day must be at least 1")
     return build_world(
-        seed=args.seed, days=args.days, intents_per_day=args.intents_per_day, end=end
+        seed=args.seed,
+        days=args.days,
+        intents_per_day=args.intents_per_day,
+        end=end,
+        profile=args.profile,
     )
 
 

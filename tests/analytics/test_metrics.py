@@ -270,15 +270,15 @@ def test_public_surface_is_exactly_the_intended_one() -> None:
 def test_ensure_demo_data_keeps_a_data_dir_that_has_snapshots(
     history_dir: DataDir, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import recon.demo
+    import recon.ops.demo
 
     def no_build(*_a: object, **_k: object) -> None:
         raise AssertionError("must not build a sandbox over existing data")
 
-    monkeypatch.setattr(recon.demo, "_build", no_build)
-    assert recon.demo.ensure_demo_data(history_dir.root).root == history_dir.root
+    monkeypatch.setattr(recon.ops.demo, "_build", no_build)
+    assert recon.ops.demo.ensure_demo_data(history_dir.root).root == history_dir.root
     monkeypatch.setenv("RECON_DATA", str(history_dir.root))
-    assert recon.demo.default_data_dir() == history_dir.root
-    assert recon.demo.ensure_demo_data(None).root == history_dir.root
+    assert recon.ops.demo.default_data_dir() == history_dir.root
+    assert recon.ops.demo.ensure_demo_data(None).root == history_dir.root
     monkeypatch.delenv("RECON_DATA")
-    assert recon.demo.default_data_dir().name == "recon-sandbox-data"
+    assert recon.ops.demo.default_data_dir().name == "recon-sandbox-data"

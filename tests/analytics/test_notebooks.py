@@ -13,7 +13,7 @@ import pytest
 
 from recon.analytics import notebooks as runner
 from recon.config import DataDir
-from recon.demo import ensure_demo_data
+from recon.ops.demo import ensure_demo_data
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 NAMES = ["01_funnel_conversion", "02_expiry_rates", "03_reconciliation_review"]
@@ -43,7 +43,10 @@ def test_committed_notebooks_have_no_outputs_and_a_parameters_cell() -> None:
         assert json.loads(path.read_text()) == json.loads(nbformat.writes(gen.build(path.name)))
 
 
-PUBLIC_IMPORTS = ("from recon import analytics, charts", "from recon.demo import ensure_demo_data")
+PUBLIC_IMPORTS = (
+    "from recon import analytics, charts",
+    "from recon.ops.demo import ensure_demo_data",
+)
 
 
 def test_notebooks_only_call_the_public_api() -> None:

@@ -11,8 +11,8 @@ from ops.fakes import FakeSteps
 from recon import testing
 from recon.cli import main as cli_main
 from recon.config import DataDir
-from recon.daily import Steps
 from recon.errors import ApiConnectionError
+from recon.ops.daily import Steps
 from recon.testing import break_row
 
 

@@ -22,7 +22,7 @@ def _ids(run_dir: Path, name: str, column: str) -> list[str]:
 
 
 def test_three_mornings_empty_partial_full_inbox(tmp_path: Path) -> None:
-    from recon.daily import Steps, run_daily
+    from recon.ops.daily import Steps, run_daily
     from recon.report import render
     from recon.sandbox import build_world
     from recon.sandbox.exports import render_statements

@@ -37,7 +37,7 @@ def test_daily_end_to_end_then_reused_then_forced(
     from dataclasses import replace
     from functools import partial
 
-    from recon.daily import Steps, run_daily
+    from recon.ops.daily import Steps, run_daily
     from recon.report import render
 
     # the real parts; the report without charts (they are tested in test_report/test_demo)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from recon.demo import MARKER, _prepare, break_key, ensure_demo_data, run_demo, score_breaks
 from recon.errors import UsageError
+from recon.ops.demo import MARKER, _prepare, break_key, ensure_demo_data, run_demo, score_breaks
 
 
 def test_score_breaks_counts_exact_identities() -> None:

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from recon.daily import business_day_end
-from recon.reconcile.commands import parse_date, parse_timestamp
+from recon.clitools import parse_date, parse_timestamp
+from recon.ops.daily import business_day_end
 
 SAO_PAULO = ZoneInfo("America/Sao_Paulo")
 offsets = st.integers(min_value=-14 * 60, max_value=14 * 60).map(

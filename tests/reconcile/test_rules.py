@@ -96,7 +96,7 @@ def test_control_totals_only_on_covered_days(world):
 def test_statements_overdue(world, tmp_path):
     """A business day no account statement covers, more than statements_overdue after it
     ended (at as_of), is listed; daily/reconcile exit 1 on it."""
-    from recon.daily import assess_run
+    from recon.reconcile.alerts import assess_run
 
     world.snapshot([intent(1, created=T0 - timedelta(days=3), status="expired")], AS_OF)
     world.statement([], covers=(T0 - timedelta(days=1, hours=13), AS_OF))  # from T0-1d local 00:00

@@ -315,7 +315,7 @@ def test_the_queue_as_json(rworld: ReviewWorld, open_app) -> None:
 def test_a_demo_data_dir_lists_exactly_recon_exceptions(tmp_path, open_app) -> None:
     """The sandbox's demo world, reconciled: the app lists the same breaks as the view."""
     from recon import catalog
-    from recon.demo import ensure_demo_data
+    from recon.ops.demo import ensure_demo_data
 
     data = ensure_demo_data(tmp_path / "demo", seed=3, days=3, intents_per_day=60)
     con = catalog.connect(data)

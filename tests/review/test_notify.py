@@ -236,7 +236,7 @@ def test_recon_daily_notifies_and_a_failure_does_not_fail_it(
     from ops.fakes import FakeSteps
     from ops.test_commands import use_fake_steps
 
-    from recon.daily import run_daily
+    from recon.ops.daily import run_daily
 
     url, received, status = webhook
     (data_dir.root / "recon.toml").write_text('[notify]\nwebhook_url_env = "TEST_HOOK"\n')

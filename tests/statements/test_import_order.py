@@ -12,7 +12,7 @@ import pytest
 
 from recon.catalog import connect
 from recon.config import DataDir
-from recon.daily import _richest_first
+from recon.ops.daily import _richest_first
 from recon.statements import import_statements
 
 

@@ -21,6 +21,13 @@ from recon.sandbox.truth import GroundTruth
 if TYPE_CHECKING:
     pass
 
+from recon.sandbox.world.collisions import (
+    PROFILES,
+    SHARED_AMOUNTS,
+    Collisions,
+    names_could_blur,
+    person_name,
+)
 from recon.sandbox.world.faults import FAULTS, FaultRates
 
 #: Fixed end of the simulated history (not the real clock), so a seed fixes everything.
@@ -72,6 +79,8 @@ class WorldConfig:
         1.4, 1.3, 1.2, 1.2, 1.2, 1.3, 1.4, 1.5, 1.5, 1.3, 0.9, 0.5,
     )  # fmt: skip
     faults: FaultRates = field(default_factory=FaultRates)
+    #: collision-world knobs (recon.sandbox.world.collisions); all off by default
+    collisions: Collisions = field(default_factory=Collisions)
 
     def __post_init__(self) -> None:
         if self.days < 1 or self.intents_per_day < 1:
@@ -87,16 +96,30 @@ class WorldConfig:
         return self.end.astimezone(UTC) - timedelta(days=self.days)
 
     def with_overrides(self, **overrides: Any) -> WorldConfig:
-        """A copy with some fields (or FaultRates fields) replaced; None values are ignored."""
+        """A copy with some fields (or FaultRates / Collisions fields) replaced.
+
+        None values are ignored; ``profile="collisions"`` starts from that named set of
+        collision knobs (`PROFILES`), which single knobs then override.
+        """
         names = {f.name for f in fields(self)}
         rate_names = {f.name for f in fields(FaultRates)}
-        top = {k: v for k, v in overrides.items() if v is not None and k in names}
-        rates = {k: v for k, v in overrides.items() if v is not None and k in rate_names}
-        unknown = set(overrides) - names - rate_names
+        knob_names = Collisions.field_names()
+        given = {k: v for k, v in overrides.items() if v is not None}
+        profile = given.pop("profile", None)
+        unknown = set(given) - names - rate_names - knob_names
         if unknown:
             raise TypeError(f"unknown world settings: {', '.join(sorted(unknown))}")
-        out = replace(self, **top)
-        return replace(out, faults=replace(out.faults, **rates)) if rates else out
+        if profile is not None and profile not in PROFILES:
+            raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
+        out = replace(self, **{k: v for k, v in given.items() if k in names})
+        rates = {k: v for k, v in given.items() if k in rate_names}
+        if rates:
+            out = replace(out, faults=replace(out.faults, **rates))
+        knobs = {k: v for k, v in given.items() if k in knob_names}
+        if profile is not None or knobs:
+            base = PROFILES[profile] if profile is not None else out.collisions
+            out = replace(out, collisions=replace(base, **knobs))
+        return out
 
 
 @dataclass
@@ -130,6 +153,11 @@ class _Plan:
     expires_at: datetime | None = None
     credit: Movement | None = None
     pix_key: str | None = None
+    # collision worlds (recon.sandbox.world.collisions)
+    no_reference: bool = False  # no txid/text on the credit, no remittance on the payout
+    split_refund: bool = False  # the refund goes back in several devoluções
+    returned: bool = False  # the payee's bank sends the payout back
+    bare_payee: bool = False  # the payout line shows no payee document
 
 
 # -- names and documents ----------------------------------------------------------------------
@@ -220,6 +248,8 @@ class _Planner:
         self._amounts: set[int] = set()
         self._events: list[tuple[datetime, int, Callable[[], None]]] = []
         self._seq = 0
+        #: collision decisions only: the rest of the world draws as it would without them
+        self.crng = random.Random(f"collisions|{self.config.seed}")
 
     # ---------------------------------------------------------------- plan
     def _new_party(self, at: datetime, wallet: bool) -> _Party:
@@ -340,7 +370,13 @@ class _Planner:
             else:
                 at = seen - timedelta(seconds=rng.uniform(60, 1800))
             party.created_at = _ms(max(cfg.start - timedelta(days=30), at))
+        if cfg.collisions.active:
+            self._collide_before_faults()
         self._plant()
+        if cfg.collisions.active:
+            self._collide_after_faults()
+            self.plans.sort(key=lambda p: (p.created_at, p.idx))
+            self._by_idx = {p.idx: p for p in self.plans}
 
     def _plant(self) -> None:
         cfg, rng, rates = self.config, self.rng, self.config.faults
@@ -428,3 +464,114 @@ class _Planner:
             )
         self.plans.sort(key=lambda p: (p.created_at, p.idx))
         self._by_idx = {p.idx: p for p in self.plans}  # twins refer to each other by idx
+
+    # ---------------------------------------------------------------- collision worlds
+    def _collide_before_faults(self) -> None:
+        """Fuller names for people and shared amounts (faults then pick their own amounts)."""
+        knobs, crng = self.config.collisions, self.crng
+        if knobs.bank_names:
+            for party in self.parties:
+                if party.party_type == "person":
+                    first, *_, last = party.name.split()
+                    party.name = person_name(crng, first, last, crng.choice(_LAST))
+        for plan in self.plans:
+            if crng.random() < knobs.shared_amounts:
+                plan.amount = crng.choice(SHARED_AMOUNTS)
+                self._amounts.add(plan.amount)
+
+    def _collide_after_faults(self) -> None:
+        """Plant unreferenced payments, split refunds, returned payouts, look-alike keys."""
+        cfg, knobs, crng = self.config, self.config.collisions, self.crng
+        lo = cfg.start + timedelta(hours=2)
+        hi = cfg.end.astimezone(UTC) - timedelta(hours=36)
+
+        def plain(p: _Plan, fate: str = "paid") -> bool:
+            return (
+                p.fault is None
+                and p.fate == fate
+                and lo <= p.created_at < hi
+                and p.amount < cfg.compliance_threshold_cents
+            )
+
+        # who could be taken for whom: the same amount and a name a bank line could blur
+        # (statements do not always carry the payer's document, so it cannot tell them apart)
+        near: dict[tuple[str, int], list[_Plan]] = {}
+        for p in self.plans:
+            near.setdefault((p.itype, p.amount), []).append(p)
+
+        def alone(p: _Plan) -> bool:
+            # no other intent a bank line of this payer and amount could fit: onramp windows
+            # close at expiry (hours), an offramp not completed stays open until as_of (any
+            # earlier offramp counts)
+            span = timedelta(hours=8)
+            return all(
+                o is p
+                or o.created_at - p.created_at > span
+                or (p.itype == "onramp" and p.created_at - o.created_at > span)
+                or not names_could_blur(o.party.name, p.party.name)
+                for o in near[(p.itype, p.amount)]
+            )
+
+        for p in self.plans:
+            if plain(p) and crng.random() < knobs.no_reference and alone(p):
+                p.no_reference = True
+        if knobs.partial_refunds:
+            refunds = [p for p in self.plans if p.itype == "onramp" and p.fate == "refund"
+                       and lo <= p.created_at < hi]  # fmt: skip
+            if not any(p.fault is None for p in refunds):  # at least one clean split refund
+                paid = [p for p in self.plans if p.itype == "onramp" and plain(p)
+                        and not p.no_reference]  # fmt: skip
+                if paid:
+                    extra = crng.choice(paid)
+                    extra.fate = "refund"
+                    extra.split_refund = True
+            for p in refunds:  # the planted refund_amount_mismatch splits too
+                p.split_refund = p.split_refund or crng.random() < knobs.partial_refunds
+        offramps = [
+            p for p in self.plans if p.itype == "offramp" and plain(p) and not p.no_reference
+        ]
+        for p in crng.sample(offramps, min(len(offramps), knobs.returned_payouts)):
+            p.returned = True
+        for n in range(knobs.lookalike_keys):
+            self._lookalike_pair(crng, lo, hi, n)
+
+    def _lookalike_pair(self, crng: random.Random, lo: datetime, hi: datetime, n: int) -> None:
+        """Two people whose e-mail keys differ by a prefix, paid the same amount at once."""
+        handle = f"souza{crng.randrange(1000, 10_000)}"
+        at = _ms(lo + timedelta(seconds=crng.uniform(0, max(60.0, (hi - lo).total_seconds()))))
+        amount = self._unique_amount(crng)
+        for name, email in (("Ana Souza", f"{handle}@gmail.com"),
+                            ("Ana Maria Souza", f"ana.{handle}@gmail.com")):  # fmt: skip
+            while True:
+                doc = _cpf(crng)
+                if doc not in self._docs:
+                    self._docs.add(doc)
+                    break
+            party = _Party(
+                idx=len(self.parties),
+                name=name,
+                doc=doc,
+                party_type="person",
+                email=email,
+                phone=f"+55 21 9{crng.randrange(10**7, 10**8)}",
+                wallet=_wallet(crng),
+                ispb=crng.choice(PSPS)[0],
+                created_at=at - timedelta(minutes=30),
+            )
+            self.parties.append(party)
+            idx = len(self.plans)
+            self.plans.append(
+                _Plan(
+                    idx,
+                    "offramp",
+                    at,
+                    party,
+                    amount,
+                    "paid",
+                    client_reference=f"OFF-L{n}{idx + 1:06d}",
+                    pix_key=email,
+                    no_reference=True,
+                    bare_payee=True,
+                )
+            )
+            at = _ms(at + timedelta(seconds=crng.uniform(30, 300)))

@@ -26,6 +26,7 @@ from recon.sandbox.truth import GroundTruth
 if TYPE_CHECKING:
     from recon.sandbox.emulator import Emulator
 
+from recon.sandbox.world.collisions import bank_key, bank_name
 from recon.sandbox.world.faults import FAULTS
 from recon.sandbox.world.plan import _Party, _Plan, _Planner, _uuid
 
@@ -282,7 +283,8 @@ class World(_Planner):
             )
             plan.description = intent.description
         else:
-            plan.pix_key = self._pix_key(party, rng)
+            if plan.pix_key is None:
+                plan.pix_key = self._pix_key(party, rng)
             intent = self.client.create_offramp(
                 amount_cents=plan.amount,
                 destination_address=plan.pix_key,
@@ -362,7 +364,7 @@ class World(_Planner):
         """(txid, infoPagador) a payer of this intent sends."""
         rng, cfg = self.rng, self.config
         assert plan.intent_id is not None
-        if plan.fault in ("omit_reference", "ambiguous_twins"):
+        if plan.fault in ("omit_reference", "ambiguous_twins") or plan.no_reference:
             return None, None
         reference = plan.description or plan.intent_id
         if plan.client_reference and rng.random() < cfg.share_reference_is_client_ref:
@@ -379,7 +381,7 @@ class World(_Planner):
             self.bank_rng,
             at=self.emulator.clock.now(),
             amount_cents=amount,
-            payer_name=plan.party.name,
+            payer_name=self._line_name(plan.party),
             payer_document=plan.party.doc,
             payer_ispb=plan.party.ispb,
             txid=txid,
@@ -439,6 +441,10 @@ class World(_Planner):
             self.truth.plant("ambiguous_twins", "ambiguous_match", intent_id=None,
                              end_to_end_id=e2e, actual_cents=amount,
                              note=f"candidates {first.intent_id} {plan.intent_id}")  # fmt: skip
+        if plan.no_reference and plan.credit is not None:
+            assert intent_id is not None
+            self.truth.expect_match(intent_id, plan.credit.end_to_end_id or "", "attributes",
+                                    fault="no_reference")  # fmt: skip
         # the service sees the money within seconds and moves the intent along
         self._later(plan, rng.uniform(5, 30), "fiat_received", lambda: self._after_fiat(plan))
 
@@ -474,10 +480,13 @@ class World(_Planner):
             amount = credit.amount_cents
             if plan.fault == "refund_amount_mismatch":
                 amount = max(1, amount - rng.choice((1, 100, max(1, amount // 4))))
-            dev = self.bank.refund_pix(
-                self.bank_rng, credit, at=self.emulator.clock.now(), amount_cents=amount,
-                intent_id=plan.intent_id,
-            )  # fmt: skip
+            if plan.split_refund and amount >= 2:
+                dev = self._split_refund(plan, credit, amount)
+            else:
+                dev = self.bank.refund_pix(
+                    self.bank_rng, credit, at=self.emulator.clock.now(), amount_cents=amount,
+                    intent_id=plan.intent_id,
+                )  # fmt: skip
             if plan.fault == "refund_amount_mismatch":
                 self.truth.plant("refund_amount_mismatch", "refund_amount_mismatch",
                                  intent_id=plan.intent_id, end_to_end_id=dev.end_to_end_id,
@@ -497,7 +506,7 @@ class World(_Planner):
         self, at: datetime, amount: int, name: str, doc: str, ispb: str, text: str | None
     ) -> None:
         credit = self.bank.receive_pix(
-            self.bank_rng, at=at, amount_cents=amount, payer_name=name, payer_document=doc,
+            self.bank_rng, at=at, amount_cents=amount, payer_name=self._written(name, person=True), payer_document=doc,
             payer_ispb=ispb, info_pagador=text,
         )  # fmt: skip
         self.truth.plant("credits_without_intent", "unmatched_credit", intent_id=None,
@@ -576,24 +585,72 @@ class World(_Planner):
     def _payout(self, plan: _Plan, amount: int, record: str | None = None) -> None:
         party = plan.party
         key = plan.pix_key or party.doc
+        knobs = self.config.collisions
         debit = self.bank.send_pix(
             self.bank_rng,
             at=self.emulator.clock.now(),
             amount_cents=amount,
-            payee_name=party.name,
-            payee_document=party.doc,
-            payee_key=key,
+            payee_name=self._line_name(party),
+            payee_document=None if plan.bare_payee else party.doc,
+            payee_key=bank_key(key, self.crng) if knobs.bank_keys else key,
             payee_ispb=party.ispb,
-            remittance=plan.client_reference or plan.intent_id,
+            remittance=None if plan.no_reference else plan.client_reference or plan.intent_id,
             intent_id=plan.intent_id,
         )
         if record is None:
+            if plan.no_reference:
+                assert plan.intent_id is not None and debit.end_to_end_id is not None
+                self.truth.expect_match(plan.intent_id, debit.end_to_end_id, "attributes",
+                                        fault="lookalike_keys" if plan.bare_payee
+                                        else "no_reference")  # fmt: skip
+            if plan.returned:
+                back = self.emulator.clock.now() + timedelta(seconds=self.crng.uniform(600, 3600))
+                self._at(back, lambda: self._payout_returned(plan, debit))
             return
         category = FAULTS[record][1]
         assert category is not None
         self.truth.plant(record, category, intent_id=plan.intent_id,
                          end_to_end_id=debit.end_to_end_id, expected_cents=plan.amount,
                          actual_cents=amount)  # fmt: skip
+
+    # collision worlds ---------------------------------------------------------------------
+    def _line_name(self, party: _Party) -> str:
+        """The party's name as this bank line writes it."""
+        return self._written(party.name, person=party.party_type == "person")
+
+    def _written(self, name: str, *, person: bool) -> str:
+        if not self.config.collisions.bank_names:
+            return name
+        return bank_name(name, self.crng, person=person)
+
+    def _split_refund(self, plan: _Plan, credit: Movement, amount: int) -> Movement:
+        """Return `amount` of `credit` in two or three devoluções, hours apart; the last one."""
+        crng = self.crng
+        parts = crng.choice((2, 2, 3)) if amount >= 3 else 2
+        cuts = sorted(crng.sample(range(1, amount), parts - 1))
+        pieces = [b - a for a, b in zip([0, *cuts], [*cuts, amount], strict=True)]
+        at = self.emulator.clock.now()
+        dev = credit
+        for piece in pieces:
+            dev = self.bank.refund_pix(
+                self.bank_rng, credit, at=at, amount_cents=piece, intent_id=plan.intent_id
+            )
+            if plan.fault is None:  # a clean partial refund: each devolução is a refund match
+                assert plan.intent_id is not None and dev.end_to_end_id is not None
+                self.truth.expect_match(
+                    plan.intent_id, dev.end_to_end_id, "refund", fault="partial_refund"
+                )
+            at += timedelta(seconds=crng.uniform(600, 7200))
+        return dev
+
+    def _payout_returned(self, plan: _Plan, payout: Movement) -> None:
+        back = self.bank.return_payout(
+            self.bank_rng, payout, at=self.emulator.clock.now(), intent_id=plan.intent_id
+        )
+        self.truth.plant("payout_returned", "offramp_payout_returned", intent_id=plan.intent_id,
+                         end_to_end_id=back.end_to_end_id, expected_cents=plan.amount,
+                         actual_cents=plan.amount,
+                         note="the payee's bank sent the payout back")  # fmt: skip
 
     def _fees(self, end: datetime) -> None:
         # one fee per business day for the PIX sent that day, booked at 23:50 local

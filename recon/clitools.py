@@ -1,0 +1,64 @@
+"""What every command module shares: argument types, the console, the data directory, and
+how a run's verdict is printed. Argument handling only; no work is done here."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import UTC, date, datetime
+from typing import Any
+
+__all__ = ["console", "data_dir", "parse_date", "parse_timestamp", "positive_int", "print_verdict"]
+
+
+def parse_timestamp(text: str) -> datetime:
+    """``--as-of``: ISO 8601 with an offset or ``Z`` (a bare time is ambiguous, so refused)."""
+    try:
+        stamp = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not an ISO 8601 timestamp: {text!r} (e.g. 2026-11-20T23:59:59-03:00)"
+        ) from None
+    if stamp.tzinfo is None:
+        raise argparse.ArgumentTypeError(
+            f"timestamp {text!r} has no UTC offset (add Z or e.g. -03:00)"
+        )
+    return stamp.astimezone(UTC)
+
+
+def parse_date(text: str) -> date:
+    """``--date``: a calendar date ``YYYY-MM-DD``."""
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date YYYY-MM-DD: {text!r}") from None
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be > 0: {value}")
+    return value
+
+
+def console() -> Any:
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    # In a job's log (not a terminal) rich assumes 80 columns and truncates category names.
+    return console if console.is_terminal else Console(highlight=False, width=120)
+
+
+def data_dir(args: argparse.Namespace) -> Any:
+    from recon.config import DataDir
+
+    return DataDir.resolve(args.data)
+
+
+def print_verdict(code: int, reasons: tuple[str, ...]) -> None:
+    """`exit 1: <reasons>` on stderr when a finished run crosses the alert thresholds."""
+    if code:
+        print("exit 1: " + "; ".join(reasons), file=sys.stderr)

@@ -1,0 +1,103 @@
+"""`recon daily` and `recon demo`: argument handling only; recon.ops does the work."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from recon.clitools import console, parse_date, positive_int, print_verdict
+
+__all__ = ["register"]
+
+
+def run_daily_command(args: argparse.Namespace) -> int:
+    from recon.ops.daily import run_daily
+    from recon.report.console import run_line, run_table
+
+    result = run_daily(
+        args.data,
+        date=args.date,
+        base_url=args.base_url,
+        config=args.config,
+        force=args.force,
+        quiet=args.quiet or None,
+    )
+    out = console()
+    what = "re-used" if result.reused else "ran"
+    out.print(run_table(result.run_dir, title=f"daily {result.date} ({what} run {result.run_id})"))
+    out.print(run_line(result.run_dir))
+    if result.imported:
+        out.print(f"imported from the inbox: {', '.join(result.imported)}")
+    out.print(f"report: {result.report}")
+    print_verdict(result.exit_code, result.reasons)
+    return result.exit_code
+
+
+def run_demo_command(args: argparse.Namespace) -> int:
+    from recon.ops.demo import print_demo, run_demo
+
+    out = console()
+    out.print(
+        f"recon demo: seed {args.seed}, {args.days} days × {args.intents_per_day} intents/day"
+    )
+    result = run_demo(
+        args.data,
+        seed=args.seed,
+        days=args.days,
+        intents_per_day=args.intents_per_day,
+        keep_data=args.keep_data,
+        on_step=lambda name, seconds: out.print(f"  ✓ {name} ({seconds:.1f}s)"),
+    )
+    print_demo(result, out)
+    return 0
+
+
+def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+    """Add daily and demo to `recon`."""
+    p = sub.add_parser(
+        "daily",
+        parents=parents,
+        help="extract + import the inbox + reconcile + report, under a lock; idempotent per date",
+        description="The scheduled job. Exit codes: 0 ok, 1 P1 breaks or above threshold, "
+        "2 usage/input (incl. another run holding the lock), 3 upstream API failure.",
+    )
+    p.add_argument(
+        "--date",
+        type=parse_date,
+        metavar="YYYY-MM-DD",
+        default=None,
+        help="business date (default: today in the business time zone)",
+    )
+    p.add_argument(
+        "--base-url", metavar="URL", default=None, help="v2 API base URL (default: $RECON_BASE_URL)"
+    )
+    p.add_argument("--config", metavar="FILE", default=None, help="recon.toml to use")
+    p.add_argument(
+        "--force", action="store_true", help="run the whole job again for a date already done"
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=run_daily_command)
+
+    p = sub.add_parser(
+        "demo",
+        parents=parents,
+        help="the whole job end to end against the embedded sandbox",
+        description="Serve a sandbox world on loopback, extract it over HTTP, apply its late "
+        "events and extract again, import its statements, reconcile, report, and compare "
+        "with the sandbox's ground truth. Works in <data>/demo-<seed>/.",
+    )
+    p.add_argument("--seed", type=int, default=7, help="world seed (default 7)")
+    p.add_argument("--days", type=positive_int, default=14, help="days of history (default 14)")
+    p.add_argument(
+        "--intents-per-day",
+        type=positive_int,
+        default=200,
+        metavar="K",
+        help="intents per day (default 200)",
+    )
+    p.add_argument(
+        "--keep-data",
+        action="store_true",
+        help="keep the demo's snapshots, statements and runs (default: keep only the report)",
+    )
+    p.set_defaults(func=run_demo_command)

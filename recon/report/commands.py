@@ -1,0 +1,50 @@
+"""`recon report`: argument handling only; recon.report.render does the work."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from recon.clitools import data_dir
+
+__all__ = ["register"]
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from recon.catalog import latest_run
+    from recon.errors import UsageError
+    from recon.report import render
+
+    dd = data_dir(args)
+    if args.run:
+        run_dir = dd.runs / args.run
+        if not (run_dir / "summary.json").is_file():
+            raise UsageError(f"no committed run {args.run!r} in {dd.runs}")
+    else:
+        found = latest_run(dd)
+        if found is None:
+            raise UsageError(f"no committed run in {dd.runs}; run `recon reconcile` first")
+        run_dir = found
+    out = render(run_dir, args.out)
+    print(f"report: {out}")
+    print(f"breaks: {out.parent / 'breaks.csv'} and breaks.parquet")
+    return 0
+
+
+def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+    """Add report to `recon`."""
+    p = sub.add_parser(
+        "report",
+        parents=parents,
+        help="HTML report with charts for a run (+ breaks.csv / breaks.parquet)",
+        description="Render a run (default: the latest) as one self-contained HTML file, "
+        "with breaks.csv and breaks.parquet beside it.",
+    )
+    p.add_argument("--run", metavar="ID", default=None, help="run id (default: the latest)")
+    p.add_argument(
+        "--out",
+        metavar="PATH",
+        default=None,
+        help="HTML file or folder (default: <data>/reports/<run_id>/report.html)",
+    )
+    p.set_defaults(func=run_report)

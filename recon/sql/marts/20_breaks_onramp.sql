@@ -1,11 +1,6 @@
 -- materialized: view
 -- breaks_onramp: the onramp rules, one CTE per category (union at the end).
--- Every family model has the same columns: category, intent_key, line_key, intent_id,
--- line_id, end_to_end_id, expected_cents, actual_cents, reason, evidence_at, and for a rule
--- that needs the statements to show that money did NOT move, money_side ('credit'|'debit',
--- see stg_coverage) and [window_from, window_to]: the time in which that money would have
--- been booked. breaks_all keeps such a row as a break only when the statements cover all
--- of that time; otherwise the intent is awaiting_statement (recon_awaiting), not a break.
+-- (the columns every family shares, and what money_side/window_* mean: 25_breaks_all.sql)
 with
 
 p as (
@@ -14,15 +9,6 @@ p as (
 
 refunded_intents as (
     select distinct intent_key from int_matches where role = 'refund'
-),
-
--- the payment line of each intent paid more than once, named in the duplicates' reasons
-first_payments as (
-    select x.intent_key, l.line_id, l.end_to_end_id, l.booked_at
-    from int_matches as x
-    semi join int_notable_pairs as d on d.intent_key = x.intent_key and d.role = 'duplicate'
-    join stg_statement_lines as l on l.line_key = x.line_key
-    where x.role = 'payment'
 ),
 
 -- a paid onramp with no credit: the credit would be booked in the matching window
@@ -72,10 +58,7 @@ onramp_amount as (
                     || 'refund the credit and cancel the intent.'
                     else ' too much. Return the excess to the payer (devolução) before '
                     || 'minting more than was ordered.' end as reason,
-        x.booked_at as evidence_at,
-        null as money_side,
-        null::timestamptz as window_from,
-        null::timestamptz as window_to
+        x.booked_at as evidence_at
     from int_notable_pairs as x, p
     where x.role = 'payment'
       and x.intent_type = 'onramp'
@@ -98,12 +81,9 @@ onramp_duplicate_credit as (
             || coalesce(first.end_to_end_id, first.line_id) || ' on '
             || local_ts(first.booked_at)
             || '. Return the extra credit to the payer (devolução).' as reason,
-        d.booked_at as evidence_at,
-        null as money_side,
-        null::timestamptz as window_from,
-        null::timestamptz as window_to
+        d.booked_at as evidence_at
     from int_notable_pairs as d
-    join first_payments as first on first.intent_key = d.intent_key
+    join int_first_payments as first on first.intent_key = d.intent_key
     where d.role = 'duplicate'
       and d.intent_type = 'onramp'
 ),
@@ -156,10 +136,7 @@ onramp_status_lag as (
             || ' the intent is still ' || x.intent_status || ', more than '
             || (p.onramp_payment_grace_s // 60) || ' min later. Check that the service '
             || 'received the payment notice; the payer has paid.' as reason,
-        x.booked_at as evidence_at,
-        null as money_side,
-        null::timestamptz as window_from,
-        null::timestamptz as window_to
+        x.booked_at as evidence_at
     from int_notable_pairs as x, p
     where x.role = 'payment'
       and x.intent_type = 'onramp'

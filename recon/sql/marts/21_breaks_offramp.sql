@@ -1,11 +1,6 @@
 -- materialized: view
 -- breaks_offramp: the offramp rules, one CTE per category (union at the end).
--- Every family model has the same columns: category, intent_key, line_key, intent_id,
--- line_id, end_to_end_id, expected_cents, actual_cents, reason, evidence_at, and for a rule
--- that needs the statements to show that money did NOT move, money_side ('credit'|'debit',
--- see stg_coverage) and [window_from, window_to]: the time in which that money would have
--- been booked. breaks_all keeps such a row as a break only when the statements cover all
--- of that time; otherwise the intent is awaiting_statement (recon_awaiting), not a break.
+-- (the columns every family shares, and what money_side/window_* mean: 25_breaks_all.sql)
 with
 
 p as (
@@ -14,15 +9,6 @@ p as (
 
 returned_intents as (
     select distinct intent_key from int_matches where role = 'refund'
-),
-
--- the payment line of each intent paid more than once, named in the duplicates' reasons
-first_payments as (
-    select x.intent_key, l.line_id, l.end_to_end_id, l.booked_at
-    from int_matches as x
-    semi join int_notable_pairs as d on d.intent_key = x.intent_key and d.role = 'duplicate'
-    join stg_statement_lines as l on l.line_key = x.line_key
-    where x.role = 'payment'
 ),
 
 -- a completed offramp with no payout: it would be booked between created_at - clock_skew
@@ -68,10 +54,7 @@ offramp_payout_amount_mismatch as (
             || brl(x.expected_cents) || ': ' || brl(abs(x.delta_cents))
             || case when x.delta_cents < 0 then ' short. Pay the payee the difference.'
                     else ' too much. Recover the excess from the payee.' end as reason,
-        x.booked_at as evidence_at,
-        null as money_side,
-        null::timestamptz as window_from,
-        null::timestamptz as window_to
+        x.booked_at as evidence_at
     from int_notable_pairs as x, p
     where x.role = 'payment'
       and x.intent_type = 'offramp'
@@ -94,12 +77,9 @@ offramp_duplicate_payout as (
             || coalesce(first.end_to_end_id, first.line_id) || ' on '
             || local_ts(first.booked_at) || '). Recover the duplicate from the payee.'
             as reason,
-        d.booked_at as evidence_at,
-        null as money_side,
-        null::timestamptz as window_from,
-        null::timestamptz as window_to
+        d.booked_at as evidence_at
     from int_notable_pairs as d
-    join first_payments as first on first.intent_key = d.intent_key
+    join int_first_payments as first on first.intent_key = d.intent_key
     where d.role = 'duplicate'
       and d.intent_type = 'offramp'
 ),
@@ -172,10 +152,7 @@ offramp_payout_returned as (
             || brl(r.actual_cents) || ' booked ' || local_ts(r.booked_at)
             || ', yet the offramp is still completed. Pay the customer again to a valid key, '
             || 'or return their tokens and mark the intent refunded.' as reason,
-        r.booked_at as evidence_at,
-        null as money_side,
-        null::timestamptz as window_from,
-        null::timestamptz as window_to
+        r.booked_at as evidence_at
     from int_notable_pairs as r
     where r.role = 'refund'
       and r.line_kind = 'pix_refund_in'

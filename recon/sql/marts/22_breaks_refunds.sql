@@ -1,11 +1,6 @@
 -- materialized: view
 -- breaks_refunds: devoluções owed and devoluções that do not add up.
--- Every family model has the same columns: category, intent_key, line_key, intent_id,
--- line_id, end_to_end_id, expected_cents, actual_cents, reason, evidence_at, and for a rule
--- that needs the statements to show that money did NOT move, money_side ('credit'|'debit',
--- see stg_coverage) and [window_from, window_to]: the time in which that money would have
--- been booked. breaks_all keeps such a row as a break only when the statements cover all
--- of that time; otherwise the intent is awaiting_statement (recon_awaiting), not a break.
+-- (the columns every family shares, and what money_side/window_* mean: 25_breaks_all.sql)
 with
 
 p as (

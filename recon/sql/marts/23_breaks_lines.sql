@@ -1,11 +1,6 @@
 -- materialized: view
 -- breaks_lines: statement lines nobody explains (one row per line).
--- Every family model has the same columns: category, intent_key, line_key, intent_id,
--- line_id, end_to_end_id, expected_cents, actual_cents, reason, evidence_at, and for a rule
--- that needs the statements to show that money did NOT move, money_side ('credit'|'debit',
--- see stg_coverage) and [window_from, window_to]: the time in which that money would have
--- been booked. breaks_all keeps such a row as a break only when the statements cover all
--- of that time; otherwise the intent is awaiting_statement (recon_awaiting), not a break.
+-- (the columns every family shares, and what money_side/window_* mean: 25_breaks_all.sql)
 with
 
 claimed_lines as (
@@ -31,10 +26,7 @@ ambiguous_match as (
             || ' fits ' || a.candidates || ' intents by ' || a.rule || ': '
             || a.intent_ids || '. Pick the right one (recon resolve) or ask the '
             || (case l.direction when 'credit' then 'payer.' else 'payee.' end) as reason,
-        l.booked_at as evidence_at,
-        null as money_side,
-        null::timestamptz as window_from,
-        null::timestamptz as window_to
+        l.booked_at as evidence_at
     from (
         select
             a.line_key,
@@ -77,10 +69,7 @@ unmatched_lines as (
                    when 'credit' then 'Identify the payer or return the money (devolução).'
                    else 'Find who authorised this payment.'
                end as reason,
-        l.booked_at as evidence_at,
-        null as money_side,
-        null::timestamptz as window_from,
-        null::timestamptz as window_to
+        l.booked_at as evidence_at
     from stg_statement_lines as l
     anti join claimed_lines as c on c.line_key = l.line_key
     where l.kind <> 'fee'

@@ -1,11 +1,6 @@
 -- materialized: view
 -- breaks_history: what the snapshots say about the intents themselves.
--- Every family model has the same columns: category, intent_key, line_key, intent_id,
--- line_id, end_to_end_id, expected_cents, actual_cents, reason, evidence_at, and for a rule
--- that needs the statements to show that money did NOT move, money_side ('credit'|'debit',
--- see stg_coverage) and [window_from, window_to]: the time in which that money would have
--- been booked. breaks_all keeps such a row as a break only when the statements cover all
--- of that time; otherwise the intent is awaiting_statement (recon_awaiting), not a break.
+-- (the columns every family shares, and what money_side/window_* mean: 25_breaks_all.sql)
 with
 
 seen_again as (
@@ -64,10 +59,7 @@ status_regression as (
             || s.previous_status || ' (snapshot ' || local_ts(s.previous_snapshot_at)
             || ') to ' || s.status || ' (snapshot ' || local_ts(s.snapshot_at)
             || '). Ask the API provider why; do not act on the older status.' as reason,
-        s.snapshot_at as evidence_at,
-        null as money_side,
-        null::timestamptz as window_from,
-        null::timestamptz as window_to
+        s.snapshot_at as evidence_at
     from steps as s
     where s.status_rank < s.previous_rank
     qualify row_number() over (partition by s.intent_id order by s.snapshot_at desc) = 1
@@ -92,10 +84,7 @@ intent_vanished as (
             || coalesce(' for ' || brl(h.amount_cents), '') || ' in the snapshot of '
             || local_ts(h.snapshot_at) || ') is missing from the latest snapshot. Ask the '
             || 'API provider whether it was deleted, and check any money it moved.' as reason,
-        h.snapshot_at as evidence_at,
-        null as money_side,
-        null::timestamptz as window_from,
-        null::timestamptz as window_to
+        h.snapshot_at as evidence_at
     from stg_intent_history as h
     anti join (
         select intent_id from stg_intent_history

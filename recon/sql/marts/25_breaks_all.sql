@@ -1,10 +1,14 @@
 -- breaks_all: every break family's rows (breaks_onramp, breaks_offramp, breaks_refunds,
--- breaks_lines, breaks_history), each marked in_coverage: true when its evidence needs no
--- statement period (a line, a snapshot), or when the statements cover all of the time in
--- which the money it misses would have been booked (money_side, window_from..window_to,
--- both ends inclusive; stg_coverage). The rest are not breaks: recon_awaiting lists them.
--- The families are views, built once here (their rows, reasons included, are not copied
--- into a table of their own first).
+-- breaks_lines, breaks_history: 2N_breaks_<family>.sql, one CTE per category), each
+-- marked in_coverage.
+--
+-- Every family has the same columns: category, intent_key, line_key, intent_id, line_id,
+-- end_to_end_id, expected_cents, actual_cents, reason, evidence_at, and for a rule that
+-- needs the statements to show that money did NOT move, money_side ('credit'|'debit', see
+-- stg_coverage) and [window_from, window_to] (null elsewhere: `union all by name` fills them): the time in which that money would have
+-- been booked. in_coverage is true when the evidence needs no statement period (a line, a
+-- snapshot), or when the statements cover all of that time (both ends inclusive); the rest
+-- are not breaks: the intent is awaiting_statement (recon_awaiting).
 select
     b.*,
     b.money_side is null or covered(b.money_side, b.window_from, b.window_to) as in_coverage

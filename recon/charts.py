@@ -496,20 +496,6 @@ BREAK_TABLE_LABELS = (
 )
 
 
-BREAK_TABLE_LABELS = (
-    "priority",
-    "category",
-    "intent",
-    "end-to-end id",
-    "expected (R$)",
-    "actual (R$)",
-    "difference (R$)",
-    "age (days)",
-    "state",
-    "reason",
-)
-
-
 def break_table(exceptions: pd.DataFrame, *, top: int | None = None) -> Any:
     """The breaks to act on, for a notebook: most urgent first (priority, then money at
     stake), amounts in R$ (pt-BR, right-aligned) and each reason whole, wrapping — a

@@ -18,11 +18,14 @@ seed gives the same ledger.
 
 from __future__ import annotations
 
+import csv
+import io
 import random
 import string
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from importlib import resources
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from recon.sandbox.truth import GroundTruth
@@ -49,19 +52,15 @@ PIX_IN, PIX_OUT, PIX_REFUND_IN, PIX_REFUND_OUT, FEE = (
 )
 KINDS = (PIX_IN, PIX_OUT, PIX_REFUND_IN, PIX_REFUND_OUT, FEE)
 
-# (ISPB, bank code, short name) of real PSPs payers use; the ISPB is the one in the e2e id.
-PSPS: tuple[tuple[str, str, str], ...] = (
-    ("18236120", "260", "NU PAGAMENTOS"),
-    ("60701190", "341", "ITAU UNIBANCO"),
-    ("60746948", "237", "BRADESCO"),
-    ("00000000", "001", "BANCO DO BRASIL"),
-    ("00360305", "104", "CAIXA ECONOMICA"),
-    ("90400888", "033", "SANTANDER"),
-    ("00416968", "077", "BANCO INTER"),
-    ("31872495", "336", "BANCO C6"),
-    ("10573521", "323", "MERCADO PAGO"),
-    ("22896431", "380", "PICPAY"),
-)
+
+def _psps() -> tuple[tuple[str, str, str], ...]:
+    text = (resources.files("recon.sandbox") / "psps.csv").read_text(encoding="utf-8")
+    return tuple((r["ispb"], r["compe"], r["name"]) for r in csv.DictReader(io.StringIO(text)))
+
+
+# (ISPB, bank code, short name) of real PSPs payers use (psps.csv, a reference table kept as
+# data); the ISPB is the one in the e2e id.
+PSPS: tuple[tuple[str, str, str], ...] = _psps()
 
 
 def mask_document(digits: str) -> str:
@@ -170,7 +169,11 @@ class Bank:
         return f"{at.astimezone(UTC):%Y%m%d}{self._seq:010d}"
 
     # -- booking ----------------------------------------------------------------------------
-    def _book(self, movement: Movement) -> Movement:
+    def _book(self, kind: MovementKind, at: datetime, amount_cents: int, **fields: Any) -> Movement:
+        """Append a movement of `kind` booked at `at` (signed cents) under the bank's next id."""
+        movement = Movement(
+            id=self._next_id(at), kind=kind, booked_at=at, amount_cents=amount_cents, **fields
+        )
         self.movements.append(movement)
         return movement
 
@@ -192,21 +195,18 @@ class Bank:
         if amount_cents <= 0:
             raise ValueError("a received PIX has a positive amount")
         return self._book(
-            Movement(
-                id=self._next_id(at),
-                kind=PIX_IN,
-                booked_at=at,
-                amount_cents=amount_cents,
-                end_to_end_id=self.end_to_end_id(rng, payer_ispb, at),
-                txid=txid,
-                counterparty_name=payer_name,
-                counterparty_document=payer_document,
-                counterparty_key=self.account.pix_key,
-                counterparty_ispb=payer_ispb,
-                info_pagador=info_pagador,
-                description="PIX RECEBIDO",
-                intent_id=intent_id,
-            )
+            PIX_IN,
+            at,
+            amount_cents,
+            end_to_end_id=self.end_to_end_id(rng, payer_ispb, at),
+            txid=txid,
+            counterparty_name=payer_name,
+            counterparty_document=payer_document,
+            counterparty_key=self.account.pix_key,
+            counterparty_ispb=payer_ispb,
+            info_pagador=info_pagador,
+            description="PIX RECEBIDO",
+            intent_id=intent_id,
         )
 
     def send_pix(
@@ -227,20 +227,17 @@ class Bank:
         if amount_cents <= 0:
             raise ValueError("a payout has a positive amount")
         return self._book(
-            Movement(
-                id=self._next_id(at),
-                kind=PIX_OUT,
-                booked_at=at,
-                amount_cents=-amount_cents,
-                end_to_end_id=self.end_to_end_id(rng, self.account.ispb, at),
-                counterparty_name=payee_name,
-                counterparty_document=payee_document,
-                counterparty_key=payee_key,
-                counterparty_ispb=payee_ispb,
-                remittance=remittance,
-                description="PIX ENVIADO",
-                intent_id=intent_id,
-            )
+            PIX_OUT,
+            at,
+            -amount_cents,
+            end_to_end_id=self.end_to_end_id(rng, self.account.ispb, at),
+            counterparty_name=payee_name,
+            counterparty_document=payee_document,
+            counterparty_key=payee_key,
+            counterparty_ispb=payee_ispb,
+            remittance=remittance,
+            description="PIX ENVIADO",
+            intent_id=intent_id,
         )
 
     def refund_pix(
@@ -295,20 +292,17 @@ class Bank:
             status="DEVOLVIDO",
         )
         return self._book(
-            Movement(
-                id=self._next_id(at),
-                kind=PIX_REFUND_OUT if signed_cents < 0 else PIX_REFUND_IN,
-                booked_at=at,
-                amount_cents=signed_cents,
-                end_to_end_id=rtr_id,
-                refund_of=original.end_to_end_id,
-                counterparty_name=original.counterparty_name,
-                counterparty_document=original.counterparty_document,
-                counterparty_ispb=original.counterparty_ispb,
-                description="DEVOLUCAO PIX" if signed_cents < 0 else "DEVOLUCAO PIX RECEBIDA",
-                refund=refund,
-                intent_id=intent_id,
-            )
+            PIX_REFUND_OUT if signed_cents < 0 else PIX_REFUND_IN,
+            at,
+            signed_cents,
+            end_to_end_id=rtr_id,
+            refund_of=original.end_to_end_id,
+            counterparty_name=original.counterparty_name,
+            counterparty_document=original.counterparty_document,
+            counterparty_ispb=original.counterparty_ispb,
+            description="DEVOLUCAO PIX" if signed_cents < 0 else "DEVOLUCAO PIX RECEBIDA",
+            refund=refund,
+            intent_id=intent_id,
         )
 
     def charge_fee(self, *, at: datetime, amount_cents: int, description: str) -> Movement:
@@ -317,13 +311,10 @@ class Bank:
         if amount_cents <= 0:
             raise ValueError("a fee has a positive amount")
         return self._book(
-            Movement(
-                id=self._next_id(at),
-                kind=FEE,
-                booked_at=at,
-                amount_cents=-amount_cents,
-                description=description,
-            )
+            FEE,
+            at,
+            -amount_cents,
+            description=description,
         )
 
     # -- reading ----------------------------------------------------------------------------

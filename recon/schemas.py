@@ -301,3 +301,23 @@ OFFRAMP_LIFECYCLE = (
     "completed",
 )
 TERMINAL_EXITS = ("expired", "canceled", "failed", "refunded")
+
+# Where along each happy path the status says the fiat leg has moved: an onramp's PIX credit
+# was received (fiat_received and every stage after it), an offramp's payout was made.
+FIAT_MOVED_FROM = {"onramp": "fiat_received", "offramp": "completed"}
+
+
+def status_vocabulary() -> list[tuple[str, str, int | None, str, bool, bool]]:
+    """The status vocabulary as rows, for SQL (which never spells statuses out in lists):
+    (intent_type, status, stage_rank, kind, terminal, fiat_moved). stage_rank is the 1-based
+    place along the happy path (NULL for an exit); kind is 'stage' or 'exit'; terminal is true
+    for completed and the exits; fiat_moved as in FIAT_MOVED_FROM."""
+    rows: list[tuple[str, str, int | None, str, bool, bool]] = []
+    for intent_type, stages in (("onramp", ONRAMP_LIFECYCLE), ("offramp", OFFRAMP_LIFECYCLE)):
+        moved_from = stages.index(FIAT_MOVED_FROM[intent_type])
+        for i, status in enumerate(stages):
+            rows.append(
+                (intent_type, status, i + 1, "stage", i == len(stages) - 1, i >= moved_from)
+            )
+        rows += [(intent_type, status, None, "exit", True, False) for status in TERMINAL_EXITS]
+    return rows

@@ -312,18 +312,12 @@ def _sources(data: DataDir) -> dict[str, str]:
 
 def lifecycle_rows_sql() -> str:
     """The default `lifecycle_order` rows as a SQL VALUES list, from the one status vocabulary
-    (recon.schemas: ONRAMP_LIFECYCLE, OFFRAMP_LIFECYCLE, TERMINAL_EXITS): SQL never spells
-    the statuses out itself."""
-    from recon.schemas import OFFRAMP_LIFECYCLE, ONRAMP_LIFECYCLE, TERMINAL_EXITS
+    (recon.schemas.status_vocabulary): SQL never spells the statuses out itself."""
+    from recon.schemas import status_vocabulary
 
     rows = [
-        f"({_quote(kind)}, {_quote(status)}, {rank}, 'stage')"
-        for kind, stages in (("onramp", ONRAMP_LIFECYCLE), ("offramp", OFFRAMP_LIFECYCLE))
-        for rank, status in enumerate(stages, start=1)
-    ] + [
-        f"({_quote(kind)}, {_quote(status)}, NULL, 'exit')"
-        for kind in ("onramp", "offramp")
-        for status in TERMINAL_EXITS
+        f"({_quote(kind)}, {_quote(status)}, {'NULL' if rank is None else rank}, {_quote(role)})"
+        for kind, status, rank, role, _terminal, _moved in status_vocabulary()
     ]
     return ",\n        ".join(rows)
 

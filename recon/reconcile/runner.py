@@ -32,7 +32,7 @@ from typing import Any
 import duckdb
 
 from recon.reconcile.settings import ReconcileSettings
-from recon.schemas import CATEGORIES
+from recon.schemas import CATEGORIES, status_vocabulary
 
 __all__ = [
     "LAYERS",
@@ -181,8 +181,9 @@ def set_params(
     as_of: datetime,
     manual: Collection[tuple[str, str]] = (),
 ) -> None:
-    """(Re)create the one-row `params` table, the `categories` vocabulary and the
-    `manual_matches` a person confirmed ((intent_id, line_id) pairs), values bound."""
+    """(Re)create the one-row `params` table, the `categories` and `status_vocabulary`
+    (recon.schemas: the models never spell statuses out in lists) and the `manual_matches`
+    a person confirmed ((intent_id, line_id) pairs), values bound."""
 
     def seconds(value: Any) -> int:
         return int(value.total_seconds())
@@ -231,6 +232,11 @@ def set_params(
         "INSERT INTO categories VALUES (?, ?, ?)",
         [(c.name, c.priority, c.meaning) for c in CATEGORIES.values()],
     )
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE status_vocabulary (intent_type VARCHAR, status VARCHAR,"
+        " stage_rank INTEGER, kind VARCHAR, terminal BOOLEAN, fiat_moved BOOLEAN)"
+    )
+    con.executemany("INSERT INTO status_vocabulary VALUES (?, ?, ?, ?, ?, ?)", status_vocabulary())
     con.execute("CREATE OR REPLACE TEMP TABLE manual_matches (intent_id VARCHAR, line_id VARCHAR)")
     if manual:
         con.executemany("INSERT INTO manual_matches VALUES (?, ?)", [list(p) for p in manual])

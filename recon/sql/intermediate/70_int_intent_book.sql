@@ -8,8 +8,8 @@
 with
 
 onramp_paid_statuses as (
-    select unnest(['fiat_received', 'minting', 'awaiting_onchain_transfer', 'completed',
-                   'refunded']) as status
+    select status from status_vocabulary
+    where intent_type = 'onramp' and (fiat_moved or status = 'refunded')
 ),
 
 entries as (

@@ -4,9 +4,12 @@
 -- bulk of the pairs are never fetched. Read by the break families (marts/2N_breaks_*).
 select
     x.*,
+    abs(x.delta_cents) > p.amount_tolerance_cents as amount_off,
     i.intent_id,
     l.line_id,
-    l.end_to_end_id
+    l.end_to_end_id,
+    -- how reasons name the line: its end-to-end id, or the bank's id when it has none
+    coalesce(l.end_to_end_id, l.line_id) as line_ref
 from int_matches as x
 cross join params as p
 join stg_intents as i on i.intent_key = x.intent_key

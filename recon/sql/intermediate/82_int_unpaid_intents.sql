@@ -15,6 +15,5 @@ select i.*
 from stg_intents as i
 anti join paid as m on m.intent_key = i.intent_key
 anti join ambiguous_intents as a on a.intent_key = i.intent_key
-where (i.intent_type = 'onramp'
-       and i.status in ('fiat_received', 'minting', 'awaiting_onchain_transfer', 'completed'))
-   or (i.intent_type = 'offramp' and i.status in ('completed', 'paying_out'))
+left join status_vocabulary as v on v.intent_type = i.intent_type and v.status = i.status
+where v.fiat_moved or (i.intent_type = 'offramp' and i.status = 'paying_out')

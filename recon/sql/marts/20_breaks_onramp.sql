@@ -1,6 +1,9 @@
 -- materialized: view
--- breaks_onramp: the onramp rules, one CTE per category (union at the end).
--- (the columns every family shares, and what money_side/window_* mean: 25_breaks_all.sql)
+-- breaks_onramp: the onramp rules, one CTE per category (union at the end). A rule on a
+-- confirmed pair keeps the pair's columns (int_notable_pairs), a rule on an intent with no
+-- money its own; the union picks the columns every family shares (25_breaks_all.sql says
+-- what they and money_side/window_* mean). Statuses by name only one at a time; a set of
+-- them comes from status_vocabulary (recon.schemas).
 with
 
 p as (
@@ -16,11 +19,7 @@ refunded_intents as (
 onramp_missing_credit as (
     select
         'onramp_missing_credit' as category,
-        i.intent_key,
-        null::bigint as line_key,
-        i.intent_id,
-        null as line_id,
-        null as end_to_end_id,
+        i.*,
         i.amount_cents as expected_cents,
         0 as actual_cents,
         'Onramp ' || i.intent_id || ' is ' || i.status || ' for ' || brl(i.amount_cents)
@@ -35,23 +34,18 @@ onramp_missing_credit as (
         least(coalesce(i.expires_at + p.onramp_payment_grace, p.as_of), p.as_of) as window_to
     from int_unpaid_intents as i, p
     where i.intent_type = 'onramp'
-      and i.status in ('fiat_received', 'minting', 'awaiting_onchain_transfer', 'completed')
+      and i.status in (
+          select status from status_vocabulary where intent_type = 'onramp' and fiat_moved
+      )
 ),
 
 onramp_amount as (
     select
         case when x.delta_cents < 0 then 'onramp_underpaid' else 'onramp_overpaid' end
             as category,
-        x.intent_key,
-        x.line_key,
-        x.intent_id,
-        x.line_id,
-        x.end_to_end_id,
-        x.expected_cents,
-        x.actual_cents,
-        'Credit ' || coalesce(x.end_to_end_id, x.line_id) || ' of ' || brl(x.actual_cents)
-            || ' booked ' || local_ts(x.booked_at)
-            || ' (matched by ' || x.rule || ') pays onramp ' || x.intent_id
+        x.*,
+        matched_line(x.intent_type, x.line_ref, x.actual_cents, x.booked_at, x.rule)
+            || ' pays onramp ' || x.intent_id
             || ' which expects ' || brl(x.expected_cents) || ': '
             || brl(abs(x.delta_cents))
             || case when x.delta_cents < 0 then ' short. Ask the payer for the difference or '
@@ -59,49 +53,30 @@ onramp_amount as (
                     else ' too much. Return the excess to the payer (devolução) before '
                     || 'minting more than was ordered.' end as reason,
         x.booked_at as evidence_at
-    from int_notable_pairs as x, p
-    where x.role = 'payment'
-      and x.intent_type = 'onramp'
-      and abs(x.delta_cents) > p.amount_tolerance_cents
+    from int_notable_pairs as x
+    where x.role = 'payment' and x.intent_type = 'onramp' and x.amount_off
 ),
 
 onramp_duplicate_credit as (
     select
         'onramp_duplicate_credit' as category,
-        d.intent_key,
-        d.line_key,
-        d.intent_id,
-        d.line_id,
-        d.end_to_end_id,
-        d.expected_cents,
-        d.actual_cents,
-        'Credit ' || coalesce(d.end_to_end_id, d.line_id) || ' of ' || brl(d.actual_cents)
-            || ' booked ' || local_ts(d.booked_at) || ' (matched by ' || d.rule
-            || ') is a second payment of onramp ' || d.intent_id || ', already paid by '
-            || coalesce(first.end_to_end_id, first.line_id) || ' on '
-            || local_ts(first.booked_at)
+        d.*,
+        matched_line(d.intent_type, d.line_ref, d.actual_cents, d.booked_at, d.rule)
+            || ' is a second payment of onramp ' || d.intent_id || ', already paid by '
+            || d.first_line_ref || ' on ' || local_ts(d.first_booked_at)
             || '. Return the extra credit to the payer (devolução).' as reason,
         d.booked_at as evidence_at
-    from int_notable_pairs as d
-    join int_first_payments as first on first.intent_key = d.intent_key
-    where d.role = 'duplicate'
-      and d.intent_type = 'onramp'
+    from int_duplicate_payments as d
+    where d.intent_type = 'onramp'
 ),
 
 -- not refunded: the devolução would be booked after the credit, up to as_of
 onramp_credit_after_expiry as (
     select
         'onramp_credit_after_expiry' as category,
-        x.intent_key,
-        x.line_key,
-        x.intent_id,
-        x.line_id,
-        x.end_to_end_id,
-        x.expected_cents,
-        x.actual_cents,
-        'Credit ' || coalesce(x.end_to_end_id, x.line_id) || ' of ' || brl(x.actual_cents)
-            || ' booked ' || local_ts(x.booked_at) || ' (matched by ' || x.rule
-            || ') paid onramp ' || x.intent_id || ' which is ' || x.intent_status
+        x.*,
+        matched_line(x.intent_type, x.line_ref, x.actual_cents, x.booked_at, x.rule)
+            || ' paid onramp ' || x.intent_id || ' which is ' || x.intent_status
             || coalesce(' (expired ' || local_ts(x.intent_expires_at) || ')', '')
             || ' and was not refunded. Return the money to the payer (devolução) or '
             || 'reissue the order.' as reason,
@@ -112,27 +87,20 @@ onramp_credit_after_expiry as (
     from int_notable_pairs as x, p
     where x.role = 'payment'
       and x.intent_type = 'onramp'
-      and (
-          x.intent_status in ('expired', 'canceled')
-          -- a failed onramp keeps the money only until its devolução, within refund_grace
-          or (x.intent_status = 'failed' and x.intent_updated_at < p.as_of - p.refund_grace)
-      )
+      -- ended without the tokens (a refunded one has its devolução, so it is not here); a
+      -- failed onramp keeps the money only until its devolução, within refund_grace
+      and x.intent_status in (select status from status_vocabulary where kind = 'exit')
+      and x.intent_status <> 'refunded'
+      and (x.intent_status <> 'failed' or x.intent_updated_at < p.as_of - p.refund_grace)
       and x.intent_key not in (select intent_key from refunded_intents)
 ),
 
 onramp_status_lag as (
     select
         'onramp_status_lag' as category,
-        x.intent_key,
-        x.line_key,
-        x.intent_id,
-        x.line_id,
-        x.end_to_end_id,
-        x.expected_cents,
-        x.actual_cents,
-        'Credit ' || coalesce(x.end_to_end_id, x.line_id) || ' of ' || brl(x.actual_cents)
-            || ' booked ' || local_ts(x.booked_at) || ' (matched by ' || x.rule
-            || ') paid onramp ' || x.intent_id || ', but at ' || local_ts(p.as_of)
+        x.*,
+        matched_line(x.intent_type, x.line_ref, x.actual_cents, x.booked_at, x.rule)
+            || ' paid onramp ' || x.intent_id || ', but at ' || local_ts(p.as_of)
             || ' the intent is still ' || x.intent_status || ', more than '
             || (p.onramp_payment_grace_s // 60) || ' min later. Check that the service '
             || 'received the payment notice; the payer has paid.' as reason,
@@ -140,13 +108,23 @@ onramp_status_lag as (
     from int_notable_pairs as x, p
     where x.role = 'payment'
       and x.intent_type = 'onramp'
-      and x.intent_status in ('created', 'requires_compliance', 'awaiting_fiat_payment')
-      and abs(x.delta_cents) <= p.amount_tolerance_cents
+      -- still waiting for the fiat
+      and x.intent_status in (
+          select status from status_vocabulary
+          where intent_type = 'onramp' and kind = 'stage' and not fiat_moved
+      )
+      and not x.amount_off
       and x.booked_at < p.as_of - p.onramp_payment_grace
 )
 
-select * from onramp_missing_credit
-union all by name select * from onramp_amount
-union all by name select * from onramp_duplicate_credit
-union all by name select * from onramp_credit_after_expiry
-union all by name select * from onramp_status_lag
+-- the columns every family shares (25_breaks_all.sql), picked once from the rules' rows
+select
+    category, intent_key, line_key, intent_id, line_id, end_to_end_id, expected_cents,
+    actual_cents, reason, evidence_at, money_side, window_from, window_to
+from (
+    select * from onramp_missing_credit
+    union all by name select * from onramp_amount
+    union all by name select * from onramp_duplicate_credit
+    union all by name select * from onramp_credit_after_expiry
+    union all by name select * from onramp_status_lag
+) as rules

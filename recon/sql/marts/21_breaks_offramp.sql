@@ -1,6 +1,9 @@
 -- materialized: view
--- breaks_offramp: the offramp rules, one CTE per category (union at the end).
--- (the columns every family shares, and what money_side/window_* mean: 25_breaks_all.sql)
+-- breaks_offramp: the offramp rules, one CTE per category (union at the end). A rule on a
+-- confirmed pair keeps the pair's columns (int_notable_pairs), a rule on an intent with no
+-- money its own; the union picks the columns every family shares (25_breaks_all.sql says
+-- what they and money_side/window_* mean). Statuses by name only one at a time; a set of
+-- them comes from status_vocabulary (recon.schemas).
 with
 
 p as (
@@ -16,11 +19,7 @@ returned_intents as (
 offramp_missing_payout as (
     select
         'offramp_missing_payout' as category,
-        i.intent_key,
-        null::bigint as line_key,
-        i.intent_id,
-        null as line_id,
-        null as end_to_end_id,
+        i.*,
         i.amount_cents as expected_cents,
         0 as actual_cents,
         'Offramp ' || i.intent_id || ' is completed (updated ' || local_ts(i.updated_at)
@@ -41,63 +40,38 @@ offramp_missing_payout as (
 offramp_payout_amount_mismatch as (
     select
         'offramp_payout_amount_mismatch' as category,
-        x.intent_key,
-        x.line_key,
-        x.intent_id,
-        x.line_id,
-        x.end_to_end_id,
-        x.expected_cents,
-        x.actual_cents,
-        'Payout ' || coalesce(x.end_to_end_id, x.line_id) || ' of ' || brl(x.actual_cents)
-            || ' sent ' || local_ts(x.booked_at) || ' (matched by ' || x.rule
-            || ') for offramp ' || x.intent_id || ' which expects '
+        x.*,
+        matched_line(x.intent_type, x.line_ref, x.actual_cents, x.booked_at, x.rule)
+            || ' for offramp ' || x.intent_id || ' which expects '
             || brl(x.expected_cents) || ': ' || brl(abs(x.delta_cents))
             || case when x.delta_cents < 0 then ' short. Pay the payee the difference.'
                     else ' too much. Recover the excess from the payee.' end as reason,
         x.booked_at as evidence_at
-    from int_notable_pairs as x, p
-    where x.role = 'payment'
-      and x.intent_type = 'offramp'
-      and abs(x.delta_cents) > p.amount_tolerance_cents
+    from int_notable_pairs as x
+    where x.role = 'payment' and x.intent_type = 'offramp' and x.amount_off
 ),
 
 offramp_duplicate_payout as (
     select
         'offramp_duplicate_payout' as category,
-        d.intent_key,
-        d.line_key,
-        d.intent_id,
-        d.line_id,
-        d.end_to_end_id,
-        d.expected_cents,
-        d.actual_cents,
-        'Payout ' || coalesce(d.end_to_end_id, d.line_id) || ' of ' || brl(d.actual_cents)
-            || ' sent ' || local_ts(d.booked_at) || ' (matched by ' || d.rule
-            || ') pays offramp ' || d.intent_id || ' a second time (first payout '
-            || coalesce(first.end_to_end_id, first.line_id) || ' on '
-            || local_ts(first.booked_at) || '). Recover the duplicate from the payee.'
+        d.*,
+        matched_line(d.intent_type, d.line_ref, d.actual_cents, d.booked_at, d.rule)
+            || ' pays offramp ' || d.intent_id || ' a second time (first payout '
+            || d.first_line_ref || ' on ' || local_ts(d.first_booked_at)
+            || '). Recover the duplicate from the payee.'
             as reason,
         d.booked_at as evidence_at
-    from int_notable_pairs as d
-    join int_first_payments as first on first.intent_key = d.intent_key
-    where d.role = 'duplicate'
-      and d.intent_type = 'offramp'
+    from int_duplicate_payments as d
+    where d.intent_type = 'offramp'
 ),
 
 -- not returned: the payee's bank would send it back after the payout, up to as_of
 offramp_payout_for_failed_intent as (
     select
         'offramp_payout_for_failed_intent' as category,
-        x.intent_key,
-        x.line_key,
-        x.intent_id,
-        x.line_id,
-        x.end_to_end_id,
-        x.expected_cents,
-        x.actual_cents,
-        'Payout ' || coalesce(x.end_to_end_id, x.line_id) || ' of ' || brl(x.actual_cents)
-            || ' sent ' || local_ts(x.booked_at) || ' (matched by ' || x.rule
-            || ') paid offramp ' || x.intent_id || ' which is ' || x.intent_status
+        x.*,
+        matched_line(x.intent_type, x.line_ref, x.actual_cents, x.booked_at, x.rule)
+            || ' paid offramp ' || x.intent_id || ' which is ' || x.intent_status
             || ' (updated ' || local_ts(x.intent_updated_at) || '); the tokens were not taken. '
             || 'Recover the payout or complete the burn.' as reason,
         x.booked_at as evidence_at,
@@ -107,7 +81,7 @@ offramp_payout_for_failed_intent as (
     from int_notable_pairs as x, p
     where x.role = 'payment'
       and x.intent_type = 'offramp'
-      and x.intent_status in ('failed', 'canceled', 'expired', 'refunded')
+      and x.intent_status in (select status from status_vocabulary where kind = 'exit')
       and x.intent_key not in (select intent_key from returned_intents)
 ),
 
@@ -115,11 +89,7 @@ offramp_payout_for_failed_intent as (
 offramp_stuck_paying_out as (
     select
         'offramp_stuck_paying_out' as category,
-        i.intent_key,
-        null::bigint as line_key,
-        i.intent_id,
-        null as line_id,
-        null as end_to_end_id,
+        i.*,
         i.amount_cents as expected_cents,
         0 as actual_cents,
         'Offramp ' || i.intent_id || ' has been paying_out since ' || local_ts(i.updated_at)
@@ -140,13 +110,7 @@ offramp_stuck_paying_out as (
 offramp_payout_returned as (
     select
         'offramp_payout_returned' as category,
-        r.intent_key,
-        r.line_key,
-        r.intent_id,
-        r.line_id,
-        r.end_to_end_id,
-        r.expected_cents,
-        r.actual_cents,
+        r.*,
         'Payout of ' || brl(r.expected_cents) || ' for offramp ' || r.intent_id
             || ' came back: devolução ' || coalesce(r.end_to_end_id, r.line_id) || ' of '
             || brl(r.actual_cents) || ' booked ' || local_ts(r.booked_at)
@@ -160,9 +124,15 @@ offramp_payout_returned as (
       and r.intent_status = 'completed'
 )
 
-select * from offramp_missing_payout
-union all by name select * from offramp_payout_amount_mismatch
-union all by name select * from offramp_duplicate_payout
-union all by name select * from offramp_payout_for_failed_intent
-union all by name select * from offramp_stuck_paying_out
-union all by name select * from offramp_payout_returned
+-- the columns every family shares (25_breaks_all.sql), picked once from the rules' rows
+select
+    category, intent_key, line_key, intent_id, line_id, end_to_end_id, expected_cents,
+    actual_cents, reason, evidence_at, money_side, window_from, window_to
+from (
+    select * from offramp_missing_payout
+    union all by name select * from offramp_payout_amount_mismatch
+    union all by name select * from offramp_duplicate_payout
+    union all by name select * from offramp_payout_for_failed_intent
+    union all by name select * from offramp_stuck_paying_out
+    union all by name select * from offramp_payout_returned
+) as rules

@@ -14,25 +14,15 @@ seen_again as (
     having count(*) > 1
 ),
 
+-- the place along the intent's happy path (status_vocabulary); every terminal status ranks
+-- after every stage, and a status outside the vocabulary before them all
 history as (
     select
         h.*,
-        case
-            when h.status in ('completed', 'expired', 'canceled', 'failed', 'refunded') then 100
-            else coalesce(
-                list_position(
-                    case h.intent_type
-                        when 'onramp' then ['created', 'requires_compliance',
-                            'awaiting_fiat_payment', 'fiat_received', 'minting',
-                            'awaiting_onchain_transfer']
-                        else ['created', 'requires_compliance', 'awaiting_burn_approval',
-                            'burn_approved', 'onchain_received', 'burning', 'paying_out']
-                    end,
-                    h.status),
-                0)
-        end as status_rank
+        case when v.terminal then 100 else coalesce(v.stage_rank, 0) end as status_rank
     from stg_intent_history as h
     semi join seen_again as a on a.id_hash = hash(h.intent_id)
+    left join status_vocabulary as v on v.intent_type = h.intent_type and v.status = h.status
 ),
 
 steps as (

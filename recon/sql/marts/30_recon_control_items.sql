@@ -95,8 +95,9 @@ line_items as (
                 then 'within_tolerance'
             -- a credit on an onramp not yet marked paid, still inside the grace period
             when m.role = 'payment' and m.intent_type = 'onramp'
-                 and m.intent_status in ('created', 'requires_compliance',
-                                         'awaiting_fiat_payment')
+                 and m.intent_status in (select status from status_vocabulary
+                                         where intent_type = 'onramp' and kind = 'stage'
+                                           and not fiat_moved)
                  and l.booked_at >= p.as_of - p.onramp_payment_grace
                 then 'in_flight'
             -- a credit on a failed onramp whose devolução is still inside refund_grace
@@ -105,12 +106,13 @@ line_items as (
                 then 'in_flight'
             -- a payout on an offramp that has not reached completed yet
             when m.role = 'payment' and m.intent_type = 'offramp'
-                 and m.intent_status not in ('completed', 'failed', 'canceled', 'expired',
-                                             'refunded')
+                 and m.intent_status not in (select status from status_vocabulary
+                                             where terminal)
                 then 'in_flight'
             -- a payment sent back on an intent that books neither leg
             when m.role = 'payment'
-                 and m.intent_status in ('expired', 'canceled', 'failed', 'refunded')
+                 and m.intent_status in (select status from status_vocabulary
+                                         where kind = 'exit')
                  and m.intent_key in (select intent_key from refunded_intents)
                 then 'returned'
             when m.role = 'refund' and book.intent_key is null

@@ -19,6 +19,15 @@ CREATE OR REPLACE TEMP MACRO local_ts(ts) AS
             || ' ' || (SELECT business_tz FROM params)
     END;
 
+-- How a reason names a matched line: 'Credit <end-to-end id, or line id> of R$ 10,00 booked
+-- <local time> (matched by txid)' for an onramp's line, 'Payout … sent … (matched by …)' for
+-- an offramp's.
+CREATE OR REPLACE TEMP MACRO matched_line(intent_type, line_ref, cents, booked_at, rule) AS
+    CASE WHEN intent_type = 'onramp' THEN 'Credit ' ELSE 'Payout ' END
+    || line_ref || ' of ' || brl(cents)
+    || CASE WHEN intent_type = 'onramp' THEN ' booked ' ELSE ' sent ' END || local_ts(booked_at)
+    || ' (matched by ' || rule || ')';
+
 -- An intent id in the txid form of dynamic PIX charges: no hyphens, upper case.
 CREATE OR REPLACE TEMP MACRO txid_form(id) AS upper(replace(id, '-', ''));
 

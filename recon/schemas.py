@@ -47,7 +47,8 @@ INTENTS_SCHEMA = pa.schema(
         ("party_display_name", pa.string()),
         ("party_document_masked", pa.string()),
         ("party_solana_wallet", pa.string()),
-        ("destination_address", pa.string()),
+        ("destination_address", pa.string()),  # a CPF/CNPJ/phone key masked (recon.pii)
+        ("destination_address_hash", pa.string()),  # HMAC of a CPF/CNPJ/phone key
         # lineage
         ("snapshot_at", TS),
         ("run_id", pa.string()),
@@ -70,8 +71,10 @@ STATEMENT_LINES_SCHEMA = pa.schema(
         ("txid", pa.string()),
         ("refund_of", pa.string()),  # original e2e, for devoluções
         ("counterparty_name", pa.string()),
-        ("counterparty_document", pa.string()),  # possibly masked
-        ("counterparty_key", pa.string()),
+        ("counterparty_document", pa.string()),  # masked (recon.pii)
+        ("counterparty_document_hash", pa.string()),  # HMAC of the full document, if given
+        ("counterparty_key", pa.string()),  # a CPF/CNPJ/phone key masked
+        ("counterparty_key_hash", pa.string()),  # HMAC of a CPF/CNPJ/phone key
         ("description", pa.string()),
         ("bank_reference", pa.string()),
         ("imported_at", TS),

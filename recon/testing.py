@@ -44,6 +44,7 @@ from recon.schemas import (
     STATEMENT_COVERAGE_SCHEMA,
     STATEMENT_LINES_SCHEMA,
 )
+from recon.statements.importer import personal_columns
 from recon.statements.lines import BUSINESS_TZ, EPOCH, days_coverage
 from recon.statements.store import coverage_path, line_path, write_parquet_atomic
 from recon.storage import atomic_dir, write_json
@@ -268,6 +269,11 @@ def statement_lines(
     rows = list(lines)
     name = batch or f"testing-{new_run_id()}"
     table = pa.Table.from_pylist(rows, schema=STATEMENT_LINES_SCHEMA)
+    # documents and keys as an import stores them: masked, with their hashes (recon.pii)
+    for column, values in personal_columns(
+        {n: table.column(n) for n in table.schema.names}
+    ).items():
+        table = table.set_column(table.schema.get_field_index(column), column, values)
     path = write_parquet_atomic(table, line_path(dd, source_format, name))
     account = str(rows[0]["account"]) if rows else "0001/1234567-8"
     if covers == "lines" and rows:

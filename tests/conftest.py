@@ -10,6 +10,8 @@ import pytest
 from recon.config import DataDir
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+# a fixed personal-data key (recon.pii): tests never create one in the real home folder
+os.environ.setdefault("RECON_PII_KEY", "recon-tests-pii-key")
 
 
 @pytest.fixture

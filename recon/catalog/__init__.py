@@ -27,8 +27,10 @@ folder without a manifest (written by hand or another tool) counts as full and c
 
 from __future__ import annotations
 
+import glob
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -36,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from recon.config import DataDir
 from recon.errors import UsageError
@@ -112,11 +115,24 @@ def empty_relation(schema: pa.Schema) -> str:
     return f"(SELECT {cols} WHERE false)"
 
 
+def _projection(files: Iterable[str | Path], schema: pa.Schema) -> str:
+    """The schema's columns cast to their types; a column no file has yet (one added to the
+    schema after the files were written, say) is NULL, so an older data dir still reads."""
+    present: set[str] = set()
+    for f in files:
+        present.update(pq.read_schema(f).names)
+    return ", ".join(
+        f"CAST({f.name if f.name in present else 'NULL'} AS {_duck_type(f.type)}) AS {f.name}"
+        for f in schema
+    )
+
+
 def parquet_relation(pattern: Path, schema: pa.Schema, *, exists: bool) -> str:
     """`read_parquet` over a glob, projected onto the schema's columns; empty if no file."""
-    if not exists:
+    files = sorted(glob.glob(str(pattern), recursive=True)) if exists else []
+    if not files:
         return empty_relation(schema)
-    cols = ", ".join(f"CAST({f.name} AS {_duck_type(f.type)}) AS {f.name}" for f in schema)
+    cols = _projection(files, schema)
     return f"(SELECT {cols} FROM read_parquet({_quote(pattern)}, union_by_name = true, hive_partitioning = false))"
 
 
@@ -179,7 +195,7 @@ def latest_snapshot(
 def _files_relation(files: list[Path], schema: pa.Schema) -> str:
     if not files:
         return empty_relation(schema)
-    cols = ", ".join(f"CAST({f.name} AS {_duck_type(f.type)}) AS {f.name}" for f in schema)
+    cols = _projection(files, schema)
     listed = ", ".join(_quote(f) for f in files)
     return (
         f"(SELECT {cols} FROM read_parquet([{listed}], union_by_name = true, "

@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 
 from recon.api.protocol import loads_json
 from recon.errors import ApiError, IntentParseError
+from recon.pii import protect_intents
 from recon.schemas import INTENTS_SCHEMA
 
 __all__ = [
@@ -216,13 +217,20 @@ def flatten_intent(item: Any, *, raw: str | None = None) -> dict[str, Any]:
     return row
 
 
-_COLUMNS = INTENTS_SCHEMA.names
+# what flattening makes; the lineage and the personal-data hashes are added by with_lineage
+DATA_SCHEMA = pa.schema(
+    [
+        f
+        for f in INTENTS_SCHEMA
+        if f.name not in ("snapshot_at", "run_id", "destination_address_hash")
+    ]
+)
 
 
 class RowBuffer:
     """Column lists that fill up with flattened rows and turn into an Arrow table."""
 
-    _DATA_COLUMNS = tuple(n for n in _COLUMNS if n not in ("snapshot_at", "run_id"))
+    _DATA_COLUMNS = tuple(DATA_SCHEMA.names)
 
     def __init__(self) -> None:
         self.columns: dict[str, list[Any]] = {name: [] for name in self._DATA_COLUMNS}
@@ -236,26 +244,16 @@ class RowBuffer:
             values.append(row[name])
 
     def take(self, *, snapshot_at_us: int, run_id: str) -> pa.Table:
-        """The buffered rows as a table with INTENTS_SCHEMA (lineage columns filled in)."""
-        n = len(self)
-        arrays = []
-        for f in INTENTS_SCHEMA:
-            if f.name == "snapshot_at":
-                arrays.append(pa.array([snapshot_at_us] * n, type=f.type))
-            elif f.name == "run_id":
-                arrays.append(pa.array([run_id] * n, type=f.type))
-            else:
-                arrays.append(pa.array(self.columns[f.name], type=f.type))
-        self.columns = {name: [] for name in self._DATA_COLUMNS}
-        return pa.Table.from_arrays(arrays, schema=INTENTS_SCHEMA)
+        """The buffered rows as a table with INTENTS_SCHEMA (see `with_lineage`)."""
+        return with_lineage(self.take_data(), snapshot_at_us=snapshot_at_us, run_id=run_id)
 
     def take_data(self) -> pa.Table:
         """The buffered rows as a DATA_SCHEMA table (no lineage columns); the buffer is emptied."""
-        table = self.take(snapshot_at_us=0, run_id="")
-        return table.drop_columns(["snapshot_at", "run_id"])
+        arrays = [pa.array(self.columns[f.name], type=f.type) for f in DATA_SCHEMA]
+        self.columns = {name: [] for name in self._DATA_COLUMNS}
+        return pa.Table.from_arrays(arrays, schema=DATA_SCHEMA)
 
 
-DATA_SCHEMA = pa.schema([f for f in INTENTS_SCHEMA if f.name not in ("snapshot_at", "run_id")])
 _TS_UTC = INTENTS_SCHEMA.field("created_at").type
 
 
@@ -515,7 +513,9 @@ def flatten_page(items: list[Any]) -> FlatPage:
 
 
 def with_lineage(table: pa.Table, *, snapshot_at_us: int, run_id: str) -> pa.Table:
-    """DATA_SCHEMA table → INTENTS_SCHEMA table (constant snapshot_at and run_id columns)."""
+    """DATA_SCHEMA table → INTENTS_SCHEMA table (constant snapshot_at and run_id columns),
+    with personal data masked and hashed as recon stores it (recon.pii.protect_intents)."""
+    table = protect_intents(table)
     n = table.num_rows
     at = pa.array(np.full(n, snapshot_at_us, dtype=np.int64)).cast(_TS_UTC)
     rid = pa.array([run_id], type=pa.string()).take(pa.array(np.zeros(n, dtype=np.int64)))

@@ -42,6 +42,7 @@ from recon.extract.flatten import RowBuffer, finish, with_lineage
 from recon.extract.pages import batch_table, rows_of
 from recon.extract.settings import ExtractSettings
 from recon.extract.walk import MAX_LIMIT, Walker
+from recon.pii import protect_intents
 from recon.schemas import INTENT_STATUSES, INTENTS_SCHEMA
 from recon.storage import atomic_dir, write_json, writer_lock
 
@@ -559,7 +560,8 @@ def publish_snapshot(
     renamed into place whole. For snapshots built without an API (recon.testing)."""
     final = snapshot_path(dd, snapshot_at, run_id)
     with atomic_dir(final) as tmp:
-        pq.write_table(table.cast(INTENTS_SCHEMA), tmp / PART_NAME, compression="zstd")
+        rows = protect_intents(table).select(INTENTS_SCHEMA.names).cast(INTENTS_SCHEMA)
+        pq.write_table(rows, tmp / PART_NAME, compression="zstd")
         write_json(tmp / MANIFEST_NAME, manifest)
     return final
 

@@ -56,6 +56,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from recon.config import DEFAULT_BUSINESS_TZ, DataDir, load_config
 from recon.errors import ConfigError, ReconError, UsageError
+from recon.pii import redact_file
 from recon.reconcile.alerts import Thresholds, assess_run
 from recon.reconcile.settings import settings_kw
 from recon.storage import write_json, writer_lock
@@ -171,6 +172,7 @@ def _richest_first(paths: list[Path]) -> list[Path]:
 
 
 def _move_processed(path: Path, folder: Path) -> Path:
+    """Move an inbox file to `folder` (processed/ or failed/) with its documents masked."""
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / path.name
     n = 1
@@ -178,6 +180,8 @@ def _move_processed(path: Path, folder: Path) -> Path:
         target = folder / f"{path.stem}.{n}{path.suffix}"
         n += 1
     shutil.move(str(path), target)
+    # kept for the audit trail, not for what people read: documents and phones masked
+    redact_file(target)
     return target
 
 

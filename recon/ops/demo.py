@@ -36,6 +36,7 @@ import pyarrow.parquet as pq
 
 from recon.config import DataDir
 from recon.errors import ApiError, UsageError
+from recon.pii import redact_file
 from recon.schemas import stake_cents
 
 __all__ = [
@@ -231,15 +232,18 @@ def _build(
         lap("late events + extract")
     log.info("snapshots %s and %s", first.run_id, second.run_id)
 
+    # the bank's files go to the inbox (the sandbox folder keeps the ground truth); once
+    # imported they are kept in inbox/processed with documents and phones masked, as daily does
     sandbox_dir = root / "sandbox"
     export_statements(sandbox.bank, sandbox_dir)
     for name in STATEMENT_FILES:
-        shutil.copy2(sandbox_dir / name, dd.inbox / name)
+        os.replace(sandbox_dir / name, dd.inbox / name)
     processed = dd.inbox / "processed" / "demo"
     processed.mkdir(parents=True, exist_ok=True)
     for name in STATEMENT_FILES:
         import_statements([dd.inbox / name], data=dd)
         os.replace(dd.inbox / name, processed / name)
+        redact_file(processed / name)
     lap("export + import statements")
 
     run = reconcile(dd)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import csv
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -36,6 +36,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from recon import pii
 from recon.config import DataDir, load_config, new_run_id
 from recon.errors import StatementError, StatementParseError, UsageError
 from recon.schemas import (
@@ -207,6 +208,19 @@ def _one_time(text: str | None, index: int, bad: list[tuple[int, str]]) -> str |
     return dt.astimezone(UTC).isoformat()
 
 
+def personal_columns(arrays: Mapping[str, Any]) -> dict[str, pa.Array]:
+    """The parsed documents and PIX keys as recon stores them (recon.pii): masked, with the
+    HMAC of each full value beside it; descriptions with any document or phone masked."""
+    docs, keys = arrays["counterparty_document"], arrays["counterparty_key"]
+    return {
+        "counterparty_document": pii.map_unique(docs, pii.mask_document),
+        "counterparty_document_hash": pii.map_unique(docs, pii.document_digest),
+        "counterparty_key": pii.map_unique(keys, pii.mask_key),
+        "counterparty_key_hash": pii.map_unique(keys, pii.key_digest),
+        "description": pii.map_unique(arrays["description"], pii.redact_text),
+    }
+
+
 def rows_to_table(
     parsed: ParseResult,
     *,
@@ -247,6 +261,7 @@ def rows_to_table(
             "imported_at": pa.repeat(pa.scalar(imported_at, TS), n),
         }
     )
+    arrays.update(personal_columns(arrays))
     table = pa.table(
         [arrays[f.name].cast(f.type) for f in STATEMENT_LINES_SCHEMA],
         schema=STATEMENT_LINES_SCHEMA,

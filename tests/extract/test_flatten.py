@@ -40,7 +40,11 @@ def test_onramp_columns() -> None:
     assert row["created_at"] == int(
         datetime(2026, 11, 1, 12, 0, 3, tzinfo=UTC).timestamp() * 1_000_000
     )
-    assert set(row) == set(INTENTS_SCHEMA.names) - {"snapshot_at", "run_id"}
+    assert set(row) == set(INTENTS_SCHEMA.names) - {
+        "snapshot_at",
+        "run_id",
+        "destination_address_hash",
+    }
 
 
 def test_offramp_amount_and_destination_from_metadata() -> None:

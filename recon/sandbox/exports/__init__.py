@@ -25,6 +25,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from recon.errors import UsageError
+from recon.pii import mask_key
 from recon.sandbox.bank import KINDS, Bank
 from recon.sandbox.exports._common import local, to_bound
 from recon.sandbox.exports.camt import render_camt053
@@ -100,7 +101,7 @@ def _readme(bank: Bank, lo: datetime, hi: datetime, files: Mapping[str, bytes]) 
         "",
         f"World seed: {bank.seed if bank.seed is not None else 'n/a'}. "
         f"Account {bank.account.bank_name} ({bank.account.bank_code}), "
-        f"agência/conta {bank.account.label}, PIX key {bank.account.pix_key}.",
+        f"agência/conta {bank.account.label}, PIX key {mask_key(bank.account.pix_key)}.",
         f"Period: {local(lo).isoformat()} to {local(hi).isoformat()} (end exclusive).",
         f"Movements: {len(moves)} (" + ", ".join(f"{k} {n}" for k, n in per_kind.items()) + ").",
         "",

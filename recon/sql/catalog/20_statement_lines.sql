@@ -79,7 +79,9 @@ merged AS (
         -- counterparty and text
         arg_min(counterparty_name, version_rank) FILTER (WHERE counterparty_name IS NOT NULL) AS counterparty_name,
         arg_min(counterparty_document, version_rank) FILTER (WHERE counterparty_document IS NOT NULL) AS counterparty_document,
+        arg_min(counterparty_document_hash, version_rank) FILTER (WHERE counterparty_document_hash IS NOT NULL) AS counterparty_document_hash,
         arg_min(counterparty_key, version_rank) FILTER (WHERE counterparty_key IS NOT NULL) AS counterparty_key,
+        arg_min(counterparty_key_hash, version_rank) FILTER (WHERE counterparty_key_hash IS NOT NULL) AS counterparty_key_hash,
         arg_min(description, version_rank) FILTER (WHERE description IS NOT NULL) AS description,
         arg_min(bank_reference, version_rank) FILTER (WHERE bank_reference IS NOT NULL) AS bank_reference,
         arg_min(imported_at, version_rank) AS imported_at
@@ -90,19 +92,22 @@ lines AS (
     SELECT
     line_id, source_format, source_file, source_line, account, booked_at, amount_cents,
     direction, kind, end_to_end_id, txid, refund_of, counterparty_name,
-    counterparty_document, counterparty_key, description, bank_reference, imported_at
+    counterparty_document, counterparty_document_hash, counterparty_key, counterparty_key_hash,
+    description, bank_reference, imported_at
     FROM merged
     UNION ALL
     SELECT
     line_id, source_format, source_file, source_line, account, booked_at, amount_cents,
     direction, kind, end_to_end_id, txid, refund_of, counterparty_name,
-    counterparty_document, counterparty_key, description, bank_reference, imported_at
+    counterparty_document, counterparty_document_hash, counterparty_key, counterparty_key_hash,
+    description, bank_reference, imported_at
     FROM singletons
 )
 SELECT
     line_id, source_format, source_file, source_line, account, booked_at, amount_cents,
     direction, kind, end_to_end_id, txid, refund_of, counterparty_name,
-    counterparty_document, counterparty_key, description, bank_reference, imported_at
+    counterparty_document, counterparty_document_hash, counterparty_key, counterparty_key_hash,
+    description, bank_reference, imported_at
 FROM lines
 WHERE NOT (kind IN ('pix_refund_in', 'pix_refund_out') AND amount_cents = 0);
 

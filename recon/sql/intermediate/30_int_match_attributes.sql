@@ -43,6 +43,7 @@ lines as (
         l.counterparty_name,
         l.counterparty_document,
         l.counterparty_key,
+        l.counterparty_key_hash,
         -- probe the neighbouring amount buckets only when a tolerance is set
         unnest(
             case when p.amount_tolerance_cents = 0 then [0] else [-1, 0, 1] end
@@ -64,6 +65,7 @@ intents as (
         i.party_display_name,
         i.party_document_masked,
         i.destination_address,
+        i.destination_address_hash,
         i.created_at - p.clock_skew as window_start,
         case
             when i.intent_type = 'onramp'
@@ -88,9 +90,11 @@ amount_pairs as (
         lines.counterparty_name,
         lines.counterparty_document,
         lines.counterparty_key,
+        lines.counterparty_key_hash,
         intents.party_display_name,
         intents.party_document_masked,
-        intents.destination_address
+        intents.destination_address,
+        intents.destination_address_hash
     from lines
     join intents
       on lines.bucket = intents.bucket
@@ -111,9 +115,14 @@ pairs as materialized (
            or names_compatible(norm_name(counterparty_name), norm_name(party_display_name)))
       and (counterparty_document is not distinct from party_document_masked
            or docs_compatible(norm_doc(counterparty_document), norm_doc(party_document_masked)))
+      -- a CPF/CNPJ/phone key known whole on both sides is compared by its keyed hash
+      -- (recon.pii); otherwise by type, on what each side shows
       and (intent_type = 'onramp'
-           or counterparty_key is not distinct from destination_address
-           or keys_compatible(counterparty_key, destination_address))
+           or (counterparty_key_hash is not null and destination_address_hash is not null
+               and counterparty_key_hash = destination_address_hash)
+           or ((counterparty_key_hash is null or destination_address_hash is null)
+               and (counterparty_key is not distinct from destination_address
+                    or keys_compatible(counterparty_key, destination_address))))
 ),
 
 line_counts as (

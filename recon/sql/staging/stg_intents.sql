@@ -30,6 +30,7 @@ renamed as (
         party_display_name,
         party_document_masked,
         destination_address,
+        destination_address_hash,
 
         ---------- amounts (cents)
         amount_cents,

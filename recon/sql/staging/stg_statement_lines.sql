@@ -35,6 +35,7 @@ renamed as (
         counterparty_name,
         counterparty_document,
         counterparty_key,
+        counterparty_key_hash,
         description,
 
         ---------- timestamps (UTC)

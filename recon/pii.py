@@ -1,0 +1,283 @@
+"""Personal data: what recon stores of a person's documents, phones and PIX keys.
+
+Brazil's LGPD treats a CPF, a CNPJ of a sole trader and a phone number as personal data, and a
+report is made to be shared. So recon never keeps them whole:
+
+- **masked** where a person reads them, the way BACEN shows a payer: a CPF as
+  ``***.456.789-**`` (digits 4 to 9), a CNPJ as ``**.345.678/0001-**``, a phone as
+  ``+55 11 *****-4321`` (area code and last four digits). Masking keeps a text's length, so a
+  fixed-width file (CNAB 240) keeps its layout;
+- **hashed** where equality is all a rule needs: an HMAC-SHA256 of the normalized value
+  (the digits of a document or phone) under a secret key, so the same person gives the same
+  hash in every snapshot, statement and run, but the hash cannot be reversed by trying all
+  10^9 CPFs without the key.
+
+The key comes from ``RECON_PII_KEY`` (any string; a team sharing data dirs shares it). When
+it is unset, a random key is created once in ``$XDG_CONFIG_HOME/recon/pii.key`` (default
+``~/.config/recon``), readable only by its owner, outside every data directory: whoever
+holds a data dir alone cannot test a guess.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import re
+import secrets
+from collections.abc import Callable, Container
+from functools import cache
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+__all__ = [
+    "digest",
+    "document_digest",
+    "key_digest",
+    "map_unique",
+    "mask_document",
+    "mask_key",
+    "pii_key",
+    "protect_intents",
+    "redact_file",
+    "redact_json",
+    "redact_text",
+]
+
+_ENV = "RECON_PII_KEY"
+
+
+def _key_file() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "recon" / "pii.key"
+
+
+@cache
+def _file_key(path: Path) -> bytes:
+    try:
+        return path.read_bytes().strip()
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fresh = secrets.token_hex(32).encode()
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process made it first: use theirs
+        return path.read_bytes().strip()
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(fresh)
+    return fresh
+
+
+def pii_key() -> bytes:
+    """The HMAC key: ``RECON_PII_KEY``, else the per-user key file (created on first use)."""
+    env = os.environ.get(_ENV)
+    if env:
+        return env.encode()
+    return _file_key(_key_file())
+
+
+def digest(normalized: str) -> str:
+    """HMAC-SHA256 (hex, 32 characters) of an already normalized value."""
+    return hmac.new(pii_key(), normalized.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def _digits(text: str) -> str:
+    return re.sub(r"[^0-9]", "", text)
+
+
+def _cpf_ok(d: str) -> bool:
+    if len(d) != 11 or len(set(d)) == 1:
+        return False
+    for n in (9, 10):
+        total = sum(int(d[i]) * (n + 1 - i) for i in range(n))
+        if total * 10 % 11 % 10 != int(d[n]):
+            return False
+    return True
+
+
+def _cnpj_ok(d: str) -> bool:
+    if len(d) != 14 or len(set(d)) == 1:
+        return False
+    weights = [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]
+    for w, n in ((weights, 12), ([6, *weights], 13)):
+        rest = sum(int(d[i]) * w[i] for i in range(n)) % 11
+        if (0 if rest < 2 else 11 - rest) != int(d[n]):
+            return False
+    return True
+
+
+def _mask_digits(text: str, keep: Container[int]) -> str:
+    """`text` with every digit outside the `keep` positions (counted among digits) as '*'."""
+    out, i = [], 0
+    for ch in text:
+        if ch.isdigit():
+            out.append(ch if i in keep else "*")
+            i += 1
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def mask_document(text: str) -> str:
+    """A CPF or CNPJ (bare or formatted) masked as BACEN shows it; length kept. One that is
+    masked already is kept as it is (its visible digits are what rules compare)."""
+    if "*" in text:
+        return text
+    n = len(_digits(text))
+    return _mask_digits(text, range(3, 9) if n == 11 else range(2, 12) if n == 14 else range(0))
+
+
+def _mask_phone(text: str) -> str:
+    """A phone with only +55, the area code and the last four digits shown; length kept."""
+    n = len(_digits(text))
+    head = 4 if n in (12, 13) else 2 if n in (10, 11) else 0
+    return _mask_digits(text, {*range(head), *range(max(head, n - 4), n)})
+
+
+_EVP = re.compile(
+    r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$"
+)
+_PHONE_TEXT = re.compile(r"^\+?[0-9\s().-]{10,20}$")
+
+
+def key_digest(key: str) -> str | None:
+    """The hash a PIX key is compared by, for the keys that are personal numbers: a CPF/CNPJ
+    or a phone, hashed on their national digits (a phone's +55 dropped, so ``+55 11
+    98765-4321`` and ``11987654321`` agree). None for e-mails, random keys, masked keys."""
+    text = key.strip()
+    if not text or "*" in text or "@" in text or _EVP.match(text):
+        return None
+    digits = _digits(text)
+    if not _PHONE_TEXT.match(text) and not re.fullmatch(r"[0-9./-]+", text):
+        return None
+    if text.startswith("+") or (len(digits) in (12, 13) and digits.startswith("55")):
+        digits = digits[2:] if digits.startswith("55") else digits
+    if len(digits) not in (10, 11, 14):
+        return None
+    return digest(digits)
+
+
+def document_digest(text: str) -> str | None:
+    """The hash of a full CPF/CNPJ (bare or formatted); None for a masked or odd one."""
+    d = _digits(text)
+    return digest(d) if "*" not in text and len(d) in (11, 14) else None
+
+
+def map_unique(column: pa.Array | pa.ChunkedArray, fn: Callable[[str], str | None]) -> pa.Array:
+    """`fn` over a string column, once per distinct value (nulls stay null)."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    encoded = pc.dictionary_encode(column.cast(pa.string()))
+    mapped = pa.array([fn(v) for v in encoded.dictionary.to_pylist()], pa.string())
+    return pc.take(mapped, encoded.indices)
+
+
+def mask_key(key: str) -> str:
+    """A PIX key as it may be shown and stored: a CPF/CNPJ or phone masked (its hash is
+    key_digest), an e-mail or random key as it is."""
+    text = key.strip()
+    if "*" in text or "@" in text or _EVP.match(text) or not re.search(r"[0-9]", text):
+        return key
+    digits = _digits(text)
+    if not re.fullmatch(r"[+0-9\s()./-]+", text):
+        return key
+    phone_like = text.startswith("+") or (len(digits) in (12, 13) and digits.startswith("55"))
+    if _FORMATTED.fullmatch(text) or (
+        not phone_like
+        and ((len(digits) == 11 and _cpf_ok(digits)) or (len(digits) == 14 and _cnpj_ok(digits)))
+    ):
+        return mask_document(key)
+    if len(digits) >= 10:
+        return _mask_phone(key)
+    return key
+
+
+# Documents and phones inside free text (raw JSON, descriptions, quarantined lines, logs).
+# A formatted CPF/CNPJ is always masked; a bare run of 11 or 14 digits only when its check
+# digits say it is one (so timestamps and ids stay); a phone when written with +55.
+_FORMATTED = re.compile(
+    r"(?<![0-9])(?:[0-9]{3}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}|[0-9]{2}\.[0-9]{3}\.[0-9]{3}/[0-9]{4}-[0-9]{2})(?![0-9])"
+)
+_BARE = re.compile(r"(?<![0-9])(?:[0-9]{11}|[0-9]{14})(?![0-9])")
+_PHONE = re.compile(r"\+55[\s(]*[0-9]{2}[\s)]*(?:9[\s.-]?)?[0-9]{4}[\s.-]?[0-9]{4}(?![0-9])")
+_ANY = re.compile(r"[0-9]{4}")
+
+
+# yyyyMMddHHmmss: a time stamp (OFX, CNAB) that happens to pass the CNPJ check stays
+_STAMP = re.compile(
+    r"(?:19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])(?:[01][0-9]|2[0-3])[0-5][0-9][0-5][0-9]"
+)
+
+
+def _bare(m: re.Match[str]) -> str:
+    d = m.group(0)
+    if (len(d) == 11 and _cpf_ok(d)) or (len(d) == 14 and _cnpj_ok(d) and not _STAMP.fullmatch(d)):
+        return mask_document(d)
+    return d
+
+
+def redact_text(text: str) -> str:
+    """`text` with every CPF/CNPJ and +55 phone in it masked (length kept)."""
+    if not _ANY.search(text):
+        return text
+    text = _FORMATTED.sub(lambda m: mask_document(m.group(0)), text)
+    text = _PHONE.sub(lambda m: _mask_phone(m.group(0)), text)
+    return _BARE.sub(_bare, text)
+
+
+# The same masks over JSON text (an intent's `raw` and `metadata`), vectorized (RE2, one pass
+# per pattern over the whole column): a quoted run of 11 or 14 digits is a document there
+# (ids, amounts and times never are one), a formatted CPF/CNPJ anywhere, a +55 phone.
+_JSON_RULES = (
+    (r'"[0-9]{3}([0-9]{6})[0-9]{2}"', r'"***\1**"'),
+    (r'"[0-9]{2}([0-9]{10})[0-9]{2}"', r'"**\1**"'),
+    (r"[0-9]{3}\.([0-9]{3})\.([0-9]{3})-[0-9]{2}", r"***.\1.\2-**"),
+    (r"[0-9]{2}\.([0-9]{3})\.([0-9]{3})/([0-9]{4})-[0-9]{2}", r"**.\1.\2/\3-**"),
+    (r'\+55([^0-9"]*)([0-9]{2})[^"]*([0-9]{4})"', r'+55\1\2 *****-\3"'),
+)
+
+
+def redact_json(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """A column of JSON texts with every document and phone in them masked."""
+    for pattern, replacement in _JSON_RULES:
+        column = pc.replace_substring_regex(column, pattern=pattern, replacement=replacement)
+    return column
+
+
+def protect_intents(table: pa.Table) -> pa.Table:
+    """Intent rows as recon stores them: the payee's PIX key masked with its hash beside it
+    (`destination_address`, `destination_address_hash`), `pix_key_value` masked, and
+    `metadata` and `raw` with every document and phone masked."""
+    dest = table.column("destination_address")
+    hashes = map_unique(dest, key_digest)
+    if "destination_address_hash" in table.schema.names:  # rows stored before: keep theirs
+        hashes = pc.coalesce(table.column("destination_address_hash").cast(pa.string()), hashes)
+    columns = {
+        "destination_address": map_unique(dest, mask_key),
+        "destination_address_hash": hashes,
+        "pix_key_value": map_unique(table.column("pix_key_value"), mask_key),
+        "metadata": redact_json(table.column("metadata")),
+        "raw": redact_json(table.column("raw")),
+    }
+    for name, values in columns.items():
+        i = table.schema.get_field_index(name)
+        field = pa.field(name, pa.string())
+        table = table.set_column(i, field, values) if i >= 0 else table.append_column(field, values)
+    return table
+
+
+def redact_file(path: Path) -> None:
+    """Mask every document and phone in a kept statement file, in place (atomically: a
+    temporary copy renamed over it). Bytes are read as Latin-1 and written back the same way,
+    so every other byte of any encoding stays as it was, and masks keep lengths, so a
+    fixed-width layout keeps its columns."""
+    text = path.read_bytes().decode("latin-1")
+    redacted = redact_text(text)
+    if redacted == text:
+        return
+    tmp = path.with_name(f".tmp-{path.name}.redact")
+    tmp.write_bytes(redacted.encode("latin-1"))
+    os.replace(tmp, path)

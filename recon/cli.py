@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from recon.errors import EXIT_USAGE, ReconError, exit_code_for, redact
+from recon.pii import PersonalDataFilter, redact_text
 
 COMMAND_MODULES = (
     "recon.sandbox.commands",
@@ -77,12 +78,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     level = logging.WARNING - 10 * min(getattr(args, "verbose", 0), 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:  # no full document or phone in any log line
+        handler.addFilter(PersonalDataFilter())
     if getattr(args, "data", None):
         os.environ["RECON_DATA"] = args.data
     try:
         code = args.func(args)
     except ReconError as exc:
-        print(f"recon: error: {_one_line(str(exc))}", file=sys.stderr)
+        print(f"recon: error: {_one_line(redact_text(str(exc)))}", file=sys.stderr)
         return exit_code_for(exc)
     except KeyboardInterrupt as exc:
         print("recon: interrupted", file=sys.stderr)
@@ -106,7 +109,8 @@ def _one_line(text: str) -> str:
 
 
 def _redacted(text: str) -> str:
-    return redact(text, os.environ.get("RECON_API_KEY"), os.environ.get("RECON_PIX_CLIENT_SECRET"))
+    secrets = (os.environ.get("RECON_API_KEY"), os.environ.get("RECON_PIX_CLIENT_SECRET"))
+    return redact_text(redact(text, *secrets))
 
 
 def log_crash(exc: BaseException) -> str:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import os
 import re
 import secrets
@@ -33,6 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 __all__ = [
+    "PersonalDataFilter",
     "digest",
     "document_digest",
     "key_digest",
@@ -281,3 +283,14 @@ def redact_file(path: Path) -> None:
     tmp = path.with_name(f".tmp-{path.name}.redact")
     tmp.write_bytes(redacted.encode("latin-1"))
     os.replace(tmp, path)
+
+
+class PersonalDataFilter(logging.Filter):
+    """A logging filter that masks documents and phones in every record it passes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        masked = redact_text(message)
+        if masked != message:
+            record.msg, record.args = masked, None
+        return True

@@ -61,8 +61,21 @@ def run_demo_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_erase_command(args: argparse.Namespace) -> int:
+    from recon.ops.erase import erase_document
+
+    result = erase_document(args.data, args.document)
+    out = console()
+    out.print(result.summary())
+    for name in result.files_rewritten:
+        out.print(f"  rewritten: {name}")
+    for name in result.files_deleted:
+        out.print(f"  deleted: {name}")
+    return 0
+
+
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    """Add daily and demo to `recon`."""
+    """Add daily, demo and erase to `recon`."""
     p = sub.add_parser(
         "daily",
         parents=parents,
@@ -113,3 +126,15 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         "only the report and the sandbox's files)",
     )
     p.set_defaults(func=run_demo_command)
+
+    p = sub.add_parser(
+        "erase",
+        parents=parents,
+        help="remove a person's data (by CPF/CNPJ) from snapshots, statements, runs, reports",
+        description="Empty the personal fields of every intent and statement line that names "
+        "the person, replace their names and masked documents in runs and reports, and delete "
+        "kept inbox files naming them; amounts, times and ids stay (the financial record). "
+        "Takes the data directory's writer lock. See README, Security.",
+    )
+    p.add_argument("--document", required=True, metavar="D", help="CPF or CNPJ, bare or formatted")
+    p.set_defaults(func=run_erase_command)

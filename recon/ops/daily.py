@@ -56,7 +56,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from recon.config import DEFAULT_BUSINESS_TZ, DataDir, load_config
 from recon.errors import ConfigError, ReconError, UsageError
-from recon.pii import redact_file
+from recon.pii import redact_file, redact_text
 from recon.reconcile.alerts import Thresholds, assess_run
 from recon.reconcile.settings import settings_kw
 from recon.storage import write_json, writer_lock
@@ -276,6 +276,7 @@ def record_failure(dd: DataDir, day: date, exc: BaseException) -> Path:
     from recon.errors import exit_code_for, redact
 
     why = redact(" ".join(str(exc).split()) or type(exc).__name__, os.environ.get("RECON_API_KEY"))
+    why = redact_text(why)
     failure = {
         "status": "failed",
         "error": type(exc).__name__,

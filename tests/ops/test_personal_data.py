@@ -132,3 +132,93 @@ def test_masks_keep_what_the_rules_compare() -> None:
     assert pii.redact_text("OFX <DTPOSTED>20261018130953 CPF 73996106815") == (
         "OFX <DTPOSTED>20261018130953 CPF ***961068**"
     )
+
+
+def test_logs_and_errors_mask_documents(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import logging
+
+    from recon.cli import main
+
+    record = logging.LogRecord(
+        "recon", logging.INFO, __file__, 1, "payout to %s", ("73996106815",), None
+    )
+    assert pii.PersonalDataFilter().filter(record)
+    assert record.getMessage() == "payout to ***961068**"
+    bad = tmp_path / "pix.json"
+    bad.write_text('{"pix": [{"valor": "1.00", "pagador": {"cpf": "739.961.068-15"}}')
+    code = main(["statements", "import", str(bad), "--data", str(tmp_path / "d")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("recon: error:")
+    assert "739.961.068-15" not in err
+
+
+def _payee_with_a_cpf_key() -> tuple[str, str]:
+    """(CPF, name) of a person paid by PIX to a key that is their CPF."""
+    world = build_world(seed=SEED, days=DAYS, intents_per_day=PER_DAY).world
+    keys = {re.sub(r"[^0-9]", "", m.counterparty_key or "") for m in world.bank.movements}
+    for party in world.parties:
+        digits = re.sub(r"[^0-9]", "", party.doc)
+        if len(digits) == 11 and digits in keys:
+            return digits, party.name
+    raise AssertionError("the demo world pays no one to a CPF key")
+
+
+def _column_values(root: Path, glob: str, column: str) -> list[object]:
+    return [v for f in root.glob(glob) for v in pq.read_table(f).column(column).to_pylist()]
+
+
+def test_erase_removes_a_person_and_keeps_the_money_trail(
+    demo_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    from recon.cli import main
+
+    data = tmp_path / "data"
+    shutil.copytree(demo_root / f"demo-{SEED}", data)
+    cpf, name = _payee_with_a_cpf_key()
+    digest = pii.digest(cpf)
+    assert digest in _column_values(data, "snapshots/**/*.parquet", "destination_address_hash")
+    lines_before = len(_column_values(data, "statements/source=*/*.parquet", "line_id"))
+    names_before = _column_values(data, "statements/source=*/*.parquet", "counterparty_name")
+
+    assert (
+        main(
+            [
+                "erase",
+                "--document",
+                f"{cpf[:3]}.{cpf[3:6]}.{cpf[6:9]}-{cpf[9:]}",
+                "--data",
+                str(data),
+            ]
+        )
+        == 0
+    )
+    assert "erased:" in capsys.readouterr().out
+
+    assert digest not in _column_values(data, "snapshots/**/*.parquet", "destination_address_hash")
+    assert digest not in _column_values(
+        data, "statements/source=*/*.parquet", "counterparty_key_hash"
+    )
+    # the money trail stays: every line is still there, only the person's fields emptied
+    assert len(_column_values(data, "statements/source=*/*.parquet", "line_id")) == lines_before
+    names_after = _column_values(data, "statements/source=*/*.parquet", "counterparty_name")
+    assert 0 < names_after.count(None) - names_before.count(None) < len(names_before) // 2
+    masked = pii.mask_document(cpf)
+    assert leaks(data / "runs", {masked}) == [] and leaks(data / "reports", {masked}) == []
+    stored = [
+        t for p in (data / "runs").rglob("*") if p.is_file() for t in file_texts(p) if name in t
+    ]
+    assert stored == []
+    # the data dir still reconciles
+    assert main(["reconcile", "--data", str(data)]) in (0, 1)
+
+
+def test_erase_refuses_what_is_not_a_document(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from recon.cli import main
+
+    assert main(["erase", "--document", "12345", "--data", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("recon: error:") and "CPF" in err and len(err.splitlines()) == 1

@@ -1,0 +1,240 @@
+"""`recon erase --document D`: remove a person's data from a data directory (LGPD art. 18).
+
+What identifies the person: the keyed hash of the document's digits (recon.pii), which is
+how snapshots and statement lines store a full CPF/CNPJ or a PIX key made of it, and the
+document masked as BACEN shows it, which is all the API and most banks give of a payer.
+
+What is removed, and what is kept:
+- snapshots: in the intents that name the person (their payee key, or their masked payer
+  document), the personal fields are emptied: names, masked document, PIX keys and their
+  hashes, `metadata` and `raw`. The intent itself (id, type, status, amounts, times) stays:
+  it is the service's own financial record, which it must keep;
+- statement lines: on the lines that name the person, the counterparty's name, document,
+  key (and their hashes) and the description are emptied; amount, time and PIX ids stay,
+  as the bank's own record of money that moved;
+- runs and reports: every occurrence of the person's names, masked document and masked
+  keys in any text (reasons, exports, the HTML report) becomes ``[erased]``;
+- kept inbox files (inbox/processed, inbox/failed) that name the person are deleted.
+
+The review app's audit trail (`audit.jsonl`) is hash-chained and never rewritten; it holds
+who decided what and their notes, never statement or intent data, so nothing is erased
+there. A later run rebuilds nothing of the person: the stored inputs no longer hold them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from recon import pii
+from recon.config import DataDir
+from recon.errors import UsageError
+from recon.storage import writer_lock
+
+__all__ = ["ERASED", "EraseResult", "erase_document"]
+
+ERASED = "[erased]"
+
+_INTENT_FIELDS = (
+    "party_display_name",
+    "party_document_masked",
+    "pix_recipient_name",
+    "pix_key_value",
+    "destination_address",
+    "destination_address_hash",
+    "metadata",
+    "raw",
+)
+_LINE_FIELDS = (
+    "counterparty_name",
+    "counterparty_document",
+    "counterparty_document_hash",
+    "counterparty_key",
+    "counterparty_key_hash",
+    "description",
+)
+
+
+@dataclass
+class EraseResult:
+    """What `erase_document` changed."""
+
+    intents: int = 0
+    lines: int = 0
+    files_rewritten: list[str] = field(default_factory=list)
+    files_deleted: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return (
+            f"erased: {self.intents} intent row(s), {self.lines} statement line(s); "
+            f"{len(self.files_rewritten)} file(s) rewritten, "
+            f"{len(self.files_deleted)} kept inbox file(s) deleted"
+        )
+
+
+def _digits(document: str) -> str:
+    digits = re.sub(r"[^0-9]", "", document)
+    if len(digits) not in (11, 14) or re.search(r"[^0-9.\-/\s]", document.strip()):
+        raise UsageError(f"--document {document!r} is not a CPF (11 digits) or a CNPJ (14 digits)")
+    return digits
+
+
+def _masks(digits: str) -> set[str]:
+    """The ways the person's document shows, masked, in stored text."""
+    formatted = (
+        f"{digits[:3]}.{digits[3:6]}.{digits[6:9]}-{digits[9:]}"
+        if len(digits) == 11
+        else f"{digits[:2]}.{digits[2:5]}.{digits[5:8]}/{digits[8:12]}-{digits[12:]}"
+    )
+    return {pii.mask_document(formatted), pii.mask_document(digits)}
+
+
+def _rewrite(path: Path, table: pa.Table) -> None:
+    tmp = path.with_name(f".tmp-{path.name}.erase")
+    pq.write_table(table, tmp, compression="zstd")
+    os.replace(tmp, path)
+
+
+def _blank(table: pa.Table, rows: pa.Array, fields: tuple[str, ...]) -> pa.Table:
+    for name in fields:
+        i = table.schema.get_field_index(name)
+        if i < 0:
+            continue
+        column = table.column(i)
+        nulls = pa.nulls(len(column), column.type)
+        table = table.set_column(i, table.field(i), pc.if_else(rows, nulls, column))
+    return table
+
+
+def _any_equal(table: pa.Table, values: dict[str, set[str]]) -> pa.Array:
+    hit = pa.array([False] * table.num_rows)
+    for name, wanted in values.items():
+        if name in table.schema.names and wanted:
+            column = table.column(name).cast(pa.string())
+            found = pc.fill_null(pc.is_in(column, value_set=pa.array(sorted(wanted))), False)
+            hit = pc.or_(hit, found)
+    return hit
+
+
+def _collect(table: pa.Table, rows: pa.Array, fields: tuple[str, ...]) -> set[str]:
+    """The texts (names, masked keys) of the person in the matched rows, to erase elsewhere."""
+    out: set[str] = set()
+    chosen = table.filter(rows)
+    for name in fields:
+        if name in chosen.schema.names:
+            out |= {v for v in chosen.column(name).to_pylist() if isinstance(v, str) and v}
+    return out
+
+
+def erase_document(data: DataDir | str | os.PathLike[str], document: str) -> EraseResult:
+    """Remove the person with `document` (CPF/CNPJ, bare or formatted) from `data`."""
+    dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
+    digits = _digits(document)
+    digest = pii.digest(digits)
+    masks = _masks(digits)
+    result = EraseResult()
+    texts: set[str] = set(masks)
+    with writer_lock(dd.root, "erase"):
+        for path in sorted(dd.snapshots.rglob("*.parquet")):
+            table = pq.read_table(path)
+            rows = _any_equal(
+                table,
+                {"destination_address_hash": {digest}, "party_document_masked": masks},
+            )
+            n = pc.sum(rows.cast(pa.int64())).as_py() or 0
+            if n:
+                texts |= _collect(table, rows, ("party_display_name", "pix_recipient_name"))
+                texts |= _collect(table, rows, ("destination_address", "pix_key_value"))
+                _rewrite(path, _blank(table, rows, _INTENT_FIELDS))
+                result.intents += n
+                result.files_rewritten.append(str(path.relative_to(dd.root)))
+        for path in sorted(dd.statements.rglob("*.parquet")):
+            table = pq.read_table(path)
+            rows = _any_equal(
+                table,
+                {
+                    "counterparty_document_hash": {digest},
+                    "counterparty_key_hash": {digest},
+                    "counterparty_document": masks,
+                },
+            )
+            n = pc.sum(rows.cast(pa.int64())).as_py() or 0
+            if n:
+                texts |= _collect(table, rows, ("counterparty_name", "counterparty_key"))
+                _rewrite(path, _blank(table, rows, _LINE_FIELDS))
+                result.lines += n
+                result.files_rewritten.append(str(path.relative_to(dd.root)))
+        texts = {t for t in texts if len(t) >= 3}
+        for folder in (dd.runs, dd.reports):
+            for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+                if _scrub(path, texts):
+                    result.files_rewritten.append(str(path.relative_to(dd.root)))
+        for folder in (dd.inbox / "processed", dd.inbox / "failed"):
+            for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+                body = path.read_bytes()
+                seen = body.decode("latin-1") + body.decode("utf-8", "replace")
+                if any(t in seen for t in texts):
+                    path.unlink()
+                    result.files_deleted.append(str(path.relative_to(dd.root)))
+    return result
+
+
+def _replace_all(text: str, texts: set[str]) -> str:
+    for t in sorted(texts, key=len, reverse=True):
+        text = text.replace(t, ERASED)
+    return text
+
+
+def _scrub(path: Path, texts: set[str]) -> bool:
+    """Replace the person's texts in one run or report file; True when it changed."""
+    if not texts:
+        return False
+    if path.suffix == ".parquet":
+        table = pq.read_table(path)
+        changed = False
+        for i, f in enumerate(table.schema):
+            if not pa.types.is_string(f.type) and not pa.types.is_large_string(f.type):
+                continue
+            column = table.column(i)
+            for t in sorted(texts, key=len, reverse=True):
+                column = pc.replace_substring(column, pattern=t, replacement=ERASED)
+            if not column.equals(table.column(i)):
+                table, changed = table.set_column(i, f, column), True
+        if changed:
+            _rewrite(path, table)
+        return changed
+    if path.suffix == ".xlsx":
+        with zipfile.ZipFile(path) as z:
+            entries = [(info, z.read(info)) for info in z.infolist()]
+        new = [
+            (info, _replace_all(body.decode("utf-8"), texts).encode("utf-8"))
+            if info.filename.endswith(".xml")
+            else (info, body)
+            for info, body in entries
+        ]
+        if new == entries:
+            return False
+        tmp = path.with_name(f".tmp-{path.name}.erase")
+        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
+            for info, body in new:
+                z.writestr(info, body)
+        os.replace(tmp, path)
+        return True
+    try:
+        text = path.read_bytes().decode("utf-8")  # a BOM stays in the text, so it is kept
+    except UnicodeDecodeError:
+        return False
+    scrubbed = _replace_all(text, texts)
+    if scrubbed == text:
+        return False
+    tmp = path.with_name(f".tmp-{path.name}.erase")
+    tmp.write_bytes(scrubbed.encode("utf-8"))
+    os.replace(tmp, path)
+    return True

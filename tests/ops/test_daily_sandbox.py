@@ -28,6 +28,7 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
             "key": sandbox.api_key,
             "files": [exports / name for name in STATEMENT_FILES],
             "end": sandbox.emulator.clock.now(),
+            "world": sandbox.world,
         }
 
 
@@ -56,6 +57,11 @@ def test_daily_end_to_end_then_reused_then_forced(
     breaks = pq.read_table(first.run_dir / "exceptions.parquet")
     assert first.breaks == breaks.num_rows
     assert first.exit_code == (1 if "P1" in breaks.column("priority").to_pylist() else 0)
+
+    # nothing the job wrote holds a person's full document or phone (README, Security)
+    from tests.ops.test_personal_data import leaks, people_numbers
+
+    assert leaks(data_dir.root, people_numbers(sandbox["world"])) == []
 
     again = run_daily(data_dir, date=day, base_url=sandbox["url"], quiet=True, steps=steps)
     assert again.reused and again.run_id == first.run_id

@@ -12,6 +12,7 @@ import re
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
@@ -33,9 +34,9 @@ def _spellings(digits: str) -> set[str]:
     return out
 
 
-def people_numbers() -> set[str]:
-    """Every spelling of every document and phone of the demo world's people."""
-    world = build_world(seed=SEED, days=DAYS, intents_per_day=PER_DAY).world
+def people_numbers(world: Any = None) -> set[str]:
+    """Every spelling of every document and phone of a world's people (the demo's)."""
+    world = world or build_world(seed=SEED, days=DAYS, intents_per_day=PER_DAY).world
     found: set[str] = set()
     for party in world.parties:
         found |= _spellings(re.sub(r"[^0-9]", "", party.doc))

@@ -778,10 +778,28 @@ def spawn(kind: str, root: Path, args: argparse.Namespace) -> dict[str, Any]:
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     # the peers get the cores DuckDB gets
     env["POLARS_MAX_THREADS"] = str(args.threads)
+    started = time.perf_counter()
     proc = subprocess.run(cmd, check=False, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
-        raise SystemExit(f"{kind} run failed:\n{proc.stderr[-3000:]}")
+        how = (
+            f"killed by signal {-proc.returncode}"
+            + (
+                " (SIGKILL: the kernel's out-of-memory killer, as a rule)"
+                if proc.returncode == -9
+                else ""
+            )
+            if proc.returncode < 0
+            else f"exit {proc.returncode}"
+        )
+        raise PeerFailed(
+            f"{kind} run failed after {time.perf_counter() - started:.0f} s: {how}\n"
+            f"{proc.stderr[-3000:]}".rstrip()
+        )
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+class PeerFailed(Exception):
+    """A child run that did not finish (out of memory, a crash)."""
 
 
 def main() -> None:
@@ -848,12 +866,21 @@ def _compare(root: Path, args: argparse.Namespace) -> None:
     runs: dict[str, list[dict[str, Any]]] = {"duckdb": [], "floor": []}
     peers = [p for p in ("polars", "pandas") if not getattr(args, f"skip_{p}")]
     runs |= {p: [] for p in peers}
+    failed: dict[str, str] = {}
     for _ in range(args.repeat):
         for name in ("duckdb", *peers):
             shutil.rmtree(root / "runs", ignore_errors=True)
-            runs[name].append(spawn(name, root, args))
+            try:
+                runs[name].append(spawn(name, root, args))
+            except PeerFailed as exc:
+                if name == "duckdb":
+                    raise SystemExit(str(exc)) from None
+                print(exc, file=sys.stderr)  # a peer that cannot finish is reported, not timed
+                failed[name] = str(exc).splitlines()[0]
             if name == "duckdb":
                 runs["floor"].append(spawn("floor", root, args))
+    runs = {name: rs for name, rs in runs.items() if rs}
+    peers = [p for p in peers if p in runs]
     results = {name: min(rs, key=lambda r: r["seconds"]) for name, rs in runs.items()}
     print(f"\n{'engine':<8} {'best s':>9} {'median s':>9} {'peak RSS MB (max)':>18}")
     for name, rs in runs.items():
@@ -882,6 +909,9 @@ def _compare(root: Path, args: argparse.Namespace) -> None:
         if peer in results:
             b = results[peer]["seconds"]
             parts.append(f"{peer} {b:.2f} s (ratio {b / a:.1f})")
+        elif peer in failed:
+            print(f"{peer}: {failed[peer]}")
+            parts.append(f"{peer} failed s (ratio -)")
         else:
             parts.append(f"{peer} - s (ratio -)")
     floor = results["floor"]["seconds"]

@@ -9,11 +9,17 @@ paid as (
 
 ambiguous_intents as (
     select distinct intent_key from int_ambiguous
+),
+
+-- statuses that say the fiat moved (status_vocabulary.fiat_moved), and an offramp paying out
+moving as (
+    select intent_type, status from status_vocabulary where fiat_moved
+    union all
+    select 'offramp', 'paying_out'
 )
 
 select i.*
 from stg_intents as i
+semi join moving as s on s.intent_type = i.intent_type and s.status = i.status
 anti join paid as m on m.intent_key = i.intent_key
 anti join ambiguous_intents as a on a.intent_key = i.intent_key
-left join status_vocabulary as v on v.intent_type = i.intent_type and v.status = i.status
-where v.fiat_moved or (i.intent_type = 'offramp' and i.status = 'paying_out')

@@ -211,7 +211,7 @@ _FORMATTED = re.compile(
 )
 _BARE = re.compile(r"(?<![0-9])(?:[0-9]{11}|[0-9]{14})(?![0-9])")
 _PHONE = re.compile(r"\+55[\s(]*[0-9]{2}[\s)]*(?:9[\s.-]?)?[0-9]{4}[\s.-]?[0-9]{4}(?![0-9])")
-_ANY = re.compile(r"[0-9]{4}")
+_ANY = re.compile(r"[0-9]{3}")  # every form holds a run of three digits
 
 
 # yyyyMMddHHmmss: a time stamp (OFX, CNAB) that happens to pass the CNPJ check stays

@@ -16,6 +16,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from recon import pii
 from recon.ops.demo import run_demo
@@ -223,3 +225,61 @@ def test_erase_refuses_what_is_not_a_document(
     assert main(["erase", "--document", "12345", "--data", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("recon: error:") and "CPF" in err and len(err.splitlines()) == 1
+
+
+def test_an_import_stores_documents_masked_and_hashed(tmp_path: Path) -> None:
+    import json
+
+    from recon.catalog import connect
+    from recon.config import DataDir
+    from recon.statements import import_statements
+
+    payload = {
+        "parametros": {"inicio": "2026-11-01T00:00:00-03:00", "fim": "2026-11-02T00:00:00-03:00"},
+        "pix": [
+            {
+                "endToEndId": "E18236120202611011000s0123456789",
+                "valor": "110.00",
+                "chave": "+55 11 98765-4321",
+                "horario": "2026-11-01T10:00:00-03:00",
+                "infoPagador": "CPF 739.961.068-15 pagando",
+                "pagador": {"nome": "Maria da Silva", "cpf": "73996106815"},
+            }
+        ],
+    }
+    source = tmp_path / "pix.json"
+    source.write_text(json.dumps(payload))
+    data = DataDir(tmp_path / "data").ensure()
+    import_statements([source], data)
+    row = connect(data).sql("select * from statement_lines").to_arrow_table().to_pylist()[0]
+    assert row["counterparty_document"] == "***961068**"
+    assert row["counterparty_document_hash"] == pii.digest("73996106815")
+    assert row["counterparty_key"] == "+55 11 *****-4321"
+    assert row["counterparty_key_hash"] == pii.key_digest("11987654321")
+    assert leaks(data.root, {"73996106815", "739.961.068-15", "11987654321"}) == []
+
+
+def _cpf(base: int) -> str:
+    d = [int(c) for c in f"{base:09d}"]
+    for n in (9, 10):
+        d.append(sum(v * (n + 1 - i) for i, v in enumerate(d[:n])) * 10 % 11 % 10)
+    return "".join(map(str, d))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    base=st.integers(min_value=1_000_000, max_value=999_999_998),
+    formatted=st.booleans(),
+    before=st.text(alphabet=st.characters(blacklist_categories=("Nd",)), max_size=20),
+    after=st.text(alphabet=st.characters(blacklist_categories=("Nd",)), max_size=20),
+)
+def test_redact_text_never_leaves_a_cpf_whole(
+    base: int, formatted: bool, before: str, after: str
+) -> None:
+    cpf = _cpf(base)
+    assume(len(set(cpf)) > 1)  # 111.111.111-11 and the like are not CPFs
+    shown = f"{cpf[:3]}.{cpf[3:6]}.{cpf[6:9]}-{cpf[9:]}" if formatted else cpf
+    text = before + shown + after
+    out = pii.redact_text(text)
+    assert shown not in out and len(out) == len(text)
+    assert out == before + pii.mask_document(shown) + after

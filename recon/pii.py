@@ -29,6 +29,7 @@ import secrets
 from collections.abc import Callable, Container
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -270,21 +271,37 @@ def protect_intents(table: pa.Table) -> pa.Table:
     (`destination_address`, `destination_address_hash`), `pix_key_value` masked, and
     `metadata` and `raw` with every document and phone masked."""
     dest = table.column("destination_address")
+    pix = table.column("pix_key_value")
+    known = [dest.to_pylist(), pix.to_pylist()]
     hashes = map_unique(dest, key_digest)
     if "destination_address_hash" in table.schema.names:  # rows stored before: keep theirs
         hashes = pc.coalesce(table.column("destination_address_hash").cast(pa.string()), hashes)
     columns = {
         "destination_address": map_unique(dest, mask_key),
         "destination_address_hash": hashes,
-        "pix_key_value": map_unique(table.column("pix_key_value"), mask_key),
-        "metadata": redact_json(table.column("metadata")),
-        "raw": redact_json(table.column("raw")),
+        "pix_key_value": map_unique(pix, mask_key),
+        "metadata": redact_json(_mask_known(table.column("metadata"), known)),
+        "raw": redact_json(_mask_known(table.column("raw"), known)),
     }
     for name, values in columns.items():
         i = table.schema.get_field_index(name)
         field = pa.field(name, pa.string())
         table = table.set_column(i, field, values) if i >= 0 else table.append_column(field, values)
     return table
+
+
+def _mask_known(column: pa.Array | pa.ChunkedArray, known: list[list[Any]]) -> pa.Array:
+    """JSON texts with the row's own keys (known from its flattened columns) masked where
+    they stand as JSON strings: a literal replace, far cheaper than the regular expressions,
+    which then find nothing left in almost every row (redact_json)."""
+    out: list[str | None] = []
+    for text, *values in zip(column.to_pylist(), *known, strict=True):
+        if text is not None:
+            for value in values:
+                if value and (masked := mask_key(value)) != value:
+                    text = text.replace(f'"{value}"', f'"{masked}"')
+        out.append(text)
+    return pa.array(out, pa.string())
 
 
 def redact_file(path: Path) -> None:

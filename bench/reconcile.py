@@ -198,8 +198,6 @@ def generate(root: Path, n: int) -> dict[str, Any]:
     """Write N intents and their statement lines as Parquet under `root` (a data dir)."""
     import duckdb
 
-    from recon.catalog import empty_relation  # noqa: F401 - same layout as the catalog reads
-
     snap = root / "snapshots" / "snapshot_date=2026-10-31" / f"run_id={RUN_ID}"
     stmt = root / "statements" / "source=csv"
     snap.mkdir(parents=True, exist_ok=True)

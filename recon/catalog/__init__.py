@@ -1,21 +1,22 @@
-"""The DuckDB catalog: views over the Parquet in the data directory, named as users type them.
+"""The catalog: views over the Parquet in the data directory, named as users type them.
 
 Views are defined one per file in `recon/sql/catalog/NN_name.sql`, run in file-name order.
-A view file reads its data through placeholders that this module fills in:
+A view file only selects from names: this module registers the *sources* it reads
+(`sources`), the same on every engine (DuckDB here; Spark in recon.engine.spark):
 
-    {snapshot_files}     every committed snapshot part (Parquet), INTENTS_SCHEMA
-    {latest_snapshot_files}  the parts of the latest committed *full, consistent* snapshot
-    {snapshot_manifests} one row per committed snapshot, from its `_manifest.json`
-    {statement_files}    every statement Parquet file, STATEMENT_LINES_SCHEMA
-    {quarantine_files}   every quarantine Parquet file, STATEMENT_QUARANTINE_SCHEMA
-    {coverage_files}     every statement-coverage Parquet file, STATEMENT_COVERAGE_SCHEMA
-    {run_matches}        the latest run's matches.parquet, MATCHES_SCHEMA
-    {run_exceptions}     the latest run's exceptions.parquet, EXCEPTIONS_SCHEMA
-    {run_awaiting}       the latest run's awaiting.parquet, AWAITING_SCHEMA
-    {run_id_latest}      the latest committed run id as a SQL string literal (or NULL)
+    source_snapshot_files         every committed snapshot part (Parquet), INTENTS_SCHEMA
+    source_latest_snapshot_files  the parts of the latest committed *full, consistent* snapshot
+    source_snapshot_manifests     one row per committed snapshot, from its `_manifest.json`
+    source_statement_files        every statement Parquet file, STATEMENT_LINES_SCHEMA
+    source_quarantine_files       every quarantine Parquet file, STATEMENT_QUARANTINE_SCHEMA
+    source_coverage_files         every statement-coverage Parquet file, STATEMENT_COVERAGE_SCHEMA
+    source_run_matches            the latest run's matches.parquet, MATCHES_SCHEMA
+    source_run_exceptions         the latest run's exceptions.parquet, EXCEPTIONS_SCHEMA
+    source_run_awaiting           the latest run's awaiting.parquet, AWAITING_SCHEMA
+    source_lifecycle              the default lifecycle order (recon.schemas)
 
-When a source has no file yet, the placeholder becomes a typed empty relation, so every
-view exists with its full column list on a fresh data directory.
+A source with no file yet is a typed empty relation, so every view exists with its full
+column list on a fresh data directory.
 
 Which snapshot is "the latest" (the `intents` view): the greatest run id (run ids sort by
 time) among committed snapshots that are *full* (manifest filters intent_type=all and
@@ -27,12 +28,12 @@ folder without a manifest (written by hand or another tool) counts as full and c
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,11 +59,13 @@ if TYPE_CHECKING:  # pandas loads only where a DataFrame is asked for (it costs 
 __all__ = [
     "VIEW_NAMES",
     "SnapshotInfo",
+    "Source",
     "connect",
     "input_bytes",
     "latest_run",
     "latest_snapshot",
     "list_snapshots",
+    "sources",
     "sql",
     "write_database",
 ]
@@ -125,15 +128,6 @@ def _projection(files: Iterable[str | Path], schema: pa.Schema) -> str:
         f"CAST({f.name if f.name in present else 'NULL'} AS {_duck_type(f.type)}) AS {f.name}"
         for f in schema
     )
-
-
-def parquet_relation(pattern: Path, schema: pa.Schema, *, exists: bool) -> str:
-    """`read_parquet` over a glob, projected onto the schema's columns; empty if no file."""
-    files = sorted(glob.glob(str(pattern), recursive=True)) if exists else []
-    if not files:
-        return empty_relation(schema)
-    cols = _projection(files, schema)
-    return f"(SELECT {cols} FROM read_parquet({_quote(pattern)}, union_by_name = true, hive_partitioning = false))"
 
 
 @dataclass(frozen=True)
@@ -210,6 +204,8 @@ def _literal(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, datetime):
+        return _quote(value.isoformat())
     return _quote(str(value))
 
 
@@ -233,18 +229,14 @@ _MANIFEST_COLUMNS = (
 )
 
 
-def _manifests_relation(snaps: list[SnapshotInfo]) -> str:
-    casts = ", ".join(f"CAST({name} AS {typ}) AS {name}" for name, typ in _MANIFEST_COLUMNS)
-    if not snaps:
-        nulls = ", ".join(f"CAST(NULL AS {typ}) AS {name}" for name, typ in _MANIFEST_COLUMNS)
-        return f"(SELECT {nulls} WHERE false)"
+def _manifest_rows(snaps: list[SnapshotInfo]) -> tuple[tuple[Any, ...], ...]:
     rows = []
     for snap in snaps:
         m = snap.manifest or {}
         filters = m.get("filters") or {}
         values = {
             "run_id": snap.run_id,
-            "snapshot_at": m.get("snapshot_at"),
+            "snapshot_at": _instant(m.get("snapshot_at")),
             "kind": "full" if snap.full else "filtered",
             "intent_type_filter": filters.get("intent_type", "all"),
             "status_filter": filters.get("status", "all"),
@@ -255,9 +247,80 @@ def _manifests_relation(snaps: list[SnapshotInfo]) -> str:
             if name not in values:
                 v = m.get(name)
                 values[name] = v if typ != "BIGINT" or isinstance(v, int) else None
-        rows.append("(" + ", ".join(_literal(values[n]) for n, _ in _MANIFEST_COLUMNS) + ")")
-    names = ", ".join(n for n, _ in _MANIFEST_COLUMNS)
-    return f"(SELECT {casts} FROM (VALUES {', '.join(rows)}) AS m({names}))"
+        rows.append(tuple(values[n] for n, _ in _MANIFEST_COLUMNS))
+    return tuple(rows)
+
+
+def _instant(value: Any) -> datetime | None:
+    """A manifest's ISO 8601 time as an aware datetime (None if missing or unreadable)."""
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+_ARROW_TYPES = {
+    "VARCHAR": pa.string(),
+    "TIMESTAMPTZ": pa.timestamp("us", tz="UTC"),
+    "BOOLEAN": pa.bool_(),
+    "BIGINT": pa.int64(),
+    "INTEGER": pa.int32(),
+}
+MANIFESTS_SCHEMA = pa.schema([(n, _ARROW_TYPES[t]) for n, t in _MANIFEST_COLUMNS])
+LIFECYCLE_SCHEMA = pa.schema(
+    [("intent_type", pa.string()), ("status", pa.string()), ("stage_rank", pa.int32()),
+     ("kind", pa.string())]
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Source:
+    """A named input the catalog views select from (`source_<name>`): Parquet files (found
+    by `pattern`, a glob, when there is one: DuckDB re-reads it), or a few rows in memory.
+
+    Every engine registers the same sources under the same names; the view files only
+    select from names (recon/sql/catalog), so one text serves every engine.
+    """
+
+    name: str
+    schema: pa.Schema
+    files: tuple[str, ...] = ()
+    pattern: str | None = None
+    rows: tuple[tuple[Any, ...], ...] | None = None
+
+    def table(self) -> pa.Table:
+        """The in-memory rows as an Arrow table of the source's schema."""
+        columns = list(zip(*self.rows, strict=True)) if self.rows else [()] * len(self.schema)
+        return pa.table(
+            [pa.array(list(c), type=f.type) for c, f in zip(columns, self.schema, strict=True)],
+            schema=self.schema,
+        )
+
+    def duckdb_relation(self) -> str:
+        """The source as a DuckDB SELECT (typed, empty when there is nothing to read)."""
+        if self.rows is not None:
+            return _values_relation(self.rows, self.schema)
+        if not self.files:
+            return empty_relation(self.schema)
+        if self.pattern:
+            cols = _projection(self.files, self.schema)
+            return (
+                f"(SELECT {cols} FROM read_parquet({_quote(self.pattern)}, "
+                "union_by_name = true, hive_partitioning = false))"
+            )
+        return _files_relation([Path(f) for f in self.files], self.schema)
+
+
+def _values_relation(rows: tuple[tuple[Any, ...], ...], schema: pa.Schema) -> str:
+    if not rows:
+        return empty_relation(schema)
+    casts = ", ".join(f"CAST({f.name} AS {_duck_type(f.type)}) AS {f.name}" for f in schema)
+    names = ", ".join(f.name for f in schema)
+    values = ", ".join("(" + ", ".join(_literal(v) for v in row) + ")" for row in rows)
+    return f"(SELECT {casts} FROM (VALUES {values}) AS t({names}))"
 
 
 def input_bytes(data: str | os.PathLike[str] | DataDir | None = None) -> int:
@@ -281,61 +344,49 @@ def latest_run(data: DataDir) -> Path | None:
     return runs[-1] if runs else None
 
 
-def _sources(data: DataDir) -> dict[str, str]:
+def sources(data: DataDir) -> list[Source]:
+    """Every source the catalog views read, for the data directory as it is now."""
     root = data.root
     run = latest_run(data)
     snaps = list_snapshots(data)
     latest = next((s for s in reversed(snaps) if s.full and s.consistent), None)
-    srcs = {
-        "snapshot_files": _files_relation([f for s in snaps for f in s.files], INTENTS_SCHEMA),
-        "latest_snapshot_files": _files_relation(
-            list(latest.files) if latest else [], INTENTS_SCHEMA
+
+    def globbed(name: str, pattern: str, schema: pa.Schema) -> Source:
+        files = tuple(sorted(str(p) for p in root.glob(pattern)))
+        return Source(name, schema, files, str(root / pattern) if files else None)
+
+    def run_file(name: str, file: str, schema: pa.Schema) -> Source:
+        found = run is not None and (run / file).is_file()
+        return Source(name, schema, (str(run / file),) if found and run else ())
+
+    return [
+        Source(
+            "source_snapshot_files", INTENTS_SCHEMA, tuple(str(f) for s in snaps for f in s.files)
         ),
-        "snapshot_manifests": _manifests_relation(snaps),
-        "statement_files": parquet_relation(
-            root / STATEMENT_GLOB, STATEMENT_LINES_SCHEMA, exists=any(root.glob(STATEMENT_GLOB))
+        Source(
+            "source_latest_snapshot_files",
+            INTENTS_SCHEMA,
+            tuple(str(f) for f in latest.files) if latest else (),
         ),
-        "quarantine_files": parquet_relation(
-            root / QUARANTINE_GLOB,
-            STATEMENT_QUARANTINE_SCHEMA,
-            exists=any(root.glob(QUARANTINE_GLOB)),
-        ),
-        "coverage_files": parquet_relation(
-            root / COVERAGE_GLOB,
-            STATEMENT_COVERAGE_SCHEMA,
-            exists=any(root.glob(COVERAGE_GLOB)),
-        ),
-        "run_matches": parquet_relation(
-            (run or root) / "matches.parquet",
-            MATCHES_SCHEMA,
-            exists=bool(run and (run / "matches.parquet").is_file()),
-        ),
-        "run_awaiting": parquet_relation(
-            (run or root) / "awaiting.parquet",
-            AWAITING_SCHEMA,
-            exists=bool(run and (run / "awaiting.parquet").is_file()),
-        ),
-        "run_exceptions": parquet_relation(
-            (run or root) / "exceptions.parquet",
-            EXCEPTIONS_SCHEMA,
-            exists=bool(run and (run / "exceptions.parquet").is_file()),
-        ),
-        "run_id_latest": _quote(run.name) if run else "NULL",
-        "lifecycle_rows": lifecycle_rows_sql(),
-    }
-    return srcs
+        Source("source_snapshot_manifests", MANIFESTS_SCHEMA, rows=_manifest_rows(snaps)),
+        globbed("source_statement_files", STATEMENT_GLOB, STATEMENT_LINES_SCHEMA),
+        globbed("source_quarantine_files", QUARANTINE_GLOB, STATEMENT_QUARANTINE_SCHEMA),
+        globbed("source_coverage_files", COVERAGE_GLOB, STATEMENT_COVERAGE_SCHEMA),
+        run_file("source_run_matches", "matches.parquet", MATCHES_SCHEMA),
+        run_file("source_run_exceptions", "exceptions.parquet", EXCEPTIONS_SCHEMA),
+        run_file("source_run_awaiting", "awaiting.parquet", AWAITING_SCHEMA),
+        Source("source_lifecycle", LIFECYCLE_SCHEMA, rows=lifecycle_rows()),
+    ]
 
 
-def lifecycle_rows_sql() -> str:
-    """The default `lifecycle_order` rows as a SQL VALUES list, from the one status vocabulary
+def lifecycle_rows() -> tuple[tuple[str, str, int | None, str], ...]:
+    """The default `lifecycle_order` rows, from the one status vocabulary
     (recon.schemas.status_vocabulary): SQL never spells the statuses out itself."""
     from recon.schemas import status_vocabulary
 
-    rows = [
-        f"({_quote(kind)}, {_quote(status)}, {'NULL' if rank is None else rank}, {_quote(role)})"
-        for kind, status, rank, role, _terminal, _moved in status_vocabulary()
-    ]
-    return ",\n        ".join(rows)
+    return tuple(
+        (kind, status, rank, role) for kind, status, rank, role, _t, _m in status_vocabulary()
+    )
 
 
 def view_files() -> list[tuple[str, str]]:
@@ -348,13 +399,14 @@ def view_files() -> list[tuple[str, str]]:
 
 
 def create_views(con: duckdb.DuckDBPyConnection, data: DataDir) -> None:
-    """(Re)create every catalog view on `con` for the data directory."""
-    srcs = _sources(data)
+    """(Re)create every source and catalog view on `con` for the data directory."""
+    for source in sources(data):
+        con.execute(f"CREATE OR REPLACE VIEW {source.name} AS {source.duckdb_relation()}")
     for name, text in view_files():
         try:
-            con.execute(text.format(**srcs))
-        except (KeyError, IndexError) as exc:
-            raise RuntimeError(f"catalog view {name}: unknown placeholder {exc}") from exc
+            con.execute(text)
+        except duckdb.Error as exc:
+            raise RuntimeError(f"catalog view {name}: {exc}") from exc
 
 
 def connect(

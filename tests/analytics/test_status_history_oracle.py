@@ -59,8 +59,11 @@ def _connection(rows: list[tuple], same_second: bool) -> duckdb.DuckDBPyConnecti
             ],
         )
     catalog_sql = resources.files("recon.sql").joinpath("catalog/12_status_history.sql")
-    lifecycle = catalog.lifecycle_rows_sql()  # the statuses come from recon.schemas
-    con.execute(catalog_sql.read_text(encoding="utf-8").format(lifecycle_rows=lifecycle))
+    lifecycle = catalog.Source(  # the statuses come from recon.schemas
+        "source_lifecycle", catalog.LIFECYCLE_SCHEMA, rows=catalog.lifecycle_rows()
+    )
+    con.execute(f"CREATE VIEW source_lifecycle AS {lifecycle.duckdb_relation()}")
+    con.execute(catalog_sql.read_text(encoding="utf-8"))
     install(con, AnalyticsConfig())
     here = Path(__file__).parent
     con.execute((here / "status_history_reference.sql").read_text())

@@ -2,4 +2,4 @@
 -- --status filter) and consistent (its manifest says so). A filtered or inconsistent
 -- snapshot never becomes "the latest": it would make unlisted intents look vanished.
 CREATE OR REPLACE VIEW intents AS
-SELECT * FROM {latest_snapshot_files};
+SELECT * FROM source_latest_snapshot_files;

@@ -1,16 +1,13 @@
 -- The lifecycle order of each intent type (the README's lifecycles): one row per
 -- intent_type × status with its rank along the happy path, or kind = 'exit' for the
 -- terminal exits. The rows come from recon.schemas (ONRAMP_LIFECYCLE, OFFRAMP_LIFECYCLE,
--- TERMINAL_EXITS), the one status vocabulary, through the {{lifecycle_rows}} placeholder
--- (recon.catalog.lifecycle_rows_sql); recon.analytics.connect() replaces this view with
--- the order configured in recon.toml `[analytics]`, and status_history follows it because
--- DuckDB binds views late.
+-- TERMINAL_EXITS), the one status vocabulary, registered as the source `source_lifecycle`
+-- (recon.catalog); recon.analytics.connect() replaces this view with the order configured
+-- in recon.toml `[analytics]`, and status_history follows it because DuckDB binds views
+-- late.
 CREATE OR REPLACE VIEW lifecycle_order AS
 SELECT intent_type, status, CAST(stage_rank AS INTEGER) AS stage_rank, kind
-FROM (
-    VALUES
-        {lifecycle_rows}
-) AS t(intent_type, status, stage_rank, kind);
+FROM source_lifecycle;
 
 -- One row per intent × status observed across snapshots, with first/last seen and the best
 -- estimate of when the intent entered that status.

@@ -17,7 +17,7 @@ CREATE OR REPLACE VIEW statement_lines AS
 -- (not materialized: read three times, but a copy of every column of every stored line
 -- would cost more than three scans of the Parquet files; at 10M lines, 9.5 s vs 4.3 s)
 WITH stored AS NOT MATERIALIZED (
-    SELECT * FROM {statement_files}
+    SELECT * FROM source_statement_files
 ),
 -- line_ids stored more than once, found by a 64-bit hash of the id (an integer group is
 -- several times cheaper than one on the text); a collision only sends a few singletons
@@ -114,11 +114,11 @@ WHERE NOT (kind IN ('pix_refund_in', 'pix_refund_out') AND amount_cents = 0);
 -- statement_quarantine: malformed lines kept aside by `recon statements import --quarantine`
 -- (each stored once however often its file is imported).
 CREATE OR REPLACE VIEW statement_quarantine AS
-SELECT * FROM {quarantine_files};
+SELECT * FROM source_quarantine_files;
 
 -- statement_coverage: the periods each account's statements cover, one row per period an
 -- import recorded ([covered_from, covered_to), UTC, end exclusive; `basis` says how it is
 -- known: the file's own period, the first to last day of its lines, or declared). The
 -- engine raises money-side breaks only inside covered time.
 CREATE OR REPLACE VIEW statement_coverage AS
-SELECT * FROM {coverage_files};
+SELECT * FROM source_coverage_files;

@@ -1,10 +1,10 @@
 -- The latest committed run's matches and breaks.
 CREATE OR REPLACE VIEW recon_matches AS
-SELECT * FROM {run_matches};
+SELECT * FROM source_run_matches;
 
 CREATE OR REPLACE VIEW recon_exceptions AS
-SELECT * FROM {run_exceptions};
+SELECT * FROM source_run_exceptions;
 
 -- The intents of the latest run waiting for statements that cover their money (not breaks).
 CREATE OR REPLACE VIEW recon_awaiting AS
-SELECT * FROM {run_awaiting};
+SELECT * FROM source_run_awaiting;

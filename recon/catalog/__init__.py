@@ -30,18 +30,17 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
 from dataclasses import dataclass
-from importlib import resources
 from datetime import UTC, datetime
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import duckdb
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from recon.config import DataDir
+from recon.engine.duck import duck_type, empty_relation, parquet_relation
 from recon.errors import UsageError
 from recon.schemas import (
     AWAITING_SCHEMA,
@@ -56,6 +55,8 @@ from recon.schemas import (
 if TYPE_CHECKING:  # pandas loads only where a DataFrame is asked for (it costs ~50 MB)
     import pandas as pd
 
+    from recon.engine.base import Engine
+
 __all__ = [
     "VIEW_NAMES",
     "SnapshotInfo",
@@ -65,6 +66,7 @@ __all__ = [
     "latest_run",
     "latest_snapshot",
     "list_snapshots",
+    "register",
     "sources",
     "sql",
     "write_database",
@@ -88,46 +90,6 @@ MANIFEST_NAME = "_manifest.json"
 STATEMENT_GLOB = "statements/source=*/*.parquet"
 QUARANTINE_GLOB = "statements/quarantine/*.parquet"
 COVERAGE_GLOB = "statements/coverage/*.parquet"
-
-
-def _duck_type(t: pa.DataType) -> str:
-    if pa.types.is_string(t) or pa.types.is_large_string(t):
-        return "VARCHAR"
-    if pa.types.is_int64(t):
-        return "BIGINT"
-    if pa.types.is_int32(t):
-        return "INTEGER"
-    if pa.types.is_boolean(t):
-        return "BOOLEAN"
-    if pa.types.is_floating(t):
-        return "DOUBLE"
-    if pa.types.is_timestamp(t):
-        return "TIMESTAMPTZ" if t.tz else "TIMESTAMP"
-    if pa.types.is_date(t):
-        return "DATE"
-    raise TypeError(f"no DuckDB type for {t}")
-
-
-def _quote(path: Path | str) -> str:
-    return "'" + str(path).replace("'", "''") + "'"
-
-
-def empty_relation(schema: pa.Schema) -> str:
-    """A typed, empty SELECT with the schema's columns."""
-    cols = ", ".join(f"CAST(NULL AS {_duck_type(f.type)}) AS {f.name}" for f in schema)
-    return f"(SELECT {cols} WHERE false)"
-
-
-def _projection(files: Iterable[str | Path], schema: pa.Schema) -> str:
-    """The schema's columns cast to their types; a column no file has yet (one added to the
-    schema after the files were written, say) is NULL, so an older data dir still reads."""
-    present: set[str] = set()
-    for f in files:
-        present.update(pq.read_schema(f).names)
-    return ", ".join(
-        f"CAST({f.name if f.name in present else 'NULL'} AS {_duck_type(f.type)}) AS {f.name}"
-        for f in schema
-    )
 
 
 @dataclass(frozen=True)
@@ -186,15 +148,8 @@ def latest_snapshot(
     return None
 
 
-def _files_relation(files: list[Path], schema: pa.Schema) -> str:
-    if not files:
-        return empty_relation(schema)
-    cols = _projection(files, schema)
-    listed = ", ".join(_quote(f) for f in files)
-    return (
-        f"(SELECT {cols} FROM read_parquet([{listed}], union_by_name = true, "
-        "hive_partitioning = false))"
-    )
+def _quote(path: Path | str) -> str:
+    return "'" + str(path).replace("'", "''") + "'"
 
 
 def _literal(value: Any) -> str:
@@ -306,18 +261,14 @@ class Source:
         if not self.files:
             return empty_relation(self.schema)
         if self.pattern:
-            cols = _projection(self.files, self.schema)
-            return (
-                f"(SELECT {cols} FROM read_parquet({_quote(self.pattern)}, "
-                "union_by_name = true, hive_partitioning = false))"
-            )
-        return _files_relation([Path(f) for f in self.files], self.schema)
+            return parquet_relation(self.files, self.schema, pattern=self.pattern)
+        return parquet_relation(self.files, self.schema)
 
 
 def _values_relation(rows: tuple[tuple[Any, ...], ...], schema: pa.Schema) -> str:
     if not rows:
         return empty_relation(schema)
-    casts = ", ".join(f"CAST({f.name} AS {_duck_type(f.type)}) AS {f.name}" for f in schema)
+    casts = ", ".join(f"CAST({f.name} AS {duck_type(f.type)}) AS {f.name}" for f in schema)
     names = ", ".join(f.name for f in schema)
     values = ", ".join("(" + ", ".join(_literal(v) for v in row) + ")" for row in rows)
     return f"(SELECT {casts} FROM (VALUES {values}) AS t({names}))"
@@ -407,6 +358,18 @@ def create_views(con: duckdb.DuckDBPyConnection, data: DataDir) -> None:
             con.execute(text)
         except duckdb.Error as exc:
             raise RuntimeError(f"catalog view {name}: {exc}") from exc
+
+
+def register(engine: Engine, data: str | os.PathLike[str] | DataDir | None = None) -> None:
+    """Register the sources and create every catalog view on an engine (recon.engine)."""
+    dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
+    for source in sources(dd):
+        if source.rows is not None:
+            engine.register_arrow(source.name, source.table())
+        else:
+            engine.register_parquet(source.name, source.files, source.schema)
+    for name, text in view_files():
+        engine.run_view_file(name, text)
 
 
 def connect(

@@ -1,20 +1,12 @@
 """A tiny runner for the SQL models: staging -> intermediate -> marts, then the checks.
 
-Each model is one `.sql` file holding one SELECT; the runner materializes it as a table named
-after the file (a leading ``NN_`` sets the order and is dropped from the name), in the work
-database `recon_work` (see `use_work_database`: in memory, or a scratch file on disk). Files
-starting with ``_`` (macros) run as they are. Parameters never go into SQL text: they are
-bound into the one-row temp table `params`, which the models read.
+The models (recon.engine.base: one SELECT per `.sql` file, materialized as a table named
+after it) run on an engine (recon.engine): DuckDB by default, or Spark. Parameters never go
+into SQL text: they are bound into the one-row table `params`, which the models read, with
+the tables `categories`, `status_vocabulary` and `manual_matches`.
 
-A model may declare a surrogate key with a header line ``-- surrogate_key: NAME``: its rows
-are then stored in ``<model>__rows`` and ``<model>`` is a view adding ``NAME``, the row's
-position (DuckDB's rowid): a dense BIGINT unique within the run, free to compute (numbering
-with ``row_number() OVER ()`` costs a second pass over every row and column), and several
-times cheaper to join on than a text id. Keys are never written to a run file.
-
-A model whose header says ``-- materialized: view`` is a temp view instead of a table: for a
-model read once, late (the run's matches, which only the run file reads), storing its rows
-first would only cost memory and time.
+Every function here takes an engine, or a DuckDB connection (wrapped in the DuckDB engine),
+so notebooks and tests can pass the connection they hold.
 """
 
 from __future__ import annotations
@@ -24,13 +16,16 @@ import re
 import time
 from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import date, datetime
-from importlib import resources
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import duckdb
+import pyarrow as pa
 
+from recon.engine.base import LAYERS, Engine, Model, is_model_name, load_models, sql_files
+from recon.engine.duck import WORK_DATABASE, DuckDBEngine, use_work_database
 from recon.reconcile.settings import ReconcileSettings
 from recon.schemas import CATEGORIES, status_vocabulary
 
@@ -39,6 +34,7 @@ __all__ = [
     "WORK_DATABASE",
     "CheckResult",
     "Model",
+    "as_engine",
     "configure",
     "drop_tables",
     "load_models",
@@ -48,29 +44,14 @@ __all__ = [
     "use_work_database",
 ]
 
-WORK_DATABASE = "recon_work"
-
-LAYERS = ("staging", "intermediate", "marts")
 log = logging.getLogger(__name__)
-_NAME = re.compile(r"^(?:\d+_)?([a-z][a-z0-9_]*)$")
-_KEY = re.compile(r"^--\s*surrogate_key:\s*([a-z][a-z0-9_]*)\s*$", re.MULTILINE)
-_VIEW = re.compile(r"^--\s*materialized:\s*view\s*$", re.MULTILINE)
 
 
-@dataclass(frozen=True)
-class Model:
-    """One SQL file: the table it builds (or '' for a raw script), its layer and text."""
-
-    name: str
-    layer: str
-    file: str
-    sql: str
-    key: str = ""
-    view: bool = False
-
-    @property
-    def is_script(self) -> bool:
-        return self.name == ""
+def as_engine(target: Engine | duckdb.DuckDBPyConnection) -> Engine:
+    """An engine as it is; a DuckDB connection wrapped in the DuckDB engine."""
+    if isinstance(target, duckdb.DuckDBPyConnection):
+        return DuckDBEngine(target)
+    return target
 
 
 @dataclass(frozen=True)
@@ -84,35 +65,6 @@ class CheckResult:
     @property
     def passed(self) -> bool:
         return self.failures == 0
-
-
-def _files(folder: str) -> list[tuple[str, str]]:
-    root = resources.files("recon.sql") / folder
-    return sorted(
-        (f.name, f.read_text(encoding="utf-8")) for f in root.iterdir() if f.name.endswith(".sql")
-    )
-
-
-def load_models(layers: tuple[str, ...] = LAYERS) -> list[Model]:
-    """Every model in run order: layer by layer, scripts first, then by file name."""
-    models: list[Model] = []
-    for layer in layers:
-        for file, sql in _files(layer):
-            stem = file.removesuffix(".sql")
-            if stem.startswith("_"):
-                models.append(Model("", layer, file, sql))
-                continue
-            match = _NAME.match(stem)
-            if not match:
-                raise ValueError(f"recon/sql/{layer}/{file}: not a valid model file name")
-            key = _KEY.search(sql)
-            view = bool(_VIEW.search(sql))
-            if key and view:
-                raise ValueError(f"recon/sql/{layer}/{file}: a view cannot have a surrogate key")
-            models.append(
-                Model(match.group(1), layer, file, sql, key.group(1) if key else "", view)
-            )
-    return models
 
 
 def configure(
@@ -140,43 +92,65 @@ def configure(
     use_work_database(con, temp_dir / "work.duckdb" if on_disk else None)
 
 
-def use_work_database(con: duckdb.DuckDBPyConnection, path: Path | None = None) -> None:
-    """Attach the database the model tables live in, `recon_work`, unless it is attached.
-
-    In memory by default. With `path`, a scratch database file, for data larger than the
-    memory budget: DuckDB writes a table's blocks there once and can then drop them from
-    memory for free and read them back, where the blocks of an in-memory table it must
-    evict are written to a temp file each time. The file is scratch (deleted with the run's
-    temp folder), so it is not synced to stable storage: this sets `fsync_mode` (and the
-    string compression methods) for the connection's whole DuckDB instance, which is the
-    run's own.
-
-    Lookups go to `recon_work` first, then to the connection's own database (the catalog
-    views): a model table shadows a catalog view of the same name (recon_exceptions).
-    """
-    attached = {
-        r[0] for r in con.execute("SELECT database_name FROM duckdb_databases()").fetchall()
-    }
-    if WORK_DATABASE in attached:
-        return
-    home = con.execute("SELECT current_database()").fetchall()[0][0]
-    if path is None:
-        con.execute(f"ATTACH ':memory:' AS {WORK_DATABASE}")
-    else:
-        con.execute("SET fsync_mode = 'NONE'")
-        # FSST string compression costs more to write than its smaller blocks save on reads
-        # (10M rows: staging 10.3 + 12.4 s with it, 5.4 + 7.7 s without; whole run 84 vs 79 s)
-        con.execute("SET disabled_compression_methods = 'fsst,dict_fsst'")
-        con.execute(f"ATTACH {_quote(str(path))} AS {WORK_DATABASE}")
-    con.execute(f"SET search_path = {_quote(f'{WORK_DATABASE}.main,{home}.main')}")
-
-
 def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+# the columns of `params`, in order, with their types (DuckDB's, Spark's)
+PARAMS = (
+    ("as_of", "TIMESTAMPTZ", "TIMESTAMP"),
+    ("amount_tolerance_cents", "BIGINT", "BIGINT"),
+    ("onramp_payment_grace", "INTERVAL", "INTERVAL DAY TO SECOND"),
+    ("onramp_payment_grace_s", "BIGINT", "BIGINT"),
+    ("offramp_payout_grace", "INTERVAL", "INTERVAL DAY TO SECOND"),
+    ("offramp_payout_grace_s", "BIGINT", "BIGINT"),
+    ("refund_grace", "INTERVAL", "INTERVAL DAY TO SECOND"),
+    ("refund_grace_s", "BIGINT", "BIGINT"),
+    ("clock_skew", "INTERVAL", "INTERVAL DAY TO SECOND"),
+    ("accounts", "VARCHAR[]", "ARRAY<STRING>"),
+    ("business_tz", "VARCHAR", "STRING"),
+    ("date_from", "DATE", "DATE"),
+    ("date_to", "DATE", "DATE"),
+    # the window as UTC instants (local midnight of date_from .. of date_to + 1), so the
+    # staging models compare timestamps instead of converting every row's zone
+    ("window_start", "TIMESTAMPTZ", "TIMESTAMP"),
+    ("window_end", "TIMESTAMPTZ", "TIMESTAMP"),
+)
+
+
+def param_values(settings: ReconcileSettings, as_of: datetime) -> dict[str, Any]:
+    """The values of `params` (PARAMS' columns), from the settings and the run's as_of."""
+    zone = ZoneInfo(settings.business_tz)
+
+    def midnight(day: date | None) -> datetime | None:
+        if day is None:
+            return None
+        return datetime(day.year, day.month, day.day, tzinfo=zone).astimezone(UTC)
+
+    def whole_seconds(value: timedelta) -> timedelta:
+        return timedelta(seconds=int(value.total_seconds()))
+
+    return {
+        "as_of": as_of,
+        "amount_tolerance_cents": int(settings.amount_tolerance_cents),
+        "onramp_payment_grace": whole_seconds(settings.onramp_payment_grace),
+        "onramp_payment_grace_s": int(settings.onramp_payment_grace.total_seconds()),
+        "offramp_payout_grace": whole_seconds(settings.offramp_payout_grace),
+        "offramp_payout_grace_s": int(settings.offramp_payout_grace.total_seconds()),
+        "refund_grace": whole_seconds(settings.refund_grace),
+        "refund_grace_s": int(settings.refund_grace.total_seconds()),
+        "clock_skew": whole_seconds(settings.clock_skew),
+        "accounts": list(settings.accounts),
+        "business_tz": settings.business_tz,
+        "date_from": settings.date_from,
+        "date_to": settings.date_to,
+        "window_start": midnight(settings.date_from),
+        "window_end": midnight(settings.date_to + timedelta(days=1) if settings.date_to else None),
+    }
+
+
 def set_params(
-    con: duckdb.DuckDBPyConnection,
+    target: Engine | duckdb.DuckDBPyConnection,
     settings: ReconcileSettings,
     as_of: datetime,
     manual: Collection[tuple[str, str]] = (),
@@ -184,132 +158,92 @@ def set_params(
     """(Re)create the one-row `params` table, the `categories` and `status_vocabulary`
     (recon.schemas: the models never spell statuses out in lists) and the `manual_matches`
     a person confirmed ((intent_id, line_id) pairs), values bound."""
-
-    def seconds(value: Any) -> int:
-        return int(value.total_seconds())
-
-    con.execute(
-        """
-        CREATE OR REPLACE TEMP TABLE params AS
-        SELECT
-            CAST($as_of AS TIMESTAMPTZ) AS as_of,
-            CAST($tolerance AS BIGINT) AS amount_tolerance_cents,
-            to_seconds(CAST($onramp AS BIGINT)) AS onramp_payment_grace,
-            CAST($onramp AS BIGINT) AS onramp_payment_grace_s,
-            to_seconds(CAST($offramp AS BIGINT)) AS offramp_payout_grace,
-            CAST($offramp AS BIGINT) AS offramp_payout_grace_s,
-            to_seconds(CAST($refund AS BIGINT)) AS refund_grace,
-            CAST($refund AS BIGINT) AS refund_grace_s,
-            to_seconds(CAST($skew AS BIGINT)) AS clock_skew,
-            CAST($accounts AS VARCHAR[]) AS accounts,
-            CAST($tz AS VARCHAR) AS business_tz,
-            CAST($date_from AS DATE) AS date_from,
-            CAST($date_to AS DATE) AS date_to,
-            -- the window as UTC instants (local midnight of date_from .. of date_to + 1), so
-            -- the staging models compare timestamps instead of converting every row's zone
-            timezone(CAST($tz AS VARCHAR), CAST(CAST($date_from AS DATE) AS TIMESTAMP))
-                AS window_start,
-            timezone(CAST($tz AS VARCHAR), CAST(CAST($date_to AS DATE) + 1 AS TIMESTAMP))
-                AS window_end
-        """,
-        {
-            "as_of": as_of,
-            "tolerance": settings.amount_tolerance_cents,
-            "onramp": seconds(settings.onramp_payment_grace),
-            "offramp": seconds(settings.offramp_payout_grace),
-            "refund": seconds(settings.refund_grace),
-            "skew": seconds(settings.clock_skew),
-            "accounts": list(settings.accounts),
-            "tz": settings.business_tz,
-            "date_from": _iso(settings.date_from),
-            "date_to": _iso(settings.date_to),
-        },
+    engine = as_engine(target)
+    values = param_values(settings, as_of)
+    spark = engine.kind == "spark"
+    select = ", ".join(
+        f"CAST(${name} AS {spark_type if spark else duck_type}) AS {name}"
+        for name, duck_type, spark_type in PARAMS
     )
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE categories (name VARCHAR, priority VARCHAR, meaning VARCHAR)"
+    if spark:
+        engine.set_params(values, {n: s for n, _d, s in PARAMS})  # type: ignore[attr-defined]
+    else:
+        engine.create_table("params", f"SELECT {select}", values)
+    engine.register_arrow(
+        "categories",
+        pa.table(
+            {
+                "name": [c.name for c in CATEGORIES.values()],
+                "priority": [c.priority for c in CATEGORIES.values()],
+                "meaning": [c.meaning for c in CATEGORIES.values()],
+            }
+        ),
     )
-    con.executemany(
-        "INSERT INTO categories VALUES (?, ?, ?)",
-        [(c.name, c.priority, c.meaning) for c in CATEGORIES.values()],
+    vocabulary = list(zip(*status_vocabulary(), strict=True))
+    engine.register_arrow(
+        "status_vocabulary",
+        pa.table(
+            [
+                pa.array(vocabulary[0], pa.string()),
+                pa.array(vocabulary[1], pa.string()),
+                pa.array(vocabulary[2], pa.int32()),
+                pa.array(vocabulary[3], pa.string()),
+                pa.array(vocabulary[4], pa.bool_()),
+                pa.array(vocabulary[5], pa.bool_()),
+            ],
+            names=["intent_type", "status", "stage_rank", "kind", "terminal", "fiat_moved"],
+        ),
     )
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE status_vocabulary (intent_type VARCHAR, status VARCHAR,"
-        " stage_rank INTEGER, kind VARCHAR, terminal BOOLEAN, fiat_moved BOOLEAN)"
+    pairs = list(manual)
+    engine.register_arrow(
+        "manual_matches",
+        pa.table(
+            {
+                "intent_id": pa.array([p[0] for p in pairs], pa.string()),
+                "line_id": pa.array([p[1] for p in pairs], pa.string()),
+            }
+        ),
     )
-    con.executemany("INSERT INTO status_vocabulary VALUES (?, ?, ?, ?, ?, ?)", status_vocabulary())
-    con.execute("CREATE OR REPLACE TEMP TABLE manual_matches (intent_id VARCHAR, line_id VARCHAR)")
-    if manual:
-        con.executemany("INSERT INTO manual_matches VALUES (?, ?)", [list(p) for p in manual])
-
-
-def _iso(value: date | None) -> str | None:
-    return value.isoformat() if value else None
 
 
 def run_models(
-    con: duckdb.DuckDBPyConnection,
+    target: Engine | duckdb.DuckDBPyConnection,
     models: list[Model] | None = None,
     *,
     keep: Collection[str] | None = None,
 ) -> list[str]:
-    """Materialize every model as a temp table, in order; return the table names built.
+    """Materialize every model, in order; return the table names built.
 
     With `keep` (the tables the caller reads afterwards), a table is dropped as soon as the
     last later model that reads it is built, unless a check or the caller reads it: on a
     10M-row run the passes' tables would otherwise hold memory (or spill) until the end.
     Without `keep` every table stays (notebooks, tests).
-
-    A model that runs out of DuckDB memory (some operators cannot spill everything) is
-    retried once on a single thread, which holds about half as much in flight; a second
-    failure is raised naming the model.
     """
+    engine = as_engine(target)
     models = models if models is not None else load_models()
-    use_work_database(con)
     last_use = _last_use(models, keep) if keep is not None else {}
     built: list[str] = []
     for index, model in enumerate(models):
         started = time.perf_counter()
         try:
-            try:
-                _build(con, model)
-            except duckdb.OutOfMemoryException as exc:
-                if _threads(con) <= 1:
-                    raise
-                log.warning("%s: %s; retrying on one thread", model.file, str(exc).splitlines()[0])
-                threads = _threads(con)
-                con.execute("SET threads = 1")
-                try:
-                    _build(con, model)
-                finally:
-                    con.execute(f"SET threads = {threads}")
-        except duckdb.Error as exc:
-            raise RuntimeError(f"recon/sql/{model.layer}/{model.file}: {exc}") from exc
+            if model.is_script:
+                engine.run_script(model)
+            else:
+                engine.materialize(model)
+        except Exception as exc:  # DuckDB's and the JVM's errors share no Python base
+            if isinstance(exc, (KeyboardInterrupt, MemoryError)):
+                raise
+            raise RuntimeError(f"recon/sql/{model.layer}/{model.file}: {_first(exc)}") from exc
         if model.name:
             built.append(model.name)
         log.debug("%s/%s: %.2f s", model.layer, model.file, time.perf_counter() - started)
-        _drop(con, [n for n, last in last_use.items() if last == index])
+        engine.drop([n for n, last in last_use.items() if last == index])
     return built
 
 
-def _build(con: duckdb.DuckDBPyConnection, model: Model) -> None:
-    """Run a script, or (re)create a model's view / keyed table / table."""
-    if model.is_script:
-        con.execute(model.sql)
-    elif model.view:
-        con.execute(f"CREATE OR REPLACE TEMP VIEW {model.name} AS\n{model.sql}")
-    elif model.key:
-        rows = f"{WORK_DATABASE}.main.{model.name}__rows"
-        con.execute(f"CREATE OR REPLACE TABLE {rows} AS\n{model.sql}")
-        con.execute(
-            f"CREATE OR REPLACE TEMP VIEW {model.name} AS "
-            f"SELECT rowid AS {model.key}, * FROM {rows}"
-        )
-    else:
-        con.execute(f"CREATE OR REPLACE TABLE {WORK_DATABASE}.main.{model.name} AS\n{model.sql}")
-
-
-def _threads(con: duckdb.DuckDBPyConnection) -> int:
-    return int(con.execute("SELECT current_setting('threads')").fetchall()[0][0])
+def _first(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text if len(text) < 2000 else text[:2000] + " ..."
 
 
 def _last_use(models: list[Model], keep: Collection[str]) -> dict[str, int]:
@@ -319,7 +253,7 @@ def _last_use(models: list[Model], keep: Collection[str]) -> dict[str, int]:
     counts as reading what the view reads. Tables a check or the caller (`keep`) reads,
     and tables no later model reads, are left.
     """
-    checks = " ".join(sql for _, sql in _files("checks"))
+    checks = " ".join(sql for _, sql in sql_files("checks"))
     words = {m.name: re.compile(rf"\b{m.name}\b") for m in models if m.name}
     reads: list[set[str]] = []
     for index, model in enumerate(models):
@@ -340,57 +274,34 @@ def _last_use(models: list[Model], keep: Collection[str]) -> dict[str, int]:
     return last
 
 
-def drop_tables(con: duckdb.DuckDBPyConnection, names: Collection[str]) -> None:
+def drop_tables(target: Engine | duckdb.DuckDBPyConnection, names: Collection[str]) -> None:
     """Drop these model tables (if present), freeing their memory for what comes next."""
     for name in names:
-        if not _NAME.match(name):
+        if not is_model_name(name):
             raise ValueError(f"not a model table name: {name!r}")
-    _drop(con, names)
+    as_engine(target).drop(names)
 
 
-def _drop(con: duckdb.DuckDBPyConnection, names: Collection[str]) -> None:
-    """Drop model tables and views; a keyed model is a view over `<name>__rows`: drop both."""
-    if not names:
-        return
-    views = {
-        r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE temporary").fetchall()
-    }
-    tables = {
-        r[0]
-        for r in con.execute(
-            "SELECT table_name FROM duckdb_tables() WHERE database_name = ?", [WORK_DATABASE]
-        ).fetchall()
-    }
-    for name in names:
-        if name in views:
-            con.execute(f"DROP VIEW {name}")
-        if name in tables:
-            con.execute(f"DROP TABLE {WORK_DATABASE}.main.{name}")
-        if f"{name}__rows" in tables:
-            con.execute(f"DROP TABLE {WORK_DATABASE}.main.{name}__rows")
-
-
-def run_checks(con: duckdb.DuckDBPyConnection, *, sample: int = 5) -> list[CheckResult]:
+def run_checks(target: Engine | duckdb.DuckDBPyConnection, *, sample: int = 5) -> list[CheckResult]:
     """Run every `checks/*.sql` assertion; each returns the rows that break its invariant.
 
     Files starting with ``_`` (macros the checks share) run first, as they are.
     """
+    engine = as_engine(target)
     results: list[CheckResult] = []
-    files = _files("checks")
+    files = sql_files("checks")
     for file, sql in [f for f in files if f[0].startswith("_")]:
         try:
-            con.execute(sql)
-        except duckdb.Error as exc:
-            raise RuntimeError(f"recon/sql/checks/{file}: {exc}") from exc
+            engine.run_script(Model("", "checks", file, sql))
+        except Exception as exc:
+            raise RuntimeError(f"recon/sql/checks/{file}: {_first(exc)}") from exc
     for file, sql in [f for f in files if not f[0].startswith("_")]:
         name = file.removesuffix(".sql")
         started = time.perf_counter()
         try:
-            cur = con.execute(f"SELECT * FROM ({sql}) AS offending")
-            columns = [d[0] for d in cur.description or ()]
-            rows = cur.fetchall()
-        except duckdb.Error as exc:
-            raise RuntimeError(f"recon/sql/checks/{file}: {exc}") from exc
+            columns, rows = engine.query(f"SELECT * FROM ({sql}) AS offending")
+        except Exception as exc:
+            raise RuntimeError(f"recon/sql/checks/{file}: {_first(exc)}") from exc
         log.debug("checks/%s: %.2f s", file, time.perf_counter() - started)
         shown = tuple(
             {c: _plain(v) for c, v in zip(columns, row, strict=True)} for row in rows[:sample]

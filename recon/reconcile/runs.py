@@ -24,17 +24,18 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from recon import catalog
 from recon.config import DataDir, new_run_id
+from recon.engine.base import Engine
+from recon.engine.duck import DuckDBEngine
 from recon.errors import RunChecksFailed, SnapshotError, UsageError
 from recon.reconcile import audit, runner
 from recon.reconcile import flows as run_flows
@@ -51,6 +52,8 @@ from recon.schemas import (
 )
 from recon.storage import atomic_dir, write_json, writer_lock
 
+# an engine by name ("duckdb", "spark"), or a SparkSession to run on
+EngineChoice = Any
 log = logging.getLogger(__name__)
 
 # the rules of recon_matches, in the order matching tries them (summary.json's matches_by_rule)
@@ -166,6 +169,7 @@ def reconcile(
     run_id: str | None = None,
     strict: bool = True,
     flows: bool = True,
+    engine: EngineChoice | None = None,
 ) -> RunResult:
     """Match every intent of the latest snapshot to the statement lines; publish a run.
 
@@ -177,12 +181,22 @@ def reconcile(
     of the snapshots as they are now, and the trend of the last runs, so the run's report
     never recomputes them later. `flows=False` leaves the intent-flow frames out (the
     matching benchmark, which measures the passes alone); the trend is always written.
+
+    `engine` runs the models on "duckdb" (the default) or "spark" (a local session), or on
+    a SparkSession passed in (a notebook's or a Databricks job's `spark`); by default,
+    recon.toml's `[engine] kind`.
     """
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
     # one writer at a time per data directory; the first holder sweeps crash leftovers
     with writer_lock(dd.root, "reconcile"):
         return _reconcile_locked(
-            dd, as_of=as_of, settings=settings, run_id=run_id, strict=strict, flows=flows
+            dd,
+            as_of=as_of,
+            settings=settings,
+            run_id=run_id,
+            strict=strict,
+            flows=flows,
+            engine=engine,
         )
 
 
@@ -194,8 +208,14 @@ def _reconcile_locked(
     run_id: str | None,
     strict: bool,
     flows: bool,
+    engine: EngineChoice | None,
 ) -> RunResult:
     settings = settings or ReconcileSettings.load(dd)
+    engine_choice: EngineChoice = engine if engine is not None else settings.engine
+    # the summary records the engine that ran
+    settings = replace(
+        settings, engine=engine_choice if isinstance(engine_choice, str) else "spark"
+    )
     run_id = run_id or new_run_id()
     if not run_id or "/" in run_id or run_id.startswith("."):
         raise UsageError(f"bad run id {run_id!r}")
@@ -209,64 +229,64 @@ def _reconcile_locked(
     # DuckDB spills here beyond memory_limit; one folder per run, so runs never share files
     temp_dir = Path(settings.temp_directory or (dd.root / ".tmp-duckdb")) / run_id
     with _phase("catalog"):
-        con = catalog.connect(dd)
-        inputs = catalog.input_bytes(dd)
+        engine = _open_engine(dd, settings, temp_dir, engine_choice)
     try:
-        on_disk = settings.work_on_disk(inputs)
-        log.debug("inputs %d bytes: work tables %s", inputs, "on disk" if on_disk else "in memory")
-        runner.configure(con, settings, temp_dir, on_disk=on_disk)
-        as_of_ts = _resolve_as_of(con, as_of)
+        as_of_ts = _resolve_as_of(engine, as_of)
         manual = [(m.intent_id, m.line_id) for m in load_manual_matches(dd)]
-        runner.set_params(con, settings, as_of_ts, manual)
+        runner.set_params(engine, settings, as_of_ts, manual)
         with _phase("models"):
-            built = runner.run_models(con, keep=_READ_AFTER_MODELS)
+            built = runner.run_models(engine, keep=_READ_AFTER_MODELS)
         with _phase("checks"):
-            checks = runner.run_checks(con)
+            checks = runner.run_checks(engine)
         # the passes are done with: free their memory before the run files are written
-        runner.drop_tables(con, [t for t in built if t not in _READ_AFTER_MODELS])
+        runner.drop_tables(engine, [t for t in built if t not in _READ_AFTER_MODELS])
         with _phase("exceptions with history and decisions"):
-            _load_previous(con, previous)
+            _load_previous(engine, previous)
             decisions = load_decisions(dd)
             history = load_history(dd)
-            _final_exceptions(con, run_id, list(decisions))
-            runner.drop_tables(con, ["recon_exceptions"])  # final_exceptions holds its rows
+            _final_exceptions(engine, run_id, list(decisions))
+            runner.drop_tables(engine, ["recon_exceptions"])  # final_exceptions holds its rows
         with _phase("summary"):
             summary = _summary(
-                con, run_id, previous, as_of_ts, settings, checks, decisions, history
+                engine, run_id, previous, as_of_ts, settings, checks, decisions, history
             )
         # only the run files' sources are left to read: free the rest (the sort of a
         # 10M-row matches file needs the room)
-        runner.drop_tables(con, [t for t in built if t not in _WRITTEN])
+        runner.drop_tables(engine, [t for t in built if t not in _WRITTEN])
         dd.runs.mkdir(parents=True, exist_ok=True)
-        # Arrow batches stream from DuckDB to the Parquet writer: memory stays bounded.
+        # Arrow batches stream from the engine to the Parquet writer: memory stays bounded.
         with _phase("run files"), atomic_dir(dd.runs / run_id) as tmp:
             with _phase("exceptions.parquet"):
-                _copy(con, _EXCEPTIONS_SQL, {}, tmp / "exceptions.parquet", EXCEPTIONS_SCHEMA)
+                _copy(engine, _EXCEPTIONS_SQL, {}, tmp / "exceptions.parquet", EXCEPTIONS_SCHEMA)
             with _phase("awaiting.parquet"):
                 _copy(
-                    con,
+                    engine,
                     _AWAITING_SQL,
                     {"run_id": run_id},
                     tmp / "awaiting.parquet",
                     AWAITING_SCHEMA,
                 )
             with _phase("history.parquet"):
-                _write_history(con, dd, tmp / "history.parquet")
+                _write_history(engine, dd, tmp / "history.parquet")
             # the breaks are written: their rows (0.8 GB at 10M) make room for the matches' sort
-            con.execute("DROP TABLE final_exceptions")
+            engine.drop(["final_exceptions"])
             with _phase("matches.parquet"):
                 _copy(
-                    con, _MATCHES_SQL, {"run_id": run_id}, tmp / "matches.parquet", MATCHES_SCHEMA
+                    engine,
+                    _MATCHES_SQL,
+                    {"run_id": run_id},
+                    tmp / "matches.parquet",
+                    MATCHES_SCHEMA,
                 )
             with _phase("candidates.parquet"):
-                _copy(con, _CANDIDATES_SQL, {}, tmp / "candidates.parquet", CANDIDATES_SCHEMA)
+                _copy(engine, _CANDIDATES_SQL, {}, tmp / "candidates.parquet", CANDIDATES_SCHEMA)
             write_json(tmp / "summary.json", summary.to_json())
             trend = run_flows.run_history(
                 dd.runs, run_id, summary.as_of, tmp / "exceptions.parquet"
             )
             run_flows.write_flows({**flow_frames, "run_history": trend}, tmp / run_flows.FLOWS_FILE)
     finally:
-        con.close()
+        engine.close()
         shutil.rmtree(temp_dir, ignore_errors=True)
     result = RunResult(run_id, dd.runs / run_id, summary)
     if strict and not summary.checks_passed:
@@ -314,9 +334,36 @@ _WRITTEN = frozenset(
 )
 
 
-def _resolve_as_of(con: duckdb.DuckDBPyConnection, as_of: datetime | str | None) -> datetime:
+def _open_engine(
+    dd: DataDir, settings: ReconcileSettings, temp_dir: Path, choice: EngineChoice
+) -> Engine:
+    """The engine a run uses, with the catalog's sources and views registered on it:
+    DuckDB (the default) bounded by the settings, or Spark (a session passed in, or one
+    started in local mode)."""
+    kind = choice if isinstance(choice, str) else "spark"
+    if kind == "duckdb":
+        con = catalog.connect(dd)
+        try:
+            on_disk = settings.work_on_disk(catalog.input_bytes(dd))
+            log.debug("work tables %s", "on disk" if on_disk else "in memory")
+            runner.configure(con, settings, temp_dir, on_disk=on_disk)
+        except BaseException:
+            con.close()
+            raise
+        return DuckDBEngine(con)
+    if kind != "spark":
+        raise UsageError(f"unknown engine {kind!r}: duckdb or spark")
+    from recon.engine.spark import SparkEngine
+
+    session = None if isinstance(choice, str) else choice
+    engine = SparkEngine(session, threads=settings.threads, scratch=temp_dir / "spark")
+    catalog.register(engine, dd)
+    return engine
+
+
+def _resolve_as_of(engine: Engine, as_of: datetime | str | None) -> datetime:
     if as_of is None:
-        rows = con.execute("SELECT max(snapshot_at) FROM intents").fetchall()
+        rows = engine.rows("SELECT max(snapshot_at) FROM intents")
         row = rows[0] if rows else None
         if row is None or row[0] is None:
             raise SnapshotError("no snapshot to reconcile: run `recon extract` first")
@@ -333,27 +380,20 @@ def _resolve_as_of(con: duckdb.DuckDBPyConnection, as_of: datetime | str | None)
     return value.astimezone(UTC)
 
 
-def _load_previous(con: duckdb.DuckDBPyConnection, previous: Path | None) -> None:
-    if previous is not None and (previous / "exceptions.parquet").is_file():
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE previous_exceptions AS "
-            "SELECT break_id, first_seen_run FROM read_parquet(?)",
-            [str(previous / "exceptions.parquet")],
-        )
-    else:
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE previous_exceptions "
-            "(break_id VARCHAR, first_seen_run VARCHAR)"
-        )
+_PREVIOUS_SCHEMA = pa.schema([("break_id", pa.string()), ("first_seen_run", pa.string())])
 
 
-def _final_exceptions(con: duckdb.DuckDBPyConnection, run_id: str, decided: list[str]) -> None:
-    con.execute("CREATE OR REPLACE TEMP TABLE decided_ids (break_id VARCHAR)")
-    if decided:
-        con.executemany("INSERT INTO decided_ids VALUES (?)", [[d] for d in decided])
-    con.execute(
+def _load_previous(engine: Engine, previous: Path | None) -> None:
+    file = previous / "exceptions.parquet" if previous is not None else None
+    found = [str(file)] if file is not None and file.is_file() else []
+    engine.register_parquet("previous_exceptions", found, _PREVIOUS_SCHEMA)
+
+
+def _final_exceptions(engine: Engine, run_id: str, decided: list[str]) -> None:
+    engine.register_arrow("decided_ids", pa.table({"break_id": pa.array(decided, pa.string())}))
+    engine.create_table(
+        "final_exceptions",
         """
-        CREATE OR REPLACE TEMP TABLE final_exceptions AS
         SELECT
             e.break_id,
             CAST($run_id AS VARCHAR) AS run_id,
@@ -371,8 +411,8 @@ def _final_exceptions(con: duckdb.DuckDBPyConnection, run_id: str, decided: list
             CASE WHEN p.break_id IS NULL THEN 'new' ELSE 'persisting' END AS state,
             d.break_id IS NOT NULL AS decided
         FROM recon_exceptions AS e
-        LEFT JOIN previous_exceptions AS p USING (break_id)
-        LEFT JOIN decided_ids AS d USING (break_id)
+        LEFT JOIN previous_exceptions AS p ON p.break_id = e.break_id
+        LEFT JOIN decided_ids AS d ON d.break_id = e.break_id
         """,
         {"run_id": run_id},
     )
@@ -405,12 +445,14 @@ ORDER BY l.line_id, i.intent_id
 """
 
 _EXCEPTIONS_SQL = """
-SELECT * EXCLUDE (decided) FROM final_exceptions WHERE NOT decided
+SELECT break_id, run_id, category, priority, intent_id, line_id, end_to_end_id, expected_cents,
+       actual_cents, delta_cents, reason, first_seen_run, age_days, state
+FROM final_exceptions WHERE NOT decided
 ORDER BY category, intent_id NULLS LAST, end_to_end_id NULLS LAST, line_id NULLS LAST, break_id
 """
 
 
-def _write_history(con: duckdb.DuckDBPyConnection, dd: DataDir, path: Path) -> None:
+def _write_history(engine: Engine, dd: DataDir, path: Path) -> None:
     """The audit entries about this run's breaks (open or decided), oldest first."""
     entries = [
         {
@@ -426,20 +468,20 @@ def _write_history(con: duckdb.DuckDBPyConnection, dd: DataDir, path: Path) -> N
         for e in audit.read_entries(dd)
     ]
     table = pa.Table.from_pylist(entries, schema=HISTORY_SCHEMA)
-    con.register("audit_entries", table)
+    engine.register_arrow("audit_entries", table)
     try:
-        rows = con.sql(
+        rows = engine.reader(
             "SELECT a.* FROM audit_entries AS a "
             "SEMI JOIN final_exceptions AS f ON f.break_id = a.break_id ORDER BY a.seq"
-        ).to_arrow_table()
+        ).read_all()
     finally:
-        con.unregister("audit_entries")
+        engine.drop(["audit_entries"])
     out = rows.cast(HISTORY_SCHEMA) if rows is not None else HISTORY_SCHEMA.empty_table()
     pq.write_table(out, path, compression="zstd")
 
 
 def _copy(
-    con: duckdb.DuckDBPyConnection,
+    engine: Engine,
     sql: str,
     params: dict[str, Any],
     path: Path,
@@ -453,7 +495,7 @@ def _copy(
     (both release the GIL): Parquet encoding is single-threaded, so this keeps the second
     core busy.
     """
-    reader = con.sql(sql, params=params or None).to_arrow_reader(_BATCH_ROWS)
+    reader = engine.reader(sql, params, _BATCH_ROWS)
     if reader.schema.names != schema.names:
         raise RuntimeError(f"{path.name}: columns {reader.schema.names} != {schema.names}")
     # dictionary-encode only the columns with few distinct values (rule, status, category...):
@@ -488,7 +530,7 @@ _FEW_VALUES = frozenset(
 
 
 def _summary(
-    con: duckdb.DuckDBPyConnection,
+    engine: Engine,
     run_id: str,
     previous: Path | None,
     as_of: datetime,
@@ -498,23 +540,21 @@ def _summary(
     history: dict[str, Any],
 ) -> RunSummary:
     def scalar(sql: str) -> int:
-        rows = con.execute(sql).fetchall()  # drain: the next query may stream from `con`
+        rows = engine.rows(sql)
         return int(rows[0][0] or 0) if rows else 0
 
     counts = dict.fromkeys(CATEGORIES, 0)
-    for category, n in con.execute(
+    for category, n in engine.rows(
         "SELECT category, count(*) FROM final_exceptions WHERE NOT decided GROUP BY 1"
-    ).fetchall():
+    ):
         counts[category] = int(n)
     by_priority = {"P1": 0, "P2": 0, "P3": 0}
-    for priority, n in con.execute(
+    for priority, n in engine.rows(
         "SELECT priority, count(*) FROM final_exceptions WHERE NOT decided GROUP BY 1"
-    ).fetchall():
+    ):
         by_priority[priority] = int(n)
     states = dict(
-        con.execute(
-            "SELECT state, count(*) FROM final_exceptions WHERE NOT decided GROUP BY 1"
-        ).fetchall()
+        engine.rows("SELECT state, count(*) FROM final_exceptions WHERE NOT decided GROUP BY 1")
     )
     lines = scalar("SELECT count(*) FROM stg_statement_lines WHERE kind <> 'fee'")
     # recon_matches is a view (ids joined for the run file): count its rows in int_matches
@@ -522,7 +562,7 @@ def _summary(
     matched = scalar(f"SELECT count(*) FROM {matches}")
     open_breaks = scalar("SELECT count(*) FROM final_exceptions WHERE NOT decided")
     rules = dict.fromkeys(MATCH_RULES, 0)
-    for rule, n in con.execute(f"SELECT rule, count(*) FROM {matches} GROUP BY 1").fetchall():
+    for rule, n in engine.rows(f"SELECT rule, count(*) FROM {matches} GROUP BY 1"):
         rules[rule] = int(n)
     totals = {
         "statement_credit_cents": scalar(
@@ -547,21 +587,21 @@ def _summary(
     }
     control = tuple(
         {k: (v.isoformat() if isinstance(v, date) else v) for k, v in row.items()}
-        for row in _records(con, "SELECT * FROM recon_control_totals")
+        for row in _records(engine, "SELECT * FROM recon_control_totals")
     )
     explained = {
         str(label): int(cents)
-        for label, cents in con.execute(
+        for label, cents in engine.rows(
             "SELECT coalesce(label, 'UNEXPLAINED'), sum(cents) FROM recon_control_items "
             "GROUP BY 1 ORDER BY 1"
-        ).fetchall()
+        )
     }
     resolved = tuple(
         r[0]
-        for r in con.execute(
+        for r in engine.rows(
             "SELECT break_id FROM previous_exceptions AS p WHERE NOT EXISTS "
             "(SELECT 1 FROM final_exceptions AS f WHERE f.break_id = p.break_id) ORDER BY 1"
-        ).fetchall()
+        )
     )
     decided = tuple(
         {
@@ -574,11 +614,11 @@ def _summary(
             # an earlier one)
             "history": [d.to_json() for d in history.get(bid, ())],
         }
-        for bid, category in con.execute(
+        for bid, category in engine.rows(
             "SELECT break_id, category FROM final_exceptions WHERE decided ORDER BY break_id"
-        ).fetchall()
+        )
     )
-    coverage, awaiting, uncovered, overdue, text = _coverage_facts(con, as_of, settings)
+    coverage, awaiting, uncovered, overdue, text = _coverage_facts(engine, as_of, settings)
     return RunSummary(
         run_id=run_id,
         previous_run_id=previous.name if previous else None,
@@ -611,7 +651,7 @@ def _summary(
 
 
 def _coverage_facts(
-    con: duckdb.DuckDBPyConnection, as_of: datetime, settings: ReconcileSettings
+    engine: Engine, as_of: datetime, settings: ReconcileSettings
 ) -> tuple[tuple[dict[str, str], ...], dict[str, Any], tuple[str, ...], tuple[str, ...], str]:
     """What the statements cover, who waits for them, and which business days are missing.
 
@@ -621,27 +661,27 @@ def _coverage_facts(
     """
     from zoneinfo import ZoneInfo
 
-    stretches = con.execute(
+    stretches = engine.rows(
         "SELECT side, covered_from, covered_to FROM stg_coverage ORDER BY side, covered_from"
-    ).fetchall()
+    )
     coverage = tuple(
         {"side": side, "from": start.isoformat(), "to": end.isoformat()}
         for side, start, end in stretches
     )
     by_category = {
         str(k): int(v)
-        for k, v in con.execute(
+        for k, v in engine.rows(
             "SELECT would_be, count(DISTINCT intent_key) FROM recon_awaiting GROUP BY 1 ORDER BY 1"
-        ).fetchall()
+        )
     }
-    row = con.execute(
+    row = engine.rows(
         "SELECT count(*), coalesce(sum(expected_cents), 0) FROM "
         "(SELECT intent_key, max(expected_cents) AS expected_cents FROM recon_awaiting "
         "GROUP BY intent_key)"
-    ).fetchall()[0]
+    )[0]
     awaiting = {"intents": int(row[0]), "cents": int(row[1]), "by_category": by_category}
     tz = ZoneInfo(settings.business_tz)
-    first = con.execute("SELECT min(created_at) FROM stg_intents").fetchall()[0][0]
+    first = engine.rows("SELECT min(created_at) FROM stg_intents")[0][0]
     uncovered: list[str] = []
     overdue: list[str] = []
     if first is not None:
@@ -705,7 +745,6 @@ def coverage_sentence(
     return f"{covers}; {n} intent{'s' if n != 1 else ''} ({format_brl(cents)}) wait for statements"
 
 
-def _records(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]]:
-    cur = con.execute(sql)
-    columns = [d[0] for d in cur.description or ()]
-    return [dict(zip(columns, row, strict=True)) for row in cur.fetchall()]
+def _records(engine: Engine, sql: str) -> list[dict[str, Any]]:
+    columns, rows = engine.query(sql)
+    return [dict(zip(columns, row, strict=True)) for row in rows]

@@ -23,6 +23,10 @@
     statements_overdue = "30h"          # a business day no account statement covers this
                                         # long after it ended (at as_of) -> exit 1
 
+    [engine]
+    kind = "duckdb"                     # or "spark" (pip install 'recon[spark]', Java 17+):
+                                        # the same models on Spark SQL, local mode
+
 "auto" keeps the work tables in memory while the inputs (Parquet bytes of the latest snapshot
 and the statements; staged, about 3x that) fit in memory_limit, and on disk beyond it.
 
@@ -103,6 +107,7 @@ class ReconcileSettings:
     accounts: tuple[str, ...] = ()
     clock_skew: timedelta = timedelta(seconds=60)
     statements_overdue: timedelta = timedelta(hours=30)  # from [alerts]
+    engine: str = "duckdb"  # from [engine] kind
 
     def __post_init__(self) -> None:
         tol = self.amount_tolerance_cents
@@ -169,7 +174,7 @@ class ReconcileSettings:
         """Settings from a `[reconcile]` table; unknown keys and bad values raise ConfigError."""
         if not isinstance(section, dict):
             raise ConfigError("[reconcile] must be a table")
-        known = {f.name for f in fields(cls)} - {"statements_overdue"}
+        known = {f.name for f in fields(cls)} - {"statements_overdue", "engine"}
         unknown = sorted(set(section) - known)
         if unknown:
             raise ConfigError(
@@ -203,7 +208,16 @@ class ReconcileSettings:
         if isinstance(alerts, dict) and "statements_overdue" in alerts:
             overdue = parse_duration(alerts["statements_overdue"], name="statements_overdue")
             settings = replace(settings, statements_overdue=overdue)
-        return settings
+        engine = config.get("engine", {})
+        if not isinstance(engine, dict):
+            raise ConfigError("[engine] must be a table")
+        unknown = sorted(set(engine) - {"kind"})
+        if unknown:
+            raise ConfigError(f"[engine] unknown setting {unknown[0]!r} (known: kind)")
+        kind = engine.get("kind", "duckdb")
+        if kind not in ENGINES:
+            raise ConfigError(f"[engine] kind: expected one of {', '.join(ENGINES)}, got {kind!r}")
+        return replace(settings, engine=kind)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-friendly view (durations in seconds, dates ISO) for the run summary."""
@@ -218,6 +232,9 @@ class ReconcileSettings:
             else:
                 out[key] = value
         return out
+
+
+ENGINES = ("duckdb", "spark")
 
 
 def _parse_date(value: Any, *, name: str) -> date | None:

@@ -7,6 +7,7 @@ import logging
 import duckdb
 import pytest
 
+from recon.engine.duck import DuckDBEngine
 from recon.reconcile import runner
 
 
@@ -67,19 +68,19 @@ def test_header_lines_declare_keys_and_views():
 def test_a_model_out_of_memory_is_retried_on_one_thread(monkeypatch, caplog):
     con = duckdb.connect()
     con.execute("SET threads = 2")
-    real, calls = runner._build, []
+    real, calls = DuckDBEngine._build, []
 
-    def flaky(con_: duckdb.DuckDBPyConnection, model: runner.Model) -> None:
-        calls.append((model.name, runner._threads(con_)))
-        if model.name == "pairs" and runner._threads(con_) > 1:
+    def flaky(engine: DuckDBEngine, model: runner.Model) -> None:
+        calls.append((model.name, engine.threads()))
+        if model.name == "pairs" and engine.threads() > 1:
             raise duckdb.OutOfMemoryException("Out of Memory Error: failed to pin block")
-        real(con_, model)
+        real(engine, model)
 
-    monkeypatch.setattr(runner, "_build", flaky)
-    with caplog.at_level(logging.WARNING, logger="recon.reconcile.runner"):
+    monkeypatch.setattr(DuckDBEngine, "_build", flaky)
+    with caplog.at_level(logging.WARNING, logger="recon.engine.duck"):
         runner.run_models(con, _models())
     assert ("pairs", 2) in calls and ("pairs", 1) in calls
-    assert runner._threads(con) == 2  # restored
+    assert DuckDBEngine(con).threads() == 2  # restored
     assert "retrying on one thread" in caplog.text
     assert con.execute("SELECT count(*) FROM pairs").fetchall() == [(2,)]
 
@@ -88,13 +89,13 @@ def test_out_of_memory_on_one_thread_names_the_model(monkeypatch):
     con = duckdb.connect()
     con.execute("SET threads = 2")
 
-    def broke(con_: duckdb.DuckDBPyConnection, model: runner.Model) -> None:
+    def broke(engine: DuckDBEngine, model: runner.Model) -> None:
         raise duckdb.OutOfMemoryException("Out of Memory Error: failed to pin block")
 
-    monkeypatch.setattr(runner, "_build", broke)
+    monkeypatch.setattr(DuckDBEngine, "_build", broke)
     with pytest.raises(RuntimeError, match=r"recon/sql/staging/things.sql: Out of Memory"):
         runner.run_models(con, _models())
-    assert runner._threads(con) == 2
+    assert DuckDBEngine(con).threads() == 2
 
 
 @pytest.mark.parametrize("on_disk", [False, True])

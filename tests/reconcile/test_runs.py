@@ -220,9 +220,9 @@ def test_failed_checks_publish_the_run_then_raise(world, monkeypatch):
     _world(world)
     real = runner.run_checks
 
-    def broken(con, **kw):
-        con.execute("DELETE FROM int_matches")
-        return real(con, **kw)
+    def broken(engine, **kw):
+        engine.con.execute("DELETE FROM int_matches")
+        return real(engine, **kw)
 
     monkeypatch.setattr(runner, "run_checks", broken)
     with pytest.raises(RunChecksFailed, match="credits_accounted_once") as info:

@@ -91,7 +91,7 @@ unique_references as (
         intent_type,
         reference,
         case
-            when len(tokens) <= 1 then tokens[1]
+            when array_length(tokens) <= 1 then tokens[1]
             else list_reduce(
                 tokens,
                 lambda a, b: case

@@ -59,13 +59,13 @@ CREATE OR REPLACE TEMP MACRO names_compatible(a, b) AS
     OR names_agree(string_split(a, ' '), string_split(b, ' '));
 
 CREATE OR REPLACE TEMP MACRO names_agree(ta, tb) AS
-    len(ta) >= 2 AND len(tb) >= 2
+    array_length(ta) >= 2 AND array_length(tb) >= 2
     AND ta[1] = tb[1]
     AND (starts_with(ta[-1], tb[-1]) OR starts_with(tb[-1], ta[-1]))
     AND list_bool_and(list_transform(
-            CASE WHEN len(ta) <= len(tb) THEN ta[2:-2] ELSE tb[2:-2] END,
-            lambda x: len(list_filter(
-                CASE WHEN len(ta) <= len(tb) THEN tb[2:-2] ELSE ta[2:-2] END,
+            CASE WHEN array_length(ta) <= array_length(tb) THEN ta[2:-2] ELSE tb[2:-2] END,
+            lambda x: array_length(list_filter(
+                CASE WHEN array_length(ta) <= array_length(tb) THEN tb[2:-2] ELSE ta[2:-2] END,
                 lambda y: name_tokens_agree(x, y))) > 0)) IS NOT false;
 
 -- A document (CPF/CNPJ, possibly masked) reduced to its digits and mask stars.

@@ -17,7 +17,7 @@ periods as (
     select c.account, c.scope, c.covered_from, c.covered_to
     from statement_coverage as c, p
     where c.covered_to > c.covered_from
-      and (len(p.accounts) = 0 or list_contains(p.accounts, c.account))
+      and (array_length(p.accounts) = 0 or list_contains(p.accounts, c.account))
 ),
 
 sides as (
@@ -76,7 +76,7 @@ covered as (
     select s.side, s.covered_from, s.covered_to
     from stretches as s, p
     where s.covered_to is not null
-      and s.accounts >= greatest(len(p.accounts), 1)
+      and s.accounts >= greatest(array_length(p.accounts), 1)
 ),
 
 -- adjacent covered stretches joined into one

@@ -49,7 +49,7 @@ renamed as (
 
     from source
     where line_id is not null
-      and (len((select accounts from params)) = 0
+      and (array_length((select accounts from params)) = 0
            or list_contains((select accounts from params), account))
 )
 

@@ -1,0 +1,124 @@
+"""What every engine shares: the SQL model files, and the seam an engine implements.
+
+Each model is one `.sql` file holding one SELECT, materialized as a table named after the
+file (a leading ``NN_`` sets the order and is dropped from the name). Files starting with
+``_`` are scripts (DuckDB macros; on Spark, expanded into the models that call them).
+
+A model may declare a surrogate key with a header line ``-- surrogate_key: NAME``: a dense
+BIGINT unique within the run, for cheap joins (never written to a run file). A model whose
+header says ``-- materialized: view`` is a view instead of a table.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Protocol
+
+import pyarrow as pa
+
+__all__ = ["LAYERS", "Engine", "Model", "load_models", "sql_files"]
+
+LAYERS = ("staging", "intermediate", "marts")
+_NAME = re.compile(r"^(?:\d+_)?([a-z][a-z0-9_]*)$")
+_KEY = re.compile(r"^--\s*surrogate_key:\s*([a-z][a-z0-9_]*)\s*$", re.MULTILINE)
+_VIEW = re.compile(r"^--\s*materialized:\s*view\s*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Model:
+    """One SQL file: the table it builds (or '' for a raw script), its layer and text."""
+
+    name: str
+    layer: str
+    file: str
+    sql: str
+    key: str = ""
+    view: bool = False
+
+    @property
+    def is_script(self) -> bool:
+        return self.name == ""
+
+
+def sql_files(folder: str) -> list[tuple[str, str]]:
+    """(file name, text) of every `.sql` file of recon/sql/<folder>, by name."""
+    root = resources.files("recon.sql") / folder
+    return sorted(
+        (f.name, f.read_text(encoding="utf-8")) for f in root.iterdir() if f.name.endswith(".sql")
+    )
+
+
+def load_models(layers: tuple[str, ...] = LAYERS) -> list[Model]:
+    """Every model in run order: layer by layer, scripts first, then by file name."""
+    models: list[Model] = []
+    for layer in layers:
+        for file, sql in sql_files(layer):
+            stem = file.removesuffix(".sql")
+            if stem.startswith("_"):
+                models.append(Model("", layer, file, sql))
+                continue
+            match = _NAME.match(stem)
+            if not match:
+                raise ValueError(f"recon/sql/{layer}/{file}: not a valid model file name")
+            key = _KEY.search(sql)
+            view = bool(_VIEW.search(sql))
+            if key and view:
+                raise ValueError(f"recon/sql/{layer}/{file}: a view cannot have a surrogate key")
+            models.append(
+                Model(match.group(1), layer, file, sql, key.group(1) if key else "", view)
+            )
+    return models
+
+
+def is_model_name(name: str) -> bool:
+    return bool(_NAME.match(name))
+
+
+class Engine(Protocol):
+    """The seam between recon's SQL and the engine running it (DuckDB, Spark).
+
+    Python registers sources and small tables under names; every SQL text only selects
+    from names. Parameters are bound ($name), never formatted into SQL text.
+    """
+
+    kind: str
+
+    def register_parquet(self, name: str, files: Sequence[str], schema: pa.Schema) -> None:
+        """Parquet files as a view projected onto `schema`."""
+
+    def register_arrow(self, name: str, table: pa.Table) -> None:
+        """A small in-memory table under a name."""
+
+    def run_view_file(self, file: str, text: str) -> None:
+        """A catalog view file (CREATE OR REPLACE VIEW statements)."""
+
+    def run_script(self, model: Model) -> None:
+        """A ``_*.sql`` script (macros)."""
+
+    def materialize(self, model: Model) -> None:
+        """Build a model's table (or view)."""
+
+    def create_table(self, name: str, sql: str, params: dict[str, Any] | None = None) -> None:
+        """A query's rows as a table under a name."""
+
+    def drop(self, names: Iterable[str]) -> None:
+        """Drop model tables and views."""
+
+    def rows(self, sql: str, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        """A query's rows (times as aware UTC datetimes)."""
+
+    def query(
+        self, sql: str, params: dict[str, Any] | None = None
+    ) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """A query's column names and rows."""
+
+    def reader(
+        self, sql: str, params: dict[str, Any] | None = None, batch_rows: int = 262_144
+    ) -> pa.RecordBatchReader:
+        """A query's rows as Arrow batches, in order."""
+
+    def close(self) -> None:
+        """Release what the engine holds."""

@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: venv demo test lint typecheck pytest browser notebooks bench clean
+.PHONY: venv demo test lint typecheck pytest browser java notebooks bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -43,7 +43,20 @@ browser:
 	  fi; \
 	fi
 
-pytest: $(STAMP) browser
+# the Spark engine's parity tests run Spark local mode on Debian's Java: installed here when
+# missing and we can; otherwise the tests fail (never skip) with what to install
+java:
+	@if ! command -v java >/dev/null && [ -z "$$JAVA_HOME" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y openjdk-17-jre-headless; \
+	  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null && command -v apt-get >/dev/null; then \
+	    sudo -n apt-get update && sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y openjdk-17-jre-headless; \
+	  else \
+	    echo "make: java is missing and cannot be installed here (needs root and apt-get): apt-get install openjdk-17-jre-headless, or set JAVA_HOME" >&2; \
+	  fi; \
+	fi
+
+pytest: $(STAMP) browser java
 	MPLBACKEND=Agg RECON_CHROMIUM=$(CHROMIUM) $(BIN)/pytest -n 2 --timeout=600 -q
 
 test: lint typecheck pytest

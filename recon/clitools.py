@@ -13,7 +13,15 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["console", "data_dir", "parse_date", "parse_timestamp", "positive_int", "print_verdict"]
+__all__ = [
+    "add_engine_argument",
+    "console",
+    "data_dir",
+    "parse_date",
+    "parse_timestamp",
+    "positive_int",
+    "print_verdict",
+]
 
 
 def parse_timestamp(text: str) -> datetime:
@@ -55,6 +63,17 @@ def console() -> Any:
     console = Console(highlight=False)
     # In a job's log (not a terminal) rich assumes 80 columns and truncates category names.
     return console if console.is_terminal else Console(highlight=False, width=120)
+
+
+def add_engine_argument(p: argparse.ArgumentParser) -> None:
+    """`--engine duckdb|spark` (default: recon.toml's [engine] kind, else duckdb)."""
+    p.add_argument(
+        "--engine",
+        choices=("duckdb", "spark"),
+        default=None,
+        help="run the models on DuckDB (default) or Spark in local mode (needs "
+        "pip install 'recon[spark]' and Java 17+); default: recon.toml [engine] kind",
+    )
 
 
 def data_dir(args: argparse.Namespace) -> Any:

@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import tempfile
+import warnings
 from collections.abc import Collection, Iterable, Sequence
 from datetime import UTC, datetime
 from functools import cached_property
@@ -36,6 +37,11 @@ if TYPE_CHECKING:
 __all__ = ["SparkEngine", "local_session"]
 
 log = logging.getLogger(__name__)
+# pyspark warns that it "does not yet fully support pandas >= 3.0.0": recon hands Spark
+# Arrow tables, never pandas frames
+warnings.filterwarnings(
+    "ignore", message="PySpark does not yet fully support pandas", category=FutureWarning
+)
 _PARAM = re.compile(r"\$([a-z_][a-z0-9_]*)")
 
 
@@ -49,25 +55,40 @@ def _pyspark() -> Any:
     return pyspark.sql
 
 
-def local_session(threads: int = 2, memory: str = "2g") -> SparkSession:
-    """A local-mode SparkSession for one machine (tests, CI, a laptop)."""
+SMALL_INPUT_BYTES = 256 * 1024 * 1024
+
+
+def local_session(threads: int = 2, memory: str = "4g", *, small: bool = False) -> SparkSession:
+    """A local-mode SparkSession for one machine (tests, CI, a laptop).
+
+    With `small` (inputs of a few hundred MB at most), a profile for latency: the JVM's
+    quick compiler only and no whole-stage code generation (compiling the plans costs more
+    than running them on small data). JVM options apply when this process starts its JVM:
+    the first session's profile holds for the process.
+    """
     sql = _pyspark()
     if not os.environ.get("JAVA_HOME") and shutil.which("java") is None:
         raise UsageError(
             "the Spark engine needs Java 17+ (`java` not found): apt-get install "
             "openjdk-17-jre-headless, or set JAVA_HOME"
         )
+    # a local session talks to itself over loopback, never over the machine's network
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    logging_config = resources.files("recon.engine") / "log4j2.properties"
+    java = f"-Xss16m -Dlog4j2.configurationFile={logging_config}"
+    if small:
+        java += " -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m"
+    cores = max(1, int(threads))
     builder = (
-        sql.SparkSession.builder.master(f"local[{max(1, int(threads))}]")
+        sql.SparkSession.builder.master(f"local[{cores}]")
         .appName("recon")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.shuffle.partitions", str(max(1, int(threads))))
+        .config("spark.sql.shuffle.partitions", str(cores if small else 4 * cores))
+        .config("spark.sql.codegen.wholeStage", "false" if small else "true")
         .config("spark.driver.memory", memory)
-        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-        # the start-up of a short-lived JVM: C1 only (whole runs are seconds to minutes)
-        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -Xss16m")
+        .config("spark.driver.extraJavaOptions", java)
     )
     return builder.getOrCreate()
 
@@ -83,8 +104,9 @@ class SparkEngine:
         *,
         threads: int = 2,
         scratch: str | os.PathLike[str] | None = None,
+        small: bool = False,
     ) -> None:
-        self.spark = session or local_session(threads)
+        self.spark = session or local_session(threads, small=small)
         _exclude_rule(self.spark, _BROKEN_RULE)
         self._tables: set[str] = set()
         self._own_scratch = scratch is None

@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import functools
+from dataclasses import replace
 from typing import Any
 
-from recon.clitools import console, parse_date, positive_int, print_verdict, with_progress
+from recon.clitools import (
+    add_engine_argument,
+    console,
+    parse_date,
+    positive_int,
+    print_verdict,
+    with_progress,
+)
 
 __all__ = ["register"]
 
@@ -15,6 +24,8 @@ def run_daily_command(args: argparse.Namespace) -> int:
     from recon.report.console import run_line, run_table
 
     steps = Steps.default()
+    if args.engine:
+        steps = replace(steps, reconcile=functools.partial(steps.reconcile, engine=args.engine))
     if not args.quiet:  # a spinner per step on a terminal; extract draws its own bar
         steps = Steps(
             steps.extract,
@@ -98,6 +109,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         "--force", action="store_true", help="run the whole job again for a date already done"
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_engine_argument(p)
     p.set_defaults(func=run_daily_command)
 
     p = sub.add_parser(

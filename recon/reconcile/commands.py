@@ -11,7 +11,14 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from recon.clitools import console, data_dir, parse_timestamp, print_verdict, progress
+from recon.clitools import (
+    add_engine_argument,
+    console,
+    data_dir,
+    parse_timestamp,
+    print_verdict,
+    progress,
+)
 
 __all__ = ["register"]
 
@@ -26,7 +33,7 @@ def run_reconcile(args: argparse.Namespace) -> int:
     dd = data_dir(args)
     thresholds = Thresholds.from_config(load_config(args.config, dd))
     with progress("reconciling"):
-        result = reconcile(dd, as_of=args.as_of, **settings_kw(args.config, dd))
+        result = reconcile(dd, as_of=args.as_of, engine=args.engine, **settings_kw(args.config, dd))
     verdict = assess_run(Path(result.path), thresholds)
     out = console()
     out.print(run_table(Path(result.path), title=f"run {result.run_id}"))
@@ -93,6 +100,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         help="reconcile as of this instant (ISO 8601 with offset; default: latest snapshot time)",
     )
     p.add_argument("--config", metavar="FILE", default=None, help="recon.toml to use")
+    add_engine_argument(p)
     p.set_defaults(func=run_reconcile)
 
     p = sub.add_parser(

@@ -353,10 +353,15 @@ def _open_engine(
         return DuckDBEngine(con)
     if kind != "spark":
         raise UsageError(f"unknown engine {kind!r}: duckdb or spark")
-    from recon.engine.spark import SparkEngine
+    from recon.engine.spark import SMALL_INPUT_BYTES, SparkEngine
 
     session = None if isinstance(choice, str) else choice
-    engine = SparkEngine(session, threads=settings.threads, scratch=temp_dir / "spark")
+    engine = SparkEngine(
+        session,
+        threads=settings.threads,
+        scratch=temp_dir / "spark",
+        small=catalog.input_bytes(dd) < SMALL_INPUT_BYTES,
+    )
     catalog.register(engine, dd)
     return engine
 

@@ -6,38 +6,12 @@ as banks write them, partial refunds, returned payouts, look-alike keys)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pyarrow.parquet as pq
 import pytest
 
-from recon.config import DataDir
-from recon.reconcile import ReconcileSettings, reconcile
+from .helpers import sandbox_job
 
 SEEDS = (1, 2, 3)
-DAYS, INTENTS_PER_DAY = 3, 60
-
-
-def _job(seed: int, root: Path, work_storage: str = "auto", **world):
-    from recon.extract import extract
-    from recon.sandbox import build_world
-    from recon.sandbox.exports import STATEMENT_FILES, export_statements
-    from recon.sandbox.transport import AsyncEmulatorTransport
-    from recon.statements import import_statements
-
-    sandbox = build_world(
-        **{"seed": seed, "days": DAYS, "intents_per_day": INTENTS_PER_DAY, **world}
-    )
-    data = DataDir(root / "data").ensure()
-    transport = AsyncEmulatorTransport(sandbox.emulator)
-    api = {"base_url": "http://sandbox.test", "api_key": sandbox.api_key, "quiet": True}
-    extract(data, transport=transport, **api)
-    sandbox.apply_late_events()
-    extract(data, transport=transport, **api)
-    export_statements(sandbox.bank, root / "sandbox")
-    import_statements([root / "sandbox" / name for name in STATEMENT_FILES], data=data)
-    result = reconcile(data, settings=ReconcileSettings(work_storage=work_storage))
-    return sandbox, result
 
 
 # every seed as a daily run would (work tables in memory), one with the big-data storage
@@ -45,7 +19,7 @@ def _job(seed: int, root: Path, work_storage: str = "auto", **world):
     ("seed", "work_storage"), [*((seed, "auto") for seed in SEEDS), (SEEDS[0], "disk")]
 )
 def test_sandbox_breaks_found_exactly(seed, work_storage, tmp_path):
-    sandbox, result = _job(seed, tmp_path, work_storage)
+    sandbox, result = sandbox_job(seed, tmp_path, work_storage)
     found = {
         (r["category"], r["intent_id"], r["end_to_end_id"])
         for r in pq.read_table(result.exceptions_path).to_pylist()
@@ -93,7 +67,7 @@ def _found_exactly(sandbox, result) -> None:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_collision_worlds_breaks_found_exactly(seed, tmp_path):
-    sandbox, result = _job(seed, tmp_path, profile="collisions")
+    sandbox, result = sandbox_job(seed, tmp_path, profile="collisions")
     faults = sandbox.truth.fault_counts()
     assert faults["no_reference"] >= 10 and faults["payout_returned"] >= 1
     assert faults["lookalike_keys"] == 2 and faults["partial_refund"] >= 2

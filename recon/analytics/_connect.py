@@ -21,13 +21,17 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import duckdb
 import pandas as pd
+import pyarrow as pa
 
 from recon import catalog
 from recon.config import DEFAULT_BUSINESS_TZ, DataDir, load_config
+from recon.engine.base import Engine
 from recon.errors import ConfigError
 from recon.schemas import INTENT_STATUSES, OFFRAMP_LIFECYCLE, ONRAMP_LIFECYCLE, TERMINAL_EXITS
 
-DataLike = str | os.PathLike[str] | DataDir | duckdb.DuckDBPyConnection | None
+# a data dir, a DuckDB catalog connection, or an engine with the catalog registered
+# (recon.catalog.register: the Spark engine)
+DataLike = str | os.PathLike[str] | DataDir | duckdb.DuckDBPyConnection | Engine | None
 
 INTENT_TYPES = ("onramp", "offramp")
 
@@ -226,6 +230,37 @@ def install(con: duckdb.DuckDBPyConnection, config: AnalyticsConfig) -> None:
     con.execute(read_sql("analytics_intents").format(tz=_sql_literal(config.business_tz)))
 
 
+def install_on_engine(engine: Engine, config: AnalyticsConfig) -> None:
+    """`install` on an engine (Spark): the same tables and views, the same SQL text."""
+    config.validate()
+    rows = config.lifecycle_rows()
+    columns = list(zip(*rows, strict=True)) if rows else [()] * 5
+    engine.register_arrow(
+        "analytics_lifecycle_order",
+        pa.table(
+            [
+                pa.array(columns[0], pa.string()),
+                pa.array(columns[1], pa.string()),
+                pa.array(columns[2], pa.int32()),
+                pa.array(columns[3], pa.string()),
+                pa.array(columns[4], pa.int32()),
+            ],
+            names=["intent_type", "status", "stage_rank", "kind", "implied_stage_rank"],
+        ),
+    )
+    engine.run_view_file(
+        "lifecycle_order",
+        "CREATE OR REPLACE VIEW lifecycle_order AS"
+        " SELECT intent_type, status, stage_rank, kind FROM analytics_lifecycle_order",
+    )
+    text = read_sql("analytics_intents").format(tz=_sql_literal(config.business_tz))
+    engine.run_view_file("analytics_intents.sql", text)
+    setattr(engine, _CONFIG_ATTRIBUTE, config)
+
+
+_CONFIG_ATTRIBUTE = "analytics_config"
+
+
 def connect(
     data: str | os.PathLike[str] | DataDir | None = None, *, config: AnalyticsConfig | None = None
 ) -> duckdb.DuckDBPyConnection:
@@ -245,7 +280,18 @@ def connect(
 def connection(
     data: DataLike, config: AnalyticsConfig | None = None
 ) -> Iterator[tuple[duckdb.DuckDBPyConnection, AnalyticsConfig]]:
-    """Use `data` if it is a connection from `connect`, else open (and close) one."""
+    """Use `data` if it is a connection from `connect` (or an engine with the catalog
+    registered), else open (and close) a DuckDB one."""
+    if data is not None and not isinstance(
+        data, (duckdb.DuckDBPyConnection, str, os.PathLike, DataDir)
+    ):
+        engine: Any = data
+        installed = getattr(engine, _CONFIG_ATTRIBUTE, None)
+        cfg = config or installed or AnalyticsConfig()
+        if cfg is not installed:
+            install_on_engine(engine, cfg)
+        yield engine, cfg
+        return
     if isinstance(data, duckdb.DuckDBPyConnection):
         if config is not None:
             install(data, config)
@@ -272,8 +318,13 @@ def connection(
 
 
 def query(
-    con: duckdb.DuckDBPyConnection, sql_text: str, params: Mapping[str, Any] | None = None
+    con: duckdb.DuckDBPyConnection | Engine,
+    sql_text: str,
+    params: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
     """Run SQL and return pandas (through Arrow: keeps UTC-aware timestamps and int64)."""
+    if not isinstance(con, duckdb.DuckDBPyConnection):
+        table = con.reader(sql_text, dict(params) if params else None).read_all()
+        return table.to_pandas(date_as_object=False)
     rel = con.sql(sql_text, params=dict(params)) if params else con.sql(sql_text)
     return rel.to_arrow_table().to_pandas(date_as_object=False)

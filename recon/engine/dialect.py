@@ -212,6 +212,16 @@ def _spark_rewrite(node: exp.Expr) -> exp.Expr:
         return _fn("AGGREGATE", rest, _fn("TRY_ELEMENT_AT", array, _lit(1)), lam)
     if name in ("REGEXP_SPLIT_TO_ARRAY", "STRING_SPLIT_REGEX"):
         return _fn("SPLIT", *node.expressions)
+    if isinstance(node, exp.TimeToUnix) or name == "EPOCH":
+        # DuckDB's epoch keeps the fraction of a second (Spark's unix_timestamp drops it)
+        value = node.this if isinstance(node, exp.TimeToUnix) else node.expressions[0]
+        micros = exp.cast(_fn("UNIX_MICROS", value), exp.DataType.build("DOUBLE"))
+        return exp.Div(this=micros, expression=_lit(1_000_000))
+    if isinstance(node, exp.DayOfWeekIso):
+        # ISO: Monday 1 .. Sunday 7 (Spark's dayofweek: Sunday 1 .. Saturday 7)
+        shifted = exp.Paren(this=exp.Add(this=_fn("DAYOFWEEK", node.this), expression=_lit(5)))
+        weekday = exp.Paren(this=exp.Mod(this=shifted, expression=_lit(7)))
+        return exp.Paren(this=exp.Add(this=weekday, expression=_lit(1)))
     if name == "EPOCH_US":
         return _fn("UNIX_MICROS", *node.expressions)
     if name == "STRIP_ACCENTS":
@@ -255,7 +265,9 @@ def _timezone(node: exp.Expr) -> exp.Expr:
         zone, value = node.expressions[:2]
     if isinstance(value, exp.Cast) and value.to.this in _WALL_CLOCK:
         return _fn("TO_UTC_TIMESTAMP", value, zone)
-    return _fn("FROM_UTC_TIMESTAMP", value, zone)
+    # a wall clock, like DuckDB's TIMESTAMP (Spark's own TIMESTAMP is an instant)
+    wall_clock = exp.DataType.build("TIMESTAMP_NTZ", dialect="spark")
+    return exp.cast(_fn("FROM_UTC_TIMESTAMP", value, zone), wall_clock)
 
 
 def _string_agg(node: exp.Expr) -> exp.Expr:

@@ -166,7 +166,9 @@ class SparkEngine:
         frame.createOrReplaceTempView(name)
 
     def create_view(self, name: str, sql: str) -> None:
-        self._df(sql).createOrReplaceTempView(name)
+        """A view kept as SQL text, bound when read (like DuckDB's): replacing a view it
+        reads (the configured lifecycle_order) changes what it returns."""
+        self.spark.sql(f"CREATE OR REPLACE TEMP VIEW {name} AS {self.translate(sql)}")
 
     def run_view_file(self, file: str, text: str) -> None:
         """A catalog view file: `CREATE OR REPLACE VIEW name AS query;` statements."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
@@ -62,6 +63,48 @@ def assert_same_run(duck: RunResult, spark: RunResult) -> None:
     assert b_summary["settings"]["engine"] == "spark"
 
 
+def analytics_frames(data: Any) -> dict[str, pd.DataFrame]:
+    """Every analytics function's frame over `data` (a data dir, or an engine)."""
+    from recon import analytics as a
+
+    frames = {
+        "status_history": a.status_history(data),
+        "intent_outcomes": a.intent_outcomes(data),
+        "volumes": a.volumes(data),
+        "status_reasons": a.status_reasons(data),
+    }
+    for it in ("onramp", "offramp"):
+        for cohort in ("day", "week", "all"):
+            frames[f"funnel {it} {cohort}"] = a.funnel(data, intent_type=it, cohort=cohort)
+        frames[f"failures {it}"] = a.failures(data, intent_type=it)
+        frames[f"time_to_pay {it}"] = a.time_to_pay(data, intent_type=it)
+        frames[f"time_to_complete {it}"] = a.time_to_complete(data, intent_type=it)
+        for by in ("cohort", "amount", "hour", "weekday"):
+            frames[f"expiry {it} {by}"] = a.expiry_rates(data, intent_type=it, by=by)
+    return frames
+
+
+def assert_same_analytics(data: Path) -> None:
+    from recon import catalog
+    from recon.engine.spark import SparkEngine
+
+    duck = analytics_frames(data)
+    engine = SparkEngine()
+    try:
+        catalog.register(engine, data)
+        spark = analytics_frames(engine)
+    finally:
+        engine.close()
+    for name, frame in duck.items():
+        assert len(frame) > 0 or name.startswith("failures"), name
+        (
+            pd.testing.assert_frame_equal(
+                frame.reset_index(drop=True), spark[name].reset_index(drop=True), check_dtype=False
+            ),
+            name,
+        )
+
+
 def _both(data: Any) -> tuple[RunResult, RunResult]:
     duck = reconcile(data, run_id="parity-duckdb", engine="duckdb", strict=False)
     spark = reconcile(
@@ -78,6 +121,7 @@ def test_demo_world_runs_the_same_on_spark(tmp_path: Path) -> None:
     duck, spark = _both(demo.data_dir)
     assert duck.summary.breaks >= 50  # the demo world plants every category
     assert_same_run(duck, spark)
+    assert_same_analytics(demo.data_dir)
 
 
 @pytest.mark.parametrize(

@@ -24,8 +24,9 @@ WITH latest AS (
                 expires_at := expires_at,
                 snapshot_at := snapshot_at
             ),
-            (snapshot_at, run_id, coalesce(updated_at, TIMESTAMPTZ '-infinity'), status)
-        ) AS last
+            -- no update time sorts below every real one (the earliest instant both engines hold)
+            (snapshot_at, run_id, coalesce(updated_at, TIMESTAMPTZ '0001-01-01 00:00:00+00'), status)
+        ) AS last_seen
     FROM intent_snapshots
     GROUP BY id
 ),
@@ -70,7 +71,7 @@ SELECT
     l.snapshot_at AS last_seen_at,
     timezone({tz}, l.created_at) AS created_local,
     CAST(timezone({tz}, l.created_at) AS DATE) AS created_date
-FROM (SELECT unnest(last) FROM latest) AS l
+FROM (SELECT last_seen.* FROM latest) AS l
 LEFT JOIN analytics_lifecycle_order AS lo
     ON lo.intent_type = l.intent_type AND lo.status = l.status
 LEFT JOIN final_stage AS fs ON fs.intent_type = l.intent_type

@@ -58,7 +58,9 @@ def _pyspark() -> Any:
 SMALL_INPUT_BYTES = 256 * 1024 * 1024
 
 
-def local_session(threads: int = 2, memory: str = "4g", *, small: bool = False) -> SparkSession:
+def local_session(
+    threads: int = 2, memory: str | None = None, *, small: bool = False
+) -> SparkSession:
     """A local-mode SparkSession for one machine (tests, CI, a laptop).
 
     With `small` (inputs of a few hundred MB at most), a profile for latency: the JVM's
@@ -79,6 +81,8 @@ def local_session(threads: int = 2, memory: str = "4g", *, small: bool = False) 
     if small:
         java += " -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m"
     cores = max(1, int(threads))
+    # local mode runs every task in the driver: its heap is the engine's memory
+    memory = memory or os.environ.get("RECON_SPARK_MEMORY") or "4g"
     builder = (
         sql.SparkSession.builder.master(f"local[{cores}]")
         .appName("recon")

@@ -25,7 +25,7 @@ import pyarrow as pa
 
 from recon import catalog
 from recon.config import DEFAULT_BUSINESS_TZ, DataDir, load_config
-from recon.engine.base import Engine
+from recon.engine.base import Engine, rows_table
 from recon.errors import ConfigError
 from recon.schemas import INTENT_STATUSES, OFFRAMP_LIFECYCLE, ONRAMP_LIFECYCLE, TERMINAL_EXITS
 
@@ -230,23 +230,17 @@ def install(con: duckdb.DuckDBPyConnection, config: AnalyticsConfig) -> None:
     con.execute(read_sql("analytics_intents").format(tz=_sql_literal(config.business_tz)))
 
 
+_LIFECYCLE_SCHEMA = pa.schema(
+    [("intent_type", pa.string()), ("status", pa.string()), ("stage_rank", pa.int32()),
+     ("kind", pa.string()), ("implied_stage_rank", pa.int32())]
+)  # fmt: skip
+
+
 def install_on_engine(engine: Engine, config: AnalyticsConfig) -> None:
     """`install` on an engine (Spark): the same tables and views, the same SQL text."""
     config.validate()
-    rows = config.lifecycle_rows()
-    columns = list(zip(*rows, strict=True)) if rows else [()] * 5
     engine.register_arrow(
-        "analytics_lifecycle_order",
-        pa.table(
-            [
-                pa.array(columns[0], pa.string()),
-                pa.array(columns[1], pa.string()),
-                pa.array(columns[2], pa.int32()),
-                pa.array(columns[3], pa.string()),
-                pa.array(columns[4], pa.int32()),
-            ],
-            names=["intent_type", "status", "stage_rank", "kind", "implied_stage_rank"],
-        ),
+        "analytics_lifecycle_order", rows_table(config.lifecycle_rows(), _LIFECYCLE_SCHEMA)
     )
     engine.run_view_file(
         "lifecycle_order",

@@ -40,6 +40,7 @@ import duckdb
 import pyarrow as pa
 
 from recon.config import DataDir
+from recon.engine.base import rows_table
 from recon.engine.duck import duck_type, empty_relation, parquet_relation
 from recon.errors import UsageError
 from recon.schemas import (
@@ -248,11 +249,7 @@ class Source:
 
     def table(self) -> pa.Table:
         """The in-memory rows as an Arrow table of the source's schema."""
-        columns = list(zip(*self.rows, strict=True)) if self.rows else [()] * len(self.schema)
-        return pa.table(
-            [pa.array(list(c), type=f.type) for c, f in zip(columns, self.schema, strict=True)],
-            schema=self.schema,
-        )
+        return rows_table(self.rows or (), self.schema)
 
     def duckdb_relation(self) -> str:
         """The source as a DuckDB SELECT (typed, empty when there is nothing to read)."""

@@ -73,6 +73,36 @@ def load_models(layers: tuple[str, ...] = LAYERS) -> list[Model]:
     return models
 
 
+# an Arrow type -> its SQL spelling on each engine (DuckDB, Spark)
+_SQL_TYPES: tuple[tuple[Any, str, str], ...] = (
+    (lambda t: pa.types.is_string(t) or pa.types.is_large_string(t), "VARCHAR", "STRING"),
+    (pa.types.is_int64, "BIGINT", "BIGINT"),
+    (pa.types.is_int32, "INTEGER", "INT"),
+    (pa.types.is_boolean, "BOOLEAN", "BOOLEAN"),
+    (pa.types.is_floating, "DOUBLE", "DOUBLE"),
+    (lambda t: pa.types.is_timestamp(t) and t.tz is not None, "TIMESTAMPTZ", "TIMESTAMP"),
+    (pa.types.is_timestamp, "TIMESTAMP", "TIMESTAMP_NTZ"),
+    (pa.types.is_date, "DATE", "DATE"),
+)
+
+
+def sql_type(t: pa.DataType, engine: str) -> str:
+    """The SQL type an engine ("duckdb" or "spark") gives an Arrow type of recon's schemas."""
+    for matches, duckdb_type, spark_type in _SQL_TYPES:
+        if matches(t):
+            return spark_type if engine == "spark" else duckdb_type
+    raise TypeError(f"no {engine} type for {t}")
+
+
+def rows_table(rows: Sequence[Sequence[Any]], schema: pa.Schema) -> pa.Table:
+    """A few Python rows as an Arrow table of `schema` (what an engine registers by name)."""
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema)
+    return pa.table(
+        [pa.array(list(c), type=f.type) for c, f in zip(columns, schema, strict=True)],
+        schema=schema,
+    )
+
+
 def is_model_name(name: str) -> bool:
     return bool(_NAME.match(name))
 

@@ -19,7 +19,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from recon.engine.base import Model
+from recon.engine.base import Model, sql_type
 
 __all__ = [
     "WORK_DATABASE",
@@ -70,21 +70,7 @@ def use_work_database(con: duckdb.DuckDBPyConnection, path: Path | None = None) 
 
 
 def duck_type(t: pa.DataType) -> str:
-    if pa.types.is_string(t) or pa.types.is_large_string(t):
-        return "VARCHAR"
-    if pa.types.is_int64(t):
-        return "BIGINT"
-    if pa.types.is_int32(t):
-        return "INTEGER"
-    if pa.types.is_boolean(t):
-        return "BOOLEAN"
-    if pa.types.is_floating(t):
-        return "DOUBLE"
-    if pa.types.is_timestamp(t):
-        return "TIMESTAMPTZ" if t.tz else "TIMESTAMP"
-    if pa.types.is_date(t):
-        return "DATE"
-    raise TypeError(f"no DuckDB type for {t}")
+    return sql_type(t, "duckdb")
 
 
 def empty_relation(schema: pa.Schema) -> str:

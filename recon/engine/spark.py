@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from recon.engine import dialect
-from recon.engine.base import Model
+from recon.engine.base import Model, sql_type
 from recon.errors import UsageError
 
 if TYPE_CHECKING:
@@ -281,21 +281,7 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _spark_type(t: pa.DataType) -> str:
-    if pa.types.is_string(t) or pa.types.is_large_string(t):
-        return "STRING"
-    if pa.types.is_int64(t):
-        return "BIGINT"
-    if pa.types.is_int32(t):
-        return "INT"
-    if pa.types.is_boolean(t):
-        return "BOOLEAN"
-    if pa.types.is_floating(t):
-        return "DOUBLE"
-    if pa.types.is_timestamp(t):
-        return "TIMESTAMP" if t.tz else "TIMESTAMP_NTZ"
-    if pa.types.is_date(t):
-        return "DATE"
-    raise TypeError(f"no Spark type for {t}")
+    return sql_type(t, "spark")
 
 
 def _aware(value: Any) -> Any:

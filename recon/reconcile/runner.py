@@ -24,7 +24,15 @@ from zoneinfo import ZoneInfo
 import duckdb
 import pyarrow as pa
 
-from recon.engine.base import LAYERS, Engine, Model, is_model_name, load_models, sql_files
+from recon.engine.base import (
+    LAYERS,
+    Engine,
+    Model,
+    is_model_name,
+    load_models,
+    rows_table,
+    sql_files,
+)
 from recon.engine.duck import WORK_DATABASE, DuckDBEngine, use_work_database
 from recon.reconcile.settings import ReconcileSettings
 from recon.schemas import CATEGORIES, status_vocabulary
@@ -149,6 +157,12 @@ def param_values(settings: ReconcileSettings, as_of: datetime) -> dict[str, Any]
     }
 
 
+_VOCABULARY = pa.schema(
+    [("intent_type", pa.string()), ("status", pa.string()), ("stage_rank", pa.int32()),
+     ("kind", pa.string()), ("terminal", pa.bool_()), ("fiat_moved", pa.bool_())]
+)  # fmt: skip
+
+
 def set_params(
     target: Engine | duckdb.DuckDBPyConnection,
     settings: ReconcileSettings,
@@ -179,21 +193,7 @@ def set_params(
             }
         ),
     )
-    vocabulary = list(zip(*status_vocabulary(), strict=True))
-    engine.register_arrow(
-        "status_vocabulary",
-        pa.table(
-            [
-                pa.array(vocabulary[0], pa.string()),
-                pa.array(vocabulary[1], pa.string()),
-                pa.array(vocabulary[2], pa.int32()),
-                pa.array(vocabulary[3], pa.string()),
-                pa.array(vocabulary[4], pa.bool_()),
-                pa.array(vocabulary[5], pa.bool_()),
-            ],
-            names=["intent_type", "status", "stage_rank", "kind", "terminal", "fiat_moved"],
-        ),
-    )
+    engine.register_arrow("status_vocabulary", rows_table(status_vocabulary(), _VOCABULARY))
     pairs = list(manual)
     engine.register_arrow(
         "manual_matches",

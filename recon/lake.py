@@ -482,3 +482,22 @@ def read_bytes(loc: Location, uri: str) -> bytes:
 
 # Tables recon creates keep their whole log (a snapshot's manifest is in its commit).
 _TABLE_CONFIG = {"delta.enableExpiredLogCleanup": "false"}
+
+
+# ---------------------------------------------------------------------------------- layout
+# recon's tables under a remote data directory (README, "Object storage and Delta Lake").
+# Partition columns are extra columns, never the contract's own: Delta keeps partition
+# values in its log and out of the data files, so a data file read by its name alone
+# (DuckDB or Spark given the commit's file list) still has every contract column.
+
+SNAPSHOTS = "snapshots"  # INTENTS_SCHEMA + snapshot_date, snapshot_run; manifest in the commit
+SNAPSHOT_PARTITIONS = ("snapshot_date", "snapshot_run")
+STATEMENT_LINES = (
+    "statements/lines"  # statement store's STORED_SCHEMA; MERGE on (line_id, fingerprint)
+)
+STATEMENT_QUARANTINE = "statements/quarantine"  # MERGE on row_key
+STATEMENT_COVERAGE = "statements/coverage"  # MERGE on the period's key
+RUN_PARTITION = "run"  # every run table is partitioned by the run id under this name
+RUN_TABLES = ("matches", "exceptions", "awaiting", "candidates", "history")  # runs/<name>
+RUN_SUMMARIES = "runs/summaries"  # one row per run: summary.json and flows.parquet; the commit
+# that makes a run visible (written after its tables)

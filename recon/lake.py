@@ -361,13 +361,11 @@ class Table:
         for attempt in range(MERGE_ATTEMPTS):
             table = self.load()
             if table is None:
-                try:
-                    self.append(data, metadata=metadata)
-                    return data.num_rows
-                except LakeError:
-                    if self.load() is None:
-                        raise
-                    continue  # another writer created the table first: merge into it
+                # never "create by appending": two first imports at once would both append
+                # (appends never conflict) and store every row twice. Create it empty, then
+                # MERGE into it like any later import.
+                self.create(data.schema)
+                continue
             assert isinstance(table, DeltaTable)
             predicate = " AND ".join(f"t.{k} = s.{k}" for k in keys)
             props = CommitProperties(
@@ -404,6 +402,26 @@ class Table:
         raise LakeError(
             f"{self.uri}: {MERGE_ATTEMPTS} concurrent writers in a row won the commit; run again"
         )
+
+    def create(self, schema: pa.Schema, partition_by: list[str] | None = None) -> None:
+        """Create the table empty (version 0) unless it exists; two writers creating it at
+        once are fine (one commit wins, the other finds the table)."""
+        from deltalake import DeltaTable
+
+        try:
+            DeltaTable.create(
+                self.uri,
+                schema,
+                mode="ignore",
+                partition_by=partition_by,
+                configuration=_TABLE_CONFIG,
+                storage_options=self.options,
+            )
+        except Exception as exc:
+            if self.load() is None:
+                if isinstance(exc, OSError):
+                    raise LakeError(f"{self.uri}: cannot create: {_first_line(exc)}") from None
+                raise
 
     def commits(self) -> list[dict[str, Any]]:
         """Every commit, oldest first: {"version", "timestamp", "operation", "recon"} where

@@ -46,10 +46,11 @@ class S3:
         )
         return sorted(o["Key"] for page in pages for o in page.get("Contents", []))
 
-    def fail_commits(self, on: bool = True) -> None:
+    def fail_commits(self, on: bool = True, only: str = "") -> None:
+        """Refuse Delta commit entries (of tables whose path contains `only`)."""
         flag = self.faults / "fail-commits"
         if on:
-            flag.touch()
+            flag.write_text(only)
         else:
             flag.unlink(missing_ok=True)
 

@@ -6,7 +6,8 @@ history), so a server thread inside the same interpreter could never answer them
 
 Fault switch: while the file ``FAULTS_DIR/fail-commits`` exists, every PUT of a Delta commit
 entry (``…/_delta_log/<20 digits>.json``) is refused with 403 after the writer has uploaded its
-data files: a writer that dies between its data and its commit, at the storage itself.
+data files: a writer that dies between its data and its commit, at the storage itself. When
+the file holds text, only the commits of tables whose path contains it are refused.
 """
 
 from __future__ import annotations
@@ -36,10 +37,12 @@ def main() -> None:
 
     def app(environ: dict[str, Any], start_response: Any) -> Any:
         path = environ.get("PATH_INFO", "")
+        switch = faults / "fail-commits"
         if (
             environ.get("REQUEST_METHOD") == "PUT"
             and _COMMIT.search(path)
-            and (faults / "fail-commits").exists()
+            and switch.exists()
+            and switch.read_text().strip() in path
         ):
             (faults / "refused.log").open("a").write(path + "\n")
             start_response("403 Forbidden", [("Content-Type", "application/xml")])

@@ -121,3 +121,133 @@ def test_a_second_machine_reads_the_committed_run_and_reimports_nothing(
     at: datetime = sandbox["end"]
     assert catalog.sql("SELECT count(*) AS n FROM intents", other)["n"][0] > 0
     assert at.tzinfo is not None
+
+
+def machine(s3: S3, tmp_path: Path, name: str) -> DataDir:
+    """The bucket's data directory as another machine sees it (its own local side)."""
+    return DataDir((tmp_path / name).resolve(), s3.uri())
+
+
+def run_threads(*targets: Any) -> list[BaseException]:
+    import threading
+
+    errors: list[BaseException] = []
+    start = threading.Barrier(len(targets))
+
+    def call(target: Any) -> None:
+        try:
+            start.wait()
+            target()
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=call, args=(t,)) for t in targets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
+def test_two_machines_importing_the_same_files_at_once_store_each_line_once(
+    s3: S3, sandbox: dict[str, Any], tmp_path: Path
+) -> None:
+    import recon
+
+    a, b = machine(s3, tmp_path, "a"), machine(s3, tmp_path, "b")
+    local = DataDir(tmp_path / "local").ensure()
+    reference = recon.import_statements(sandbox["files"], local)
+    errors = run_threads(
+        lambda: recon.import_statements(sandbox["files"], a),
+        lambda: recon.import_statements(sandbox["files"], b),
+    )
+    assert errors == []
+    stored = catalog.sql("SELECT count(*) AS n FROM source_statement_files", a)["n"][0]
+    assert stored == catalog.sql("SELECT count(*) AS n FROM source_statement_files", local)["n"][0]
+    assert stored >= reference.imported > 0
+    for name in ("statement_lines", "statement_coverage"):
+        pd.testing.assert_frame_equal(view(local, name), view(a, name), obj=name)
+
+
+def test_two_machines_extracting_at_once_both_commit(
+    s3: S3, sandbox: dict[str, Any], tmp_path: Path
+) -> None:
+    import recon
+
+    a, b = machine(s3, tmp_path, "a"), machine(s3, tmp_path, "b")
+    results: list[Any] = []
+    errors = run_threads(
+        *[
+            (
+                lambda d=d: results.append(
+                    recon.extract(d, base_url=sandbox["url"], api_key=sandbox["key"], quiet=True)
+                )
+            )
+            for d in (a, b, a, b)
+        ]
+    )
+    # a and b each hold their own machine's lock: a second extract on one machine is refused
+    # at once, as on a local data directory; what got through is all committed
+    from recon.errors import LockedError
+
+    assert all(isinstance(e, LockedError) for e in errors), errors
+    assert len(results) + len(errors) == 4 and len(results) >= 2
+    snaps = catalog.list_snapshots(b)
+    assert sorted(s.run_id for s in snaps) == sorted(r.run_id for r in results)
+    assert all(s.manifest and s.manifest["rows"] > 0 and s.files for s in snaps)
+    counts = catalog.sql(
+        "SELECT run_id, count(*) AS n FROM intent_snapshots GROUP BY 1 ORDER BY 1", a
+    )
+    assert counts["n"].tolist() == [s.manifest["rows"] for s in snaps if s.manifest]
+
+
+def test_a_run_whose_summary_commit_fails_is_not_visible(
+    s3: S3, sandbox: dict[str, Any], tmp_path: Path
+) -> None:
+    """The run's tables are committed, its summaries row is refused by the storage: no
+    reader sees the run, the local side holds no folder of it, the next run is normal."""
+    import recon
+    from recon import lake
+
+    _report, first = job(s3.uri(), sandbox)
+    data = DataDir.resolve(s3.uri())
+    s3.fail_commits(only="runs/summaries")
+    with pytest.raises(lake.LakeError, match="commit failed"):
+        recon.reconcile(data, as_of=sandbox["end"])
+    s3.fail_commits(False)
+    assert catalog.remote_runs(data) == [first.run_id]
+    assert [p.name for p in data.runs.iterdir() if not p.name.startswith(".")] == [first.run_id]
+    # its matches did reach the matches table, under a run id no summary names
+    partitions = {p["run"] for _u, p, _s in data.table("runs/matches").files()}
+    assert len(partitions) == 2 and first.run_id in partitions
+    before = view(data, "recon_exceptions")
+    assert catalog.sql("SELECT DISTINCT run_id FROM recon_matches", data)["run_id"].tolist() == [
+        first.run_id
+    ]
+    second = recon.reconcile(data, as_of=sandbox["end"])
+    assert catalog.remote_runs(data) == sorted([first.run_id, second.run_id])
+    after = view(data, "recon_exceptions")
+    # the same breaks, now seen before (by the first run: the refused one never existed)
+    assert set(after.pop("state")) == {"persisting"} and set(before.pop("state")) == {"new"}
+    pd.testing.assert_frame_equal(before, after)
+    assert second.summary.previous_run_id == first.run_id
+
+
+def test_an_extract_whose_commit_fails_leaves_nothing_visible(
+    s3: S3, sandbox: dict[str, Any]
+) -> None:
+    import recon
+    from recon import lake
+
+    data = DataDir.resolve(s3.uri())
+    first = recon.extract(data, base_url=sandbox["url"], api_key=sandbox["key"], quiet=True)
+    s3.fail_commits()
+    with pytest.raises(lake.LakeError, match="commit failed"):
+        recon.extract(data, base_url=sandbox["url"], api_key=sandbox["key"], quiet=True)
+    s3.fail_commits(False)
+    assert [s.run_id for s in catalog.list_snapshots(data)] == [first.run_id]
+    on_store = [k for k in s3.keys("data/snapshots/") if k.endswith(".parquet")]
+    assert len(on_store) == 2  # the refused commit's file is there, named by no commit
+    rows = catalog.sql("SELECT DISTINCT run_id FROM intent_snapshots", data)["run_id"].tolist()
+    assert rows == [first.run_id]
+    assert not [p for p in data.snapshots.iterdir()]  # no work folder left on the local side

@@ -251,3 +251,46 @@ def test_an_extract_whose_commit_fails_leaves_nothing_visible(
     rows = catalog.sql("SELECT DISTINCT run_id FROM intent_snapshots", data)["run_id"].tolist()
     assert rows == [first.run_id]
     assert not [p for p in data.snapshots.iterdir()]  # no work folder left on the local side
+
+
+def test_daily_on_s3_extracts_imports_reconciles_and_reports(
+    s3: S3, sandbox: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+    from dataclasses import replace
+    from functools import partial
+
+    import pyarrow.parquet as pq
+
+    from recon.ops.daily import Steps, run_daily
+    from recon.report import render
+
+    steps = replace(Steps.default(), render=partial(render, charts=False))
+    monkeypatch.setenv("RECON_API_KEY", sandbox["key"])
+    data = DataDir.resolve(s3.uri("daily")).ensure()
+    for path in sandbox["files"]:
+        shutil.copy2(path, data.inbox / Path(path).name)
+    day = sandbox["end"].date()
+    first = run_daily(s3.uri("daily"), date=day, base_url=sandbox["url"], quiet=True, steps=steps)
+    assert not first.reused
+    assert sorted(first.imported) == sorted(Path(p).name for p in sandbox["files"])
+    assert first.report.is_file() and (first.report.parent / "breaks.csv").is_file()
+    assert catalog.remote_runs(data) == [first.run_id]
+    assert first.breaks == pq.read_table(first.run_dir / "exceptions.parquet").num_rows
+    assert first.breaks == len(catalog.sql("SELECT * FROM recon_exceptions", data))
+    assert first.exit_code == (
+        1 if "P1" in pq.read_table(first.run_dir / "exceptions.parquet")["priority"].to_pylist()
+        else 0
+    )  # fmt: skip
+
+    again = run_daily(s3.uri("daily"), date=day, base_url=sandbox["url"], quiet=True, steps=steps)
+    assert again.reused and again.run_id == first.run_id
+
+    forced = run_daily(
+        s3.uri("daily"), date=day, base_url=sandbox["url"], quiet=True, force=True, steps=steps
+    )
+    assert not forced.reused and forced.run_id != first.run_id and forced.imported == ()
+    assert catalog.remote_runs(data) == sorted([first.run_id, forced.run_id])
+    assert len(catalog.list_snapshots(data)) == 2
+    states = set(catalog.sql("SELECT state FROM recon_exceptions", data)["state"])
+    assert states <= {"persisting"}

@@ -602,7 +602,7 @@ def _publishing(
     published["uri"] = publish_remote(dd, out / PART_NAME, manifest)
 
 
-def publish_remote(dd: DataDir, part: Path, manifest: dict[str, Any]) -> str:
+def publish_remote(dd: DataDir, part: Path | list[Path], manifest: dict[str, Any]) -> str:
     """Append a snapshot's part file to the remote `snapshots` table as one commit, its
     manifest in the commit's metadata; returns the partition's URI.
 
@@ -615,16 +615,19 @@ def publish_remote(dd: DataDir, part: Path, manifest: dict[str, Any]) -> str:
     schema = INTENTS_SCHEMA.append(pa.field("snapshot_date", pa.string())).append(
         pa.field("snapshot_run", pa.string())
     )
-    parquet = pq.ParquetFile(part)
+    parts = part if isinstance(part, list) else [part]
 
     def batches() -> Iterator[pa.RecordBatch]:
-        for index in range(parquet.num_row_groups):
-            group = parquet.read_row_group(index).cast(INTENTS_SCHEMA)
-            n = group.num_rows
-            group = group.append_column(
-                "snapshot_date", pa.array([day_text] * n, pa.string())
-            ).append_column("snapshot_run", pa.array([run_id] * n, pa.string()))
-            yield from group.to_batches()
+        for path in parts:
+            parquet = pq.ParquetFile(path)
+            for index in range(parquet.num_row_groups):
+                group = parquet.read_row_group(index)
+                group = group.select(INTENTS_SCHEMA.names).cast(INTENTS_SCHEMA)
+                n = group.num_rows
+                group = group.append_column(
+                    "snapshot_date", pa.array([day_text] * n, pa.string())
+                ).append_column("snapshot_run", pa.array([run_id] * n, pa.string()))
+                yield from group.to_batches()
 
     table = dd.table(lake.SNAPSHOTS)
     table.append(

@@ -307,15 +307,20 @@ def publish_remote(dd: DataDir, run_id: str, summary: RunSummary, folder: Path) 
     """Commit a run folder's files to a remote data directory (see the module doc)."""
     meta = {"run": run_id}
     for name in lake.RUN_TABLES:
-        parquet = pq.ParquetFile(folder / f"{name}.parquet")
-        schema = parquet.schema_arrow.append(pa.field(lake.RUN_PARTITION, pa.string()))
+        contract = catalog.RUN_TABLE_SCHEMAS[name]
+        schema = contract.append(pa.field(lake.RUN_PARTITION, pa.string()))
+        path = folder / f"{name}.parquet"  # a run made before the file existed has none
 
         def batches(
-            parquet: pq.ParquetFile = parquet, schema: pa.Schema = schema
+            path: Path = path, contract: pa.Schema = contract, schema: pa.Schema = schema
         ) -> Iterator[pa.RecordBatch]:
-            for batch in parquet.iter_batches(batch_size=_BATCH_ROWS):
-                run = pa.array([run_id] * batch.num_rows, pa.string())
-                yield pa.RecordBatch.from_arrays([*batch.columns, run], schema=schema)
+            if not path.is_file():
+                return
+            for batch in pq.ParquetFile(path).iter_batches(batch_size=_BATCH_ROWS):
+                rows = pa.Table.from_batches([batch])
+                rows = _conform(rows, contract)
+                run = pa.array([run_id] * rows.num_rows, pa.string())
+                yield from rows.append_column(lake.RUN_PARTITION, run).to_batches()
 
         dd.table(f"runs/{name}").append(
             pa.RecordBatchReader.from_batches(schema, batches()),
@@ -331,6 +336,16 @@ def publish_remote(dd: DataDir, run_id: str, summary: RunSummary, folder: Path) 
     }
     table = pa.Table.from_pylist([row], schema=catalog.SUMMARIES_SCHEMA)
     dd.table(lake.RUN_SUMMARIES).append(table, metadata=meta)
+
+
+def _conform(rows: pa.Table, schema: pa.Schema) -> pa.Table:
+    """`rows` with exactly `schema`'s columns (a column an older run lacks is null)."""
+    columns = [
+        rows.column(f.name).cast(f.type) if f.name in rows.column_names
+        else pa.nulls(rows.num_rows, f.type)
+        for f in schema
+    ]  # fmt: skip
+    return pa.table(columns, schema=schema)
 
 
 # the model tables reconcile() reads after the models and checks (the summary, the run files)

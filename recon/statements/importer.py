@@ -281,6 +281,10 @@ _FINGERPRINT = """md5(concat_ws(chr(31), source_format, account,
         coalesce(counterparty_key, chr(0)), coalesce(description, chr(0)),
         coalesce(bank_reference, chr(0))))"""
 
+# the fingerprint expression over a table named `batch` (recon.ops.migrate fills it in for
+# line files stored before it existed)
+FINGERPRINT_SQL = _FINGERPRINT
+
 _IDS_SQL = f"""
 SELECT _row, source_line,
     md5(concat_ws(chr(31), 'e2e', account, end_to_end_id, direction)) AS line_id,

@@ -294,3 +294,35 @@ def test_daily_on_s3_extracts_imports_reconciles_and_reports(
     assert len(catalog.list_snapshots(data)) == 2
     states = set(catalog.sql("SELECT state FROM recon_exceptions", data)["state"])
     assert states <= {"persisting"}
+
+
+def test_migrate_copies_a_local_data_dir_and_runs_again_copy_nothing(
+    s3: S3, sandbox: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recon.cli import main
+
+    local = DataDir(tmp_path / "old-data").ensure()
+    _report, run = job(local, sandbox)
+    (local.root / "decisions.csv").write_text("break_id,note,decided_by,decided_at,action\n")
+    monkeypatch.setenv("RECON_DATA", str(local.root))  # main() sets it from --data
+    assert main(["migrate", "--data", str(local.root), "--to", s3.uri("moved")]) == 0
+    remote = DataDir.resolve(s3.uri("moved"))
+    for name in (*VIEWS, "snapshots"):
+        left, right = view(local, name), view(remote, name)
+        pd.testing.assert_frame_equal(left, right, obj=name)
+    assert catalog.remote_runs(remote) == [run.run_id]
+    assert (remote.root / "decisions.csv").is_file()
+    assert (remote.runs / run.run_id / "summary.json").is_file()
+    versions = {t: remote.table(t).version() for t in ("snapshots", "statements/lines")}
+
+    from recon.ops.migrate import migrate
+
+    again = migrate(local, s3.uri("moved"))
+    assert (again.snapshots, again.line_versions, again.runs) == (0, 0, 0)
+    assert (again.snapshots_skipped, again.runs_skipped) == (1, 1)
+    assert {t: remote.table(t).version() for t in versions} == versions  # nothing committed
+    # and the remote data directory carries on: the next run sees the migrated one as previous
+    import recon
+
+    nxt = recon.reconcile(remote, as_of=sandbox["end"])
+    assert nxt.summary.previous_run_id == run.run_id and nxt.summary.new_breaks == 0

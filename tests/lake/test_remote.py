@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -118,9 +117,23 @@ def test_a_second_machine_reads_the_committed_run_and_reimports_nothing(
     again = recon.import_statements(sandbox["files"], other)
     assert again.imported == 0 and again.duplicate == first_report.read
     assert len(catalog.list_snapshots(other)) == 1
-    at: datetime = sandbox["end"]
     assert catalog.sql("SELECT count(*) AS n FROM intents", other)["n"][0] > 0
-    assert at.tzinfo is not None
+
+
+def test_report_of_a_run_committed_by_another_machine(
+    s3: S3, sandbox: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recon.cli import main
+
+    _report, run = job(s3.uri(), sandbox)
+    monkeypatch.setenv("RECON_LOCAL_DIR", str(tmp_path / "other-machine"))
+    monkeypatch.setenv("RECON_DATA", s3.uri())
+    out = tmp_path / "report.html"
+    assert main(["report", "--run", run.run_id, "--data", s3.uri(), "--out", str(out)]) == 0
+    assert run.run_id in out.read_text(encoding="utf-8")
+    other = DataDir.resolve(s3.uri())
+    assert (other.runs / run.run_id / "exceptions.parquet").is_file()
+    assert main(["report", "--run", "20200101T000000000000Z-0000", "--data", s3.uri()]) == 2
 
 
 def machine(s3: S3, tmp_path: Path, name: str) -> DataDir:

@@ -307,7 +307,8 @@ class Table:
         partition_by: list[str] | None = None,
         metadata: Mapping[str, Any] | None = None,
     ) -> int:
-        """Append rows as one commit; returns the version committed.
+        """Append rows as one commit; returns the table's version after it (ours, or a
+        later one when another writer committed meanwhile).
 
         The data files are written first, then the commit names them: a failure before the
         commit leaves only files no reader lists. Appends never conflict with each other

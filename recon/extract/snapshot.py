@@ -621,9 +621,18 @@ def publish_remote(dd: DataDir, part: Path | list[Path], manifest: dict[str, Any
         for path in parts:
             parquet = pq.ParquetFile(path)
             for index in range(parquet.num_row_groups):
-                group = parquet.read_row_group(index)
-                group = group.select(INTENTS_SCHEMA.names).cast(INTENTS_SCHEMA)
-                n = group.num_rows
+                found = parquet.read_row_group(index)
+                n = found.num_rows
+                # a part written before a column existed reads it as NULL, as the catalog does
+                group = pa.table(
+                    [
+                        found.column(f.name).cast(f.type)
+                        if f.name in found.column_names
+                        else pa.nulls(n, f.type)
+                        for f in INTENTS_SCHEMA
+                    ],
+                    schema=INTENTS_SCHEMA,
+                )
                 group = group.append_column(
                     "snapshot_date", pa.array([day_text] * n, pa.string())
                 ).append_column("snapshot_run", pa.array([run_id] * n, pa.string()))

@@ -339,3 +339,32 @@ def test_migrate_copies_a_local_data_dir_and_runs_again_copy_nothing(
 
     nxt = recon.reconcile(remote, as_of=sandbox["end"])
     assert nxt.summary.previous_run_id == run.run_id and nxt.summary.new_breaks == 0
+
+
+def test_migrate_reads_files_written_before_a_column_existed(s3: S3, tmp_path: Path) -> None:
+    """An old snapshot part without destination_address_hash and a statement file without
+    fingerprint (both written before those columns existed) migrate with NULLs and a
+    fingerprint computed as the importer computes it."""
+    import pyarrow.parquet as pq
+
+    from recon import testing
+    from recon.ops.migrate import migrate
+
+    local = testing.data_dir(tmp_path)
+    folder = Path(testing.snapshot(local, [testing.intent(1), testing.intent(2)]))
+    part = folder / "part-00000.parquet"
+    pq.write_table(pq.read_table(part).drop_columns(["destination_address_hash"]), part)
+    testing.statement_lines(local, [testing.statement_line(1), testing.statement_line(2)])
+    assert "fingerprint" not in pq.read_schema(next(local.statements.glob("source=*/*")))
+    result = migrate(local, s3.uri("old"))
+    assert (result.snapshots, result.line_versions) == (1, 2)
+    remote = DataDir.resolve(s3.uri("old"))
+    for name in ("intents", "statement_lines", "statement_coverage"):
+        pd.testing.assert_frame_equal(view(local, name), view(remote, name), obj=name)
+    from recon.statements import store
+
+    stored = store.lines_dataset(remote)
+    assert stored is not None
+    fingerprints = stored.to_table(columns=["fingerprint"]).column("fingerprint").to_pylist()
+    assert len(set(fingerprints)) == 2 and None not in fingerprints
+    assert migrate(local, s3.uri("old")).line_versions == 0

@@ -424,14 +424,19 @@ class Table:
                     raise LakeError(f"{self.uri}: cannot create: {_first_line(exc)}") from None
                 raise
 
-    def commits(self) -> list[dict[str, Any]]:
-        """Every commit, oldest first: {"version", "timestamp", "operation", "recon"} where
-        "recon" is the metadata the writer attached (decoded; {} for commits by others)."""
-        table = self.load()
+    def commits(self, after: int = -1, table: Any = None) -> list[dict[str, Any]]:
+        """The commits after version `after` (default: every one), oldest first:
+        {"version", "timestamp", "operation", "recon"} where "recon" is the metadata the
+        writer attached (decoded; {} for commits by others). Each commit is one small object
+        to read, so a caller that remembers what it read asks only for the newer ones."""
+        table = table if table is not None else self.load()
         if table is None:
             return []
+        newer = int(table.version()) - after
+        if newer <= 0:
+            return []
         try:
-            history = table.history()
+            history = table.history(newer if after >= 0 else None)
         except OSError as exc:
             raise LakeError(f"{self.uri}: cannot read the history: {_first_line(exc)}") from None
         out = []
@@ -449,7 +454,7 @@ class Table:
                     METADATA_KEY: meta if isinstance(meta, dict) else {},
                 }
             )
-        return sorted(out, key=lambda c: c["version"])
+        return sorted((c for c in out if c["version"] > after), key=lambda c: c["version"])
 
     def files(self, table: Any = None) -> list[tuple[str, dict[str, str | None], int]]:
         """The committed data files: (uri, partition values, size in bytes)."""

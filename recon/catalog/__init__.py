@@ -156,18 +156,13 @@ def _remote_snapshots(dd: DataDir) -> list[SnapshotInfo]:
     delta = table.load()
     if delta is None:
         return []
-    version = int(delta.version())
     files: dict[str, list[str]] = defaultdict(list)
     dates: dict[str, str] = {}
     for uri, parts, _size in table.files(delta):
         run = str(parts.get("snapshot_run") or "")
         files[run].append(uri)
         dates[run] = str(parts.get("snapshot_date") or "")
-    manifests: dict[str, dict[str, Any]] = {}
-    for commit in table.commits():
-        found = commit["recon"].get("snapshot")
-        if commit["version"] <= version and isinstance(found, dict) and found.get("run_id"):
-            manifests[str(found["run_id"])] = found
+    manifests = _snapshot_manifests(dd, table, delta)
     out = []
     for run in sorted(set(files) | set(manifests)):
         manifest = manifests.get(run)
@@ -175,6 +170,48 @@ def _remote_snapshots(dd: DataDir) -> list[SnapshotInfo]:
         path = f"{table.uri}/snapshot_date={day}/snapshot_run={run}"
         out.append(SnapshotInfo(run, path, tuple(sorted(files.get(run, ()))), manifest))
     return out
+
+
+MANIFEST_CACHE = ".lake-cache/snapshot-manifests.json"
+
+
+def _snapshot_manifests(dd: DataDir, table: lake.Table, delta: Any) -> dict[str, dict[str, Any]]:
+    """run id -> manifest of every snapshot committed up to `delta`'s version.
+
+    Commit entries never change, so what was read is kept on the local side
+    (`.lake-cache/`, keyed by the table's id) and only newer commits are read from the store:
+    opening the catalog costs one request however many snapshots there are."""
+    version = int(delta.version())
+    table_id = str(delta.metadata().id)
+    cache = dd.root / MANIFEST_CACHE
+    known: dict[str, Any] = {}
+    try:
+        known = json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    usable = (
+        isinstance(known, dict)
+        and known.get("table_id") == table_id
+        and isinstance(known.get("version"), int)
+        and known["version"] <= version
+        and isinstance(known.get("manifests"), dict)
+    )
+    after = int(known["version"]) if usable else -1
+    manifests: dict[str, dict[str, Any]] = dict(known["manifests"]) if usable else {}
+    for commit in table.commits(after=after, table=delta):
+        found = commit["recon"].get("snapshot")
+        if commit["version"] <= version and isinstance(found, dict) and found.get("run_id"):
+            manifests[str(found["run_id"])] = found
+    if after != version:
+        payload = {"table_id": table_id, "version": version, "manifests": manifests}
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cache.with_name(f".tmp-{cache.name}-{os.getpid()}")
+            tmp.write_text(json.dumps(payload, sort_keys=True, default=str), encoding="utf-8")
+            os.replace(tmp, cache)
+        except OSError:  # a read-only local side: read the history every time
+            pass
+    return manifests
 
 
 def latest_snapshot(

@@ -403,3 +403,36 @@ def test_spark_reads_the_committed_tables_as_duckdb_does(
         engine.close()
     assert spark == duck
     assert duck["intents"][0] > 0 and duck["lines"][0] > 0 and duck["matches"][0] > 0
+
+
+def test_the_catalog_reads_only_the_commits_it_has_not_seen(
+    s3: S3, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from datetime import timedelta
+
+    from recon import lake, testing
+
+    data = DataDir.resolve(s3.uri())
+    for day in range(2):
+        testing.snapshot(data, [testing.intent(day)], at=testing.T0 + timedelta(days=day))
+    assert len(catalog.list_snapshots(data)) == 2  # reads every commit, keeps them
+    asked: list[int] = []
+    real = lake.Table.commits
+
+    def spy(self: lake.Table, after: int = -1, table: Any = None) -> list[dict[str, Any]]:
+        found = real(self, after, table)
+        asked.append(after)
+        assert all(c["version"] > after for c in found)
+        return found
+
+    monkeypatch.setattr(lake.Table, "commits", spy)
+    assert len(catalog.list_snapshots(data)) == 2 and asked == [1]
+    third = testing.snapshot(data, [testing.intent(9)], at=testing.T0 + timedelta(days=5))
+    snaps = catalog.list_snapshots(data)
+    assert asked == [1, 1] and [s.path for s in snaps][-1] == third
+    assert [s.manifest["rows"] for s in snaps if s.manifest] == [1, 1, 1]
+    # a cache from another table (same prefix, recreated) is not trusted
+    (data.root / catalog.MANIFEST_CACHE).write_text(
+        json.dumps({"table_id": "other", "version": 2, "manifests": {}})
+    )
+    assert len(catalog.list_snapshots(data)) == 3 and asked[-1] == -1

@@ -399,7 +399,7 @@ def remote_runs(data: DataDir) -> list[str]:
     return sorted(set(ids.to_pylist()))
 
 
-def pc_field(name: str) -> Any:
+def _field(name: str) -> Any:
     import pyarrow.dataset as ds
 
     return ds.field(name)
@@ -424,7 +424,7 @@ def materialize_run(data: DataDir, run_id: str) -> Path:
     uris = [uri for uri, _p, _s in table.files()]
     rows = (
         table.dataset(uris, SUMMARIES_SCHEMA)
-        .to_table(filter=pc_field("run_id") == run_id)
+        .to_table(filter=_field("run_id") == run_id)
         .to_pylist()
     )
     if not rows:

@@ -73,6 +73,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_remote_data() -> None:
+    """A data directory given as a URI is checked before the command runs (scheme,
+    credentials, the bucket reachable), so its mistake is the one line a user sees."""
+    from recon import lake
+
+    chosen = os.environ.get("RECON_DATA")
+    if chosen and lake.is_uri(chosen) and not chosen.startswith("file://"):
+        from recon.config import DataDir
+
+        DataDir.resolve(chosen)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -83,6 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "data", None):
         os.environ["RECON_DATA"] = args.data
     try:
+        _check_remote_data()
         code = args.func(args)
     except ReconError as exc:
         print(f"recon: error: {_one_line(redact_text(str(exc)))}", file=sys.stderr)
@@ -122,6 +135,14 @@ def log_crash(exc: BaseException) -> str:
     text = _redacted("".join(traceback.format_exception(exc)))
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     data = Path(os.environ.get("RECON_DATA") or "data")
+    try:  # a remote data directory keeps its logs on its local side
+        from recon import config, lake
+
+        chosen = os.environ.get("RECON_DATA") or ""
+        if lake.is_uri(chosen) and not chosen.startswith("file://"):
+            data = config.local_root(lake.parse(chosen))
+    except Exception:  # never fail while reporting a failure
+        pass
     # the data directory's logs/ when there is a data directory (never make one for this)
     folders = [data / "logs"] if data.is_dir() else []
     for folder in (*folders, Path(tempfile.gettempdir())):

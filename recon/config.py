@@ -8,6 +8,14 @@ contract (README, Contracts):
       statements/source=<format>/...parquet
       runs/<run_id>/{matches,exceptions}.parquet + summary.json
       inbox/
+
+A data directory given as a URI (`s3://bucket/prefix`, `gs://…`, `abfs://…`) is *remote*:
+its snapshots, statement lines and runs are Delta Lake tables under the URI (recon.lake),
+and what is only ever used on the machine that runs recon (the writer lock, the inbox,
+reports, daily records, decisions, the audit trail, crash logs, a cached copy of the runs
+it reads) stays in a local folder, `$RECON_LOCAL_DIR/<store>/<bucket>/<prefix>` (default
+`~/.local/state/recon/...`). `DataDir.root` is that local folder, so every path below works
+the same for both kinds.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from recon import lake
 from recon.errors import ConfigError
 
 DEFAULT_BUSINESS_TZ = "America/Sao_Paulo"
@@ -27,15 +36,47 @@ DEFAULT_BUSINESS_TZ = "America/Sao_Paulo"
 
 @dataclass(frozen=True)
 class DataDir:
-    """The data directory and its well-known sub-folders."""
+    """The data directory and its well-known sub-folders.
+
+    `uri` is set for a remote data directory (its tables are Delta tables there); `root` is
+    then its local side (see the module doc)."""
 
     root: Path
+    uri: str | None = None
 
     @classmethod
     def resolve(cls, path: str | os.PathLike[str] | None = None) -> DataDir:
-        """`path`, else `$RECON_DATA`, else `./data` (made absolute)."""
+        """`path`, else `$RECON_DATA`, else `./data` (made absolute).
+
+        A URI gives a remote data directory, checked at once (scheme, credentials, the
+        bucket reachable): a `recon.lake.LakeError` (exit 2) says what is wrong."""
         chosen = path or os.environ.get("RECON_DATA") or "data"
+        if isinstance(chosen, str) and chosen.startswith("file://"):
+            chosen = chosen.removeprefix("file://")
+        if isinstance(chosen, str) and lake.is_uri(chosen):
+            loc = lake.parse(chosen)
+            lake.check(loc)
+            return cls(local_root(loc), loc.uri)
         return cls(Path(chosen).expanduser().resolve())
+
+    @property
+    def remote(self) -> bool:
+        """Whether the tables live on object storage (Delta Lake) rather than in `root`."""
+        return self.uri is not None
+
+    @property
+    def location(self) -> lake.Location:
+        """The remote location (only for a remote data directory)."""
+        if self.uri is None:
+            raise ValueError(f"{self.root} is a local data directory")
+        return lake.parse(self.uri)
+
+    def table(self, name: str) -> lake.Table:
+        """A Delta table of a remote data directory (`recon.lake` names them)."""
+        return lake.Table(self.location, name)
+
+    def __str__(self) -> str:
+        return self.uri or str(self.root)
 
     @property
     def snapshots(self) -> Path:
@@ -69,6 +110,13 @@ class DataDir:
         for p in (self.snapshots, self.statements, self.runs, self.inbox):
             p.mkdir(parents=True, exist_ok=True)
         return self
+
+
+def local_root(loc: lake.Location) -> Path:
+    """The local side of a remote data directory (see the module doc)."""
+    base = os.environ.get("RECON_LOCAL_DIR") or "~/.local/state/recon"
+    parts = [loc.store, loc.bucket, *(loc.prefix.split("/") if loc.prefix else [])]
+    return Path(base).expanduser().resolve().joinpath(*parts)
 
 
 def new_run_id(now: datetime | None = None) -> str:

@@ -59,6 +59,7 @@ __all__ = [
     "FilterError",
     "InconsistentSnapshotError",
     "IntentParseError",
+    "LakeError",
     "LockedError",
     "NotFound",
     "NotebookError",
@@ -112,6 +113,11 @@ class ConfigError(UsageError):
 
 class LockedError(UsageError):
     """Another run holds the lock."""
+
+
+class LakeError(UsageError):
+    """A remote data directory (object storage) cannot be used as asked: a bad URI, no
+    credentials, an endpoint or bucket out of reach, a commit the storage refused."""
 
 
 class SnapshotError(UsageError):

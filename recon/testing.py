@@ -224,9 +224,9 @@ def snapshot(
     at: datetime = T0 + timedelta(hours=2),
     run_id: str | None = None,
     manifest: Mapping[str, Any] | None = None,
-) -> Path:
+) -> Path | str:
     """Publish `intents` as one committed snapshot taken at `at` (server time); return its
-    folder. `snapshot_at` and `run_id` of every row are set; the manifest says a full,
+    folder (on a remote data directory, its partition's URI). `snapshot_at` and `run_id` of every row are set; the manifest says a full,
     consistent walk unless `manifest` overrides some of its fields (e.g. ``kind="filtered"``,
     ``consistent=False``)."""
     dd = _dd(data)

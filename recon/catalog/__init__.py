@@ -24,12 +24,19 @@ status=all) and *consistent* (manifest consistent=true). A filtered extract
 (`--intent-type`/`--status`) or one published with consistent=false is still in
 `intent_snapshots` (its rows are true observations) but never becomes `intents`. A committed
 folder without a manifest (written by hand or another tool) counts as full and consistent.
+
+A remote data directory (`s3://…`, recon.lake) gives the same sources from its Delta tables:
+each source is a pyarrow dataset over the files of the latest committed version (DuckDB
+scans it as an Arrow object; Spark is handed its rows), so no engine needs an object-store
+extension or jar. A snapshot is a commit to the `snapshots` table that carries a manifest;
+a run is a row of `runs/summaries` (its tables' partitions are read through it).
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
@@ -39,13 +46,16 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import pyarrow as pa
 
+from recon import lake
 from recon.config import DataDir
 from recon.engine.base import rows_table
 from recon.engine.duck import duck_type, empty_relation, parquet_relation
 from recon.errors import UsageError
 from recon.schemas import (
     AWAITING_SCHEMA,
+    CANDIDATES_SCHEMA,
     EXCEPTIONS_SCHEMA,
+    HISTORY_SCHEMA,
     INTENTS_SCHEMA,
     MATCHES_SCHEMA,
     STATEMENT_COVERAGE_SCHEMA,
@@ -98,8 +108,8 @@ class SnapshotInfo:
     """A committed snapshot folder and what its manifest says."""
 
     run_id: str
-    path: Path
-    files: tuple[Path, ...]
+    path: Path | str  # the folder; on a remote data directory, the partition's URI
+    files: tuple[Path | str, ...]
     manifest: dict[str, Any] | None
 
     @property
@@ -116,6 +126,8 @@ class SnapshotInfo:
 def list_snapshots(data: str | os.PathLike[str] | DataDir | None = None) -> list[SnapshotInfo]:
     """Committed snapshots, oldest first (by run id). Temp folders (`.tmp-*`) never match."""
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
+    if dd.remote:
+        return _remote_snapshots(dd)
     if not dd.snapshots.is_dir():
         return []
     found = []
@@ -134,6 +146,73 @@ def list_snapshots(data: str | os.PathLike[str] | DataDir | None = None) -> list
                 info = {"consistent": False, "unreadable_manifest": True}
         found.append(SnapshotInfo(folder.name.removeprefix("run_id="), folder, files, info))
     return sorted(found, key=lambda s: s.run_id)
+
+
+def _remote_snapshots(dd: DataDir) -> list[SnapshotInfo]:
+    """The snapshots of a remote data directory: one per commit of the `snapshots` table
+    that carries a manifest (its files are the partition snapshot_run=<run id>); rows
+    another tool committed without one count as full and consistent, as a folder without a
+    manifest does."""
+    table = dd.table(lake.SNAPSHOTS)
+    delta = table.load()
+    if delta is None:
+        return []
+    files: dict[str, list[str]] = defaultdict(list)
+    dates: dict[str, str] = {}
+    for uri, parts, _size in table.files(delta):
+        run = str(parts.get("snapshot_run") or "")
+        files[run].append(uri)
+        dates[run] = str(parts.get("snapshot_date") or "")
+    manifests = _snapshot_manifests(dd, table, delta)
+    out = []
+    for run in sorted(set(files) | set(manifests)):
+        manifest = manifests.get(run)
+        day = dates.get(run) or str((manifest or {}).get("snapshot_at", ""))[:10]
+        path = f"{table.uri}/snapshot_date={day}/snapshot_run={run}"
+        out.append(SnapshotInfo(run, path, tuple(sorted(files.get(run, ()))), manifest))
+    return out
+
+
+MANIFEST_CACHE = ".lake-cache/snapshot-manifests.json"
+
+
+def _snapshot_manifests(dd: DataDir, table: lake.Table, delta: Any) -> dict[str, dict[str, Any]]:
+    """run id -> manifest of every snapshot committed up to `delta`'s version.
+
+    Commit entries never change, so what was read is kept on the local side
+    (`.lake-cache/`, keyed by the table's id) and only newer commits are read from the store:
+    opening the catalog costs one request however many snapshots there are."""
+    version = int(delta.version())
+    table_id = str(delta.metadata().id)
+    cache = dd.root / MANIFEST_CACHE
+    known: dict[str, Any] = {}
+    try:
+        known = json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    usable = (
+        isinstance(known, dict)
+        and known.get("table_id") == table_id
+        and isinstance(known.get("version"), int)
+        and known["version"] <= version
+        and isinstance(known.get("manifests"), dict)
+    )
+    after = int(known["version"]) if usable else -1
+    manifests: dict[str, dict[str, Any]] = dict(known["manifests"]) if usable else {}
+    for commit in table.commits(after=after, table=delta):
+        found = commit["recon"].get("snapshot")
+        if commit["version"] <= version and isinstance(found, dict) and found.get("run_id"):
+            manifests[str(found["run_id"])] = found
+    if after != version:
+        payload = {"table_id": table_id, "version": version, "manifests": manifests}
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cache.with_name(f".tmp-{cache.name}-{os.getpid()}")
+            tmp.write_text(json.dumps(payload, sort_keys=True, default=str), encoding="utf-8")
+            os.replace(tmp, cache)
+        except OSError:  # a read-only local side: read the history every time
+            pass
+    return manifests
 
 
 def latest_snapshot(
@@ -246,6 +325,7 @@ class Source:
     files: tuple[str, ...] = ()
     pattern: str | None = None
     rows: tuple[tuple[Any, ...], ...] | None = None
+    dataset: Any = None  # a pyarrow dataset (a remote data directory's committed files)
 
     def table(self) -> pa.Table:
         """The in-memory rows as an Arrow table of the source's schema."""
@@ -276,12 +356,96 @@ def input_bytes(data: str | os.PathLike[str] | DataDir | None = None) -> int:
     every statement file (the engine sizes its work storage by it)."""
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
     latest = latest_snapshot(dd)
+    if dd.remote:
+        wanted = set(latest.files if latest else ())
+        snapshot_bytes = sum(
+            size for uri, _p, size in dd.table(lake.SNAPSHOTS).files() if uri in wanted
+        )
+        lines = dd.table(lake.STATEMENT_LINES).files()
+        return snapshot_bytes + sum(size for _u, _p, size in lines)
     files = [*(latest.files if latest else ()), *dd.root.glob(STATEMENT_GLOB)]
-    return sum(f.stat().st_size for f in files)
+    return sum(Path(f).stat().st_size for f in files)
+
+
+# a remote data directory's run tables (runs/<name>, partitioned by run) and their schemas
+RUN_TABLE_SCHEMAS = {
+    "matches": MATCHES_SCHEMA,
+    "exceptions": EXCEPTIONS_SCHEMA,
+    "awaiting": AWAITING_SCHEMA,
+    "candidates": CANDIDATES_SCHEMA,
+    "history": HISTORY_SCHEMA,
+}
+# runs/summaries: one row per committed run (written after its tables: the run's commit)
+SUMMARIES_SCHEMA = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("as_of", pa.string()),
+        ("summary", pa.string()),  # summary.json
+        ("flows", pa.binary()),  # flows.parquet's bytes (frames of varying columns)
+    ]
+)
+
+
+def remote_runs(data: DataDir) -> list[str]:
+    """The committed run ids of a remote data directory, oldest first."""
+    table = data.table(lake.RUN_SUMMARIES)
+    uris = [uri for uri, _p, _s in table.files()]
+    if not uris:
+        return []
+    ids = table.dataset(uris, SUMMARIES_SCHEMA).to_table(columns=["run_id"]).column("run_id")
+    return sorted(set(ids.to_pylist()))
+
+
+def _field(name: str) -> Any:
+    import pyarrow.dataset as ds
+
+    return ds.field(name)
+
+
+def run_table_files(data: DataDir, name: str, run_id: str) -> tuple[str, ...]:
+    """The committed files of one run in the remote table runs/<name>."""
+    table = data.table(f"runs/{name}")
+    return tuple(uri for uri, parts, _s in table.files() if parts.get(lake.RUN_PARTITION) == run_id)
+
+
+def materialize_run(data: DataDir, run_id: str) -> Path:
+    """A remote run as a local folder (`<local side>/runs/<run_id>/`, the layout of a local
+    run), written once from the committed tables: the report, the review app and the
+    alerts read run folders. Returns the folder."""
+    from recon.storage import atomic_dir
+
+    final = data.runs / run_id
+    if (final / "summary.json").is_file():
+        return final
+    table = data.table(lake.RUN_SUMMARIES)
+    uris = [uri for uri, _p, _s in table.files()]
+    rows = (
+        table.dataset(uris, SUMMARIES_SCHEMA)
+        .to_table(filter=_field("run_id") == run_id)
+        .to_pylist()
+    )
+    if not rows:
+        raise UsageError(f"run {run_id} is not committed in {data.uri}")
+    import pyarrow.parquet as pq
+
+    data.runs.mkdir(parents=True, exist_ok=True)
+    with atomic_dir(final, replace=True) as tmp:
+        for name, schema in RUN_TABLE_SCHEMAS.items():
+            files = run_table_files(data, name, run_id)
+            rows_of = data.table(f"runs/{name}").dataset(files, schema).to_table()
+            pq.write_table(rows_of, tmp / f"{name}.parquet", compression="zstd")
+        if rows[0]["flows"]:
+            (tmp / "flows.parquet").write_bytes(rows[0]["flows"])
+        (tmp / "summary.json").write_text(rows[0]["summary"], encoding="utf-8")
+    return final
 
 
 def latest_run(data: DataDir) -> Path | None:
-    """The latest committed run folder (one with summary.json), by run id order."""
+    """The latest committed run folder (one with summary.json), by run id order (on a
+    remote data directory: the latest run committed there, copied to the local side)."""
+    if data.remote:
+        ids = remote_runs(data)
+        return materialize_run(data, ids[-1]) if ids else None
     if not data.runs.is_dir():
         return None
     runs = sorted(
@@ -294,6 +458,8 @@ def latest_run(data: DataDir) -> Path | None:
 
 def sources(data: DataDir) -> list[Source]:
     """Every source the catalog views read, for the data directory as it is now."""
+    if data.remote:
+        return _remote_sources(data)
     root = data.root
     run = latest_run(data)
     snaps = list_snapshots(data)
@@ -327,6 +493,45 @@ def sources(data: DataDir) -> list[Source]:
     ]
 
 
+def _remote_sources(data: DataDir) -> list[Source]:
+    """`sources` of a remote data directory: datasets over its committed files."""
+    snaps = list_snapshots(data)
+    latest = next((s for s in reversed(snaps) if s.full and s.consistent), None)
+    runs = remote_runs(data)
+    run = runs[-1] if runs else None
+
+    def files_source(name: str, table: str, files: Any, schema: pa.Schema) -> Source:
+        uris = tuple(str(f) for f in files)
+        dataset = data.table(table).dataset(uris, schema) if uris else None
+        return Source(name, schema, uris, dataset=dataset)
+
+    def whole(name: str, table: str, schema: pa.Schema) -> Source:
+        return files_source(name, table, (u for u, _p, _s in data.table(table).files()), schema)
+
+    def run_source(name: str, table: str, schema: pa.Schema) -> Source:
+        files = run_table_files(data, table, run) if run else ()
+        return files_source(name, f"runs/{table}", files, schema)
+
+    return [
+        files_source(
+            "source_snapshot_files", lake.SNAPSHOTS, (f for s in snaps for f in s.files),
+            INTENTS_SCHEMA,
+        ),
+        files_source(
+            "source_latest_snapshot_files", lake.SNAPSHOTS, latest.files if latest else (),
+            INTENTS_SCHEMA,
+        ),
+        Source("source_snapshot_manifests", MANIFESTS_SCHEMA, rows=_manifest_rows(snaps)),
+        whole("source_statement_files", lake.STATEMENT_LINES, STATEMENT_LINES_SCHEMA),
+        whole("source_quarantine_files", lake.STATEMENT_QUARANTINE, STATEMENT_QUARANTINE_SCHEMA),
+        whole("source_coverage_files", lake.STATEMENT_COVERAGE, STATEMENT_COVERAGE_SCHEMA),
+        run_source("source_run_matches", "matches", MATCHES_SCHEMA),
+        run_source("source_run_exceptions", "exceptions", EXCEPTIONS_SCHEMA),
+        run_source("source_run_awaiting", "awaiting", AWAITING_SCHEMA),
+        Source("source_lifecycle", LIFECYCLE_SCHEMA, rows=lifecycle_rows()),
+    ]  # fmt: skip
+
+
 def lifecycle_rows() -> tuple[tuple[str, str, int | None, str], ...]:
     """The default `lifecycle_order` rows, from the one status vocabulary
     (recon.schemas.status_vocabulary): SQL never spells the statuses out itself."""
@@ -349,6 +554,9 @@ def view_files() -> list[tuple[str, str]]:
 def create_views(con: duckdb.DuckDBPyConnection, data: DataDir) -> None:
     """(Re)create every source and catalog view on `con` for the data directory."""
     for source in sources(data):
+        if source.dataset is not None:  # committed files on object storage, read by pyarrow
+            con.register(source.name, source.dataset)
+            continue
         con.execute(f"CREATE OR REPLACE VIEW {source.name} AS {source.duckdb_relation()}")
     for name, text in view_files():
         try:
@@ -363,6 +571,8 @@ def register(engine: Engine, data: str | os.PathLike[str] | DataDir | None = Non
     for source in sources(dd):
         if source.rows is not None:
             engine.register_arrow(source.name, source.table())
+        elif source.dataset is not None:  # object storage: the engine is handed the rows
+            engine.register_arrow(source.name, source.dataset.to_table())
         else:
             engine.register_parquet(source.name, source.files, source.schema)
     for name, text in view_files():
@@ -390,7 +600,7 @@ def sql(
     Cents come back as int64, or nullable Int64 where a value is missing: never float.
     """
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
-    if not dd.root.is_dir():
+    if not dd.remote and not dd.root.is_dir():
         raise UsageError(
             f"no data directory at {dd.root}: pass --data DIR / data=, or set RECON_DATA "
             "(`make demo` writes ./data)"
@@ -432,6 +642,11 @@ def to_frame(table: Any) -> pd.DataFrame:
 def write_database(data: str | os.PathLike[str] | DataDir | None = None) -> Path:
     """Write `data/recon.duckdb` holding the catalog views, for any DuckDB client."""
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
+    if dd.remote:
+        raise UsageError(
+            f"{dd.uri}: recon.duckdb holds views over local files; on object storage run "
+            '`recon sql "QUERY"` (the views read the committed Delta files through pyarrow)'
+        )
     dd.root.mkdir(parents=True, exist_ok=True)
     target = dd.duckdb_path
     tmp = target.with_name(".tmp-" + target.name)

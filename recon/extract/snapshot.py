@@ -7,18 +7,25 @@ order read); memory holds only id → position of the winning version. When the 
 intent more than once, a final streaming pass copies only the winning rows. The folder is
 written under a `.tmp-` name, fsynced and renamed: the manifest is the commit, a crash leaves
 nothing visible, and the next start removes the leftovers.
+
+On a remote data directory (`--data s3://…`) the same folder is built in the local side's
+work area and then appended to the `snapshots` Delta table as one commit (partitions
+snapshot_date / snapshot_run), the manifest carried in that commit's metadata: the commit
+is what makes it a snapshot (recon.lake).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
+import json
 import os
 import shutil
 import sys
 import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -31,6 +38,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from recon import lake
 from recon.config import DataDir, new_run_id
 from recon.errors import (
     InconsistentSnapshotError,
@@ -70,7 +78,7 @@ class SnapshotResult:
     """A committed snapshot: its run id, folder and manifest."""
 
     run_id: str
-    path: Path
+    path: Path | str  # the folder, or on a remote data directory the partition's URI
     manifest: dict[str, Any]
 
     @property
@@ -489,7 +497,7 @@ async def _extract(
         snapshot_at_us()  # fixes the time even for an empty list
         snapshot_at = clock["at"]
         final = snapshot_path(dd, snapshot_at, run_id)
-        with atomic_dir(final) as tmp:
+        with _publishing(dd, final, work) as (tmp, published):
             versions = work / VERSIONS_NAME
             if not versions.exists():
                 rows = 0
@@ -540,7 +548,7 @@ async def _extract(
             write_json(tmp / MANIFEST_NAME, manifest)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return SnapshotResult(run_id, final, manifest)
+    return SnapshotResult(run_id, final if not dd.remote else published["uri"], manifest)
 
 
 extract = _blocking(extract_async)
@@ -554,16 +562,89 @@ def snapshot_path(dd: DataDir, snapshot_at: datetime, run_id: str) -> Path:
 
 def publish_snapshot(
     dd: DataDir, table: pa.Table, snapshot_at: datetime, run_id: str, manifest: dict[str, Any]
-) -> Path:
+) -> Path | str:
     """Publish rows already in INTENTS_SCHEMA as a committed snapshot, as `extract` does:
     the part file, then the manifest (written last: it commits the folder), the folder
     renamed into place whole. For snapshots built without an API (recon.testing)."""
     final = snapshot_path(dd, snapshot_at, run_id)
-    with atomic_dir(final) as tmp:
+    with contextlib.ExitStack() as stack:
+        work = None
+        if dd.remote:
+            work = dd.snapshots / f".tmp-work-{run_id}"
+            work.mkdir(parents=True)
+            stack.callback(shutil.rmtree, work, ignore_errors=True)
+        tmp, published = stack.enter_context(_publishing(dd, final, work))
         rows = protect_intents(table).select(INTENTS_SCHEMA.names).cast(INTENTS_SCHEMA)
         pq.write_table(rows, tmp / PART_NAME, compression="zstd")
         write_json(tmp / MANIFEST_NAME, manifest)
-    return final
+    return published["uri"] if dd.remote else final
+
+
+@contextlib.contextmanager
+def _publishing(
+    dd: DataDir, final: Path, work: Path | None
+) -> Iterator[tuple[Path, dict[str, str]]]:
+    """Yield a folder to write a snapshot's part file and manifest into; on success publish
+    it: locally renamed into place as `final` (recon.storage.atomic_dir); on a remote data
+    directory appended to the `snapshots` Delta table as one commit (`publish_remote`).
+    The second item receives the published location (``uri``)."""
+    published: dict[str, str] = {}
+    if not dd.remote:
+        with atomic_dir(final) as tmp:
+            yield tmp, published
+        published["uri"] = str(final)
+        return
+    assert work is not None
+    out = work / "publish"
+    out.mkdir()
+    yield out, published
+    manifest = json.loads((out / MANIFEST_NAME).read_text(encoding="utf-8"))
+    published["uri"] = publish_remote(dd, out / PART_NAME, manifest)
+
+
+def publish_remote(dd: DataDir, part: Path | list[Path], manifest: dict[str, Any]) -> str:
+    """Append a snapshot's part file to the remote `snapshots` table as one commit, its
+    manifest in the commit's metadata; returns the partition's URI.
+
+    Rows stream from the local file one row group at a time. The partition columns
+    (snapshot_date, snapshot_run) are added beside the contract's columns, so the data files
+    keep every INTENTS_SCHEMA column (README, "Object storage and Delta Lake")."""
+    run_id = str(manifest["run_id"])
+    day = datetime.fromisoformat(str(manifest["snapshot_at"]).replace("Z", "+00:00"))
+    day_text = day.astimezone(UTC).date().isoformat()
+    schema = INTENTS_SCHEMA.append(pa.field("snapshot_date", pa.string())).append(
+        pa.field("snapshot_run", pa.string())
+    )
+    parts = part if isinstance(part, list) else [part]
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        for path in parts:
+            parquet = pq.ParquetFile(path)
+            for index in range(parquet.num_row_groups):
+                found = parquet.read_row_group(index)
+                n = found.num_rows
+                # a part written before a column existed reads it as NULL, as the catalog does
+                group = pa.table(
+                    [
+                        found.column(f.name).cast(f.type)
+                        if f.name in found.column_names
+                        else pa.nulls(n, f.type)
+                        for f in INTENTS_SCHEMA
+                    ],
+                    schema=INTENTS_SCHEMA,
+                )
+                group = group.append_column(
+                    "snapshot_date", pa.array([day_text] * n, pa.string())
+                ).append_column("snapshot_run", pa.array([run_id] * n, pa.string()))
+                yield from group.to_batches()
+
+    table = dd.table(lake.SNAPSHOTS)
+    table.append(
+        pa.RecordBatchReader.from_batches(schema, batches()),
+        partition_by=list(lake.SNAPSHOT_PARTITIONS),
+        metadata={"snapshot": manifest},
+    )
+    return f"{table.uri}/snapshot_date={day_text}/snapshot_run={run_id}"
 
 
 def _retries(client: Any) -> int:

@@ -85,8 +85,16 @@ def run_erase_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_migrate_command(args: argparse.Namespace) -> int:
+    from recon.ops.migrate import migrate
+
+    result = migrate(args.data, args.to)
+    console().print(result.summary())
+    return 0
+
+
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    """Add daily, demo and erase to `recon`."""
+    """Add daily, demo, erase and migrate to `recon`."""
     p = sub.add_parser(
         "daily",
         parents=parents,
@@ -150,3 +158,17 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--document", required=True, metavar="D", help="CPF or CNPJ, bare or formatted")
     p.set_defaults(func=run_erase_command)
+
+    p = sub.add_parser(
+        "migrate",
+        parents=parents,
+        help="copy a local data directory (--data DIR) to object storage (--to s3://bucket/prefix)",
+        description="Publish every committed snapshot, statement line and run of the local data "
+        "directory as Delta commits under the URI, and copy decisions, the audit trail and "
+        "recon.toml to its local side. Idempotent: run it again to finish a cut-short one. "
+        "See README, Object storage and Delta Lake.",
+    )
+    p.add_argument(
+        "--to", required=True, metavar="URI", help="s3://bucket/prefix (or gs://, abfs://)"
+    )
+    p.set_defaults(func=run_migrate_command)

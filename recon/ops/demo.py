@@ -303,6 +303,8 @@ def run_demo(
     if days < 1 or intents_per_day < 1:
         raise UsageError("days and intents_per_day must be at least 1")
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
+    if dd.remote:
+        raise UsageError(f"{dd.uri}: recon demo works in a local folder (--data DIR)")
     return _build(
         dd.root / f"demo-{seed}",
         seed=seed,

@@ -136,6 +136,11 @@ def _collect(table: pa.Table, rows: pa.Array, fields: tuple[str, ...]) -> set[st
 def erase_document(data: DataDir | str | os.PathLike[str], document: str) -> EraseResult:
     """Remove the person with `document` (CPF/CNPJ, bare or formatted) from `data`."""
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
+    if dd.remote:  # never report "nothing found" for data this code cannot see
+        raise UsageError(
+            f"{dd.uri}: recon erase does not rewrite Delta tables on object storage yet (the "
+            "old files would stay readable by time travel until a VACUUM); erase there by hand"
+        )
     digits = _digits(document)
     digest = pii.digest(digits)
     masks = _masks(digits)

@@ -12,6 +12,11 @@
 
 The folder appears atomically (recon.storage.atomic_dir). Same inputs and settings give the
 same rows in the same order; only run_id and first_seen_run depend on the run.
+
+On a remote data directory (recon.lake) the folder is written on the local side as above
+and, before it is renamed into place, committed to the Delta tables runs/<name> (partition
+run=<run id>) and last to runs/summaries (summary.json and flows.parquet in one row): that
+last commit is what makes the run visible; a failure before it leaves the run nowhere.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from recon import catalog
+from recon import catalog, lake
 from recon.config import DataDir, new_run_id
 from recon.engine.base import Engine
 from recon.engine.duck import DuckDBEngine
@@ -219,7 +224,7 @@ def _reconcile_locked(
     run_id = run_id or new_run_id()
     if not run_id or "/" in run_id or run_id.startswith("."):
         raise UsageError(f"bad run id {run_id!r}")
-    if (dd.runs / run_id).exists():
+    if (dd.runs / run_id).exists() or (dd.remote and run_id in catalog.remote_runs(dd)):
         raise UsageError(f"run {run_id} already exists")
     previous = catalog.latest_run(dd)
     # before the engine's own connection opens, so the two never hold memory at once
@@ -285,6 +290,9 @@ def _reconcile_locked(
                 dd.runs, run_id, summary.as_of, tmp / "exceptions.parquet"
             )
             run_flows.write_flows({**flow_frames, "run_history": trend}, tmp / run_flows.FLOWS_FILE)
+            if dd.remote:
+                with _phase("commit to object storage"):
+                    publish_remote(dd, run_id, summary, tmp)
     finally:
         engine.close()
         shutil.rmtree(temp_dir, ignore_errors=True)
@@ -293,6 +301,51 @@ def _reconcile_locked(
         failed = ", ".join(f"{k} ({v} rows)" for k, v in summary.checks.items() if v)
         raise RunChecksFailed(f"run {run_id} failed its checks: {failed}", result)
     return result
+
+
+def publish_remote(dd: DataDir, run_id: str, summary: RunSummary, folder: Path) -> None:
+    """Commit a run folder's files to a remote data directory (see the module doc)."""
+    meta = {"run": run_id}
+    for name in lake.RUN_TABLES:
+        contract = catalog.RUN_TABLE_SCHEMAS[name]
+        schema = contract.append(pa.field(lake.RUN_PARTITION, pa.string()))
+        path = folder / f"{name}.parquet"  # a run made before the file existed has none
+
+        def batches(
+            path: Path = path, contract: pa.Schema = contract, schema: pa.Schema = schema
+        ) -> Iterator[pa.RecordBatch]:
+            if not path.is_file():
+                return
+            for batch in pq.ParquetFile(path).iter_batches(batch_size=_BATCH_ROWS):
+                rows = pa.Table.from_batches([batch])
+                rows = _conform(rows, contract)
+                run = pa.array([run_id] * rows.num_rows, pa.string())
+                yield from rows.append_column(lake.RUN_PARTITION, run).to_batches()
+
+        dd.table(f"runs/{name}").append(
+            pa.RecordBatchReader.from_batches(schema, batches()),
+            partition_by=[lake.RUN_PARTITION],
+            metadata=meta,
+        )
+    flows = folder / run_flows.FLOWS_FILE
+    row = {
+        "run_id": run_id,
+        "as_of": summary.as_of,
+        "summary": (folder / "summary.json").read_text(encoding="utf-8"),
+        "flows": flows.read_bytes() if flows.is_file() else None,
+    }
+    table = pa.Table.from_pylist([row], schema=catalog.SUMMARIES_SCHEMA)
+    dd.table(lake.RUN_SUMMARIES).append(table, metadata=meta)
+
+
+def _conform(rows: pa.Table, schema: pa.Schema) -> pa.Table:
+    """`rows` with exactly `schema`'s columns (a column an older run lacks is null)."""
+    columns = [
+        rows.column(f.name).cast(f.type) if f.name in rows.column_names
+        else pa.nulls(rows.num_rows, f.type)
+        for f in schema
+    ]  # fmt: skip
+    return pa.table(columns, schema=schema)
 
 
 # the model tables reconcile() reads after the models and checks (the summary, the run files)

@@ -18,13 +18,15 @@ _PATH_ERRORS = {
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from recon.catalog import latest_run
+    from recon.catalog import latest_run, materialize_run, remote_runs
     from recon.errors import UsageError
     from recon.report import render
 
     dd = data_dir(args)
     if args.run:
         run_dir = dd.runs / args.run
+        if dd.remote and not run_dir.is_dir() and args.run in remote_runs(dd):
+            run_dir = materialize_run(dd, args.run)  # committed on object storage
         if not (run_dir / "summary.json").is_file():
             raise UsageError(f"no committed run {args.run!r} in {dd.runs}")
     else:

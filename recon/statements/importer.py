@@ -34,9 +34,8 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
-from recon import pii
+from recon import lake, pii
 from recon.config import DataDir, load_config, new_run_id
 from recon.errors import StatementError, StatementParseError, UsageError
 from recon.schemas import (
@@ -281,6 +280,10 @@ _FINGERPRINT = """md5(concat_ws(chr(31), source_format, account,
         coalesce(counterparty_name, chr(0)), coalesce(counterparty_document, chr(0)),
         coalesce(counterparty_key, chr(0)), coalesce(description, chr(0)),
         coalesce(bank_reference, chr(0))))"""
+
+# the fingerprint expression over a table named `batch` (recon.ops.migrate fills it in for
+# line files stored before it existed)
+FINGERPRINT_SQL = _FINGERPRINT
 
 _IDS_SQL = f"""
 SELECT _row, source_line,
@@ -577,10 +580,7 @@ def describe(period: Coverage) -> str:
 
 
 def _stored_coverage(data: DataDir) -> set[tuple[Any, ...]]:
-    files = store.coverage_files(data)
-    if not files:
-        return set()
-    table = pa.concat_tables(pq.read_table(f) for f in files)
+    table = store.coverage_table(data)
     return {
         (
             r["account"],
@@ -679,7 +679,7 @@ def _import_locked(
             if keep.num_rows:
                 target = store.line_path(dd, fmt, f"{batch_id}-{index:04d}")
                 pending.append((target, keep))
-                written = str(target)
+                written = dd.table(lake.STATEMENT_LINES).uri if dd.remote else str(target)
             if bad:
                 qpending.append(
                     _quarantine_table(
@@ -709,6 +709,9 @@ def _import_locked(
     finally:
         con.close()
     reports = [reports[order.index(i)] for i in range(len(sources))]
+    if dd.remote:  # one MERGE per table (recon.statements.store)
+        store.merge_remote(dd, [k for _t, k in pending], qpending, cpending, batch_id)
+        pending, qpending, cpending = [], [], []
     for target, keep in pending:
         store.write_parquet_atomic(keep, target)
     qrows = [t for t in qpending if t.num_rows]

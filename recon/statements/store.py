@@ -9,6 +9,14 @@ line's content (everything but where and when it was read). An import stores a r
 if its (line_id, fingerprint) is new, so importing the same file twice adds nothing, while
 a devolução whose status changed, or the same PIX read from a richer format, is stored as
 a new version of the same line_id that the catalog view merges.
+
+On a remote data directory (`s3://…`, recon.lake) the three kinds are Delta tables
+(statements/lines, statements/quarantine, statements/coverage) and an import is one MERGE per
+table that inserts only the rows whose key is new: (line_id, fingerprint) for lines, exactly
+the rule above (so a line's versions from several formats, or a devolução whose status
+changed, are still kept side by side for the view to merge); row_key for quarantine; the
+period for coverage. A MERGE that loses the commit to another import is re-run against what
+that import stored, so two imports at once never store a row twice.
 """
 
 from __future__ import annotations
@@ -23,8 +31,13 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
+from recon import lake
 from recon.config import DataDir
-from recon.schemas import STATEMENT_LINES_SCHEMA, STATEMENT_QUARANTINE_SCHEMA
+from recon.schemas import (
+    STATEMENT_COVERAGE_SCHEMA,
+    STATEMENT_LINES_SCHEMA,
+    STATEMENT_QUARANTINE_SCHEMA,
+)
 from recon.storage import TMP_PREFIX, fsync_dir
 
 STORED_SCHEMA = STATEMENT_LINES_SCHEMA.append(pa.field("fingerprint", pa.string()))
@@ -45,11 +58,77 @@ def quarantine_files(data: DataDir) -> list[Path]:
     return sorted((data.statements / QUARANTINE_DIR).glob("*.parquet"))
 
 
-def _read_columns(files: list[Path], columns: list[str], schema: pa.Schema) -> pa.Table:
+# the key a stored row is new by, per remote table (see the module doc)
+COVERAGE_KEY = ("account", "source_format", "covered_from", "covered_to", "basis", "scope")
+
+
+def _remote_dataset(data: DataDir, name: str, schema: pa.Schema) -> ds.Dataset | None:
+    table = data.table(name)
+    uris = [uri for uri, _p, _s in table.files()]
+    return table.dataset(uris, schema) if uris else None
+
+
+def lines_dataset(data: DataDir) -> ds.Dataset | None:
+    """Every stored statement line version (None when there is none)."""
+    if data.remote:
+        return _remote_dataset(data, lake.STATEMENT_LINES, STORED_SCHEMA)
+    files = line_files(data)
+    return ds.dataset([str(f) for f in files], format="parquet") if files else None
+
+
+def quarantine_dataset(data: DataDir) -> ds.Dataset | None:
+    """Every stored quarantine row (None when there is none)."""
+    if data.remote:
+        return _remote_dataset(data, lake.STATEMENT_QUARANTINE, QUARANTINE_STORED_SCHEMA)
+    files = quarantine_files(data)
+    return ds.dataset([str(f) for f in files], format="parquet") if files else None
+
+
+def coverage_table(data: DataDir) -> pa.Table:
+    """Every stored coverage row."""
+    if data.remote:
+        found = _remote_dataset(data, lake.STATEMENT_COVERAGE, STATEMENT_COVERAGE_SCHEMA)
+        return found.to_table() if found is not None else STATEMENT_COVERAGE_SCHEMA.empty_table()
+    files = coverage_files(data)
     if not files:
+        return STATEMENT_COVERAGE_SCHEMA.empty_table()
+    return pa.concat_tables(pq.read_table(f) for f in files)
+
+
+def merge_remote(
+    data: DataDir,
+    lines: list[pa.Table],
+    quarantine: list[pa.Table],
+    coverage: list[pa.Table],
+    batch_id: str,
+) -> int:
+    """Store an import's rows in a remote data directory: one MERGE per table, lines first
+    and coverage last (a period is never recorded for lines that are not stored). Returns
+    the line versions inserted (fewer than given when another import stored some first)."""
+    meta = {"import": batch_id}
+    inserted = 0
+    rows = [t for t in lines if t.num_rows]
+    if rows:
+        inserted = data.table(lake.STATEMENT_LINES).merge_new(
+            pa.concat_tables(rows).cast(STORED_SCHEMA), ["line_id", "fingerprint"], metadata=meta
+        )
+    rows = [t for t in quarantine if t.num_rows]
+    if rows:
+        data.table(lake.STATEMENT_QUARANTINE).merge_new(
+            pa.concat_tables(rows).cast(QUARANTINE_STORED_SCHEMA), ["row_key"], metadata=meta
+        )
+    rows = [t for t in coverage if t.num_rows]
+    if rows:
+        data.table(lake.STATEMENT_COVERAGE).merge_new(
+            pa.concat_tables(rows).cast(STATEMENT_COVERAGE_SCHEMA), COVERAGE_KEY, metadata=meta
+        )
+    return inserted
+
+
+def _read_columns(dataset: ds.Dataset | None, columns: list[str], schema: pa.Schema) -> pa.Table:
+    if dataset is None:
         return schema.empty_table()
-    table = ds.dataset([str(f) for f in files], format="parquet").to_table(columns=columns)
-    return table.cast(schema)
+    return dataset.to_table(columns=columns).cast(schema)
 
 
 def pair(line_id: Any, fingerprint: Any) -> pa.Array:
@@ -73,9 +152,9 @@ class Seen:
         self.data = data
         self._known: pa.Table | None = None
         self._known_new: list[pa.Table] = []
-        self.versions = _read_columns(line_files(data), self.VERSIONS.names, self.VERSIONS)
+        self.versions = _read_columns(lines_dataset(data), self.VERSIONS.names, self.VERSIONS)
         self.quarantine = _read_columns(
-            quarantine_files(data), self.QUARANTINE.names, self.QUARANTINE
+            quarantine_dataset(data), self.QUARANTINE.names, self.QUARANTINE
         )
         con.register("seen_versions", self.versions)
         con.register("seen_quarantine", self.quarantine)
@@ -100,9 +179,8 @@ class Seen:
         """Stored and newly kept lines that carry a PIX id or a bank reference (read lazily:
         only a file with lines lacking a PIX id needs them, to find the same movement)."""
         if self._known is None:
-            files = line_files(self.data)
-            if files:
-                dataset = ds.dataset([str(f) for f in files], format="parquet")
+            dataset = lines_dataset(self.data)
+            if dataset is not None:
                 identified = (
                     pc.field("end_to_end_id").is_valid() | pc.field("bank_reference").is_valid()
                 )

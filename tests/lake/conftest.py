@@ -1,0 +1,121 @@
+"""An S3 server on loopback (moto, in a child process) and a fresh bucket per test."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+SERVER = Path(__file__).with_name("s3_server.py")
+
+
+@dataclass(frozen=True)
+class S3:
+    """A running server: its endpoint, a bucket of the test's own, and the fault switch."""
+
+    endpoint: str
+    bucket: str
+    faults: Path
+
+    def uri(self, prefix: str = "data") -> str:
+        return f"s3://{self.bucket}/{prefix}"
+
+    def client(self):  # boto3 client, for checks from outside recon
+        import boto3
+
+        return boto3.client(
+            "s3",
+            endpoint_url=self.endpoint,
+            aws_access_key_id="recon-test",
+            aws_secret_access_key="recon-test-secret",
+            region_name="us-east-1",
+        )
+
+    def keys(self, prefix: str = "") -> list[str]:
+        pages = (
+            self.client()
+            .get_paginator("list_objects_v2")
+            .paginate(Bucket=self.bucket, Prefix=prefix)
+        )
+        return sorted(o["Key"] for page in pages for o in page.get("Contents", []))
+
+    def fail_commits(self, on: bool = True, only: str = "") -> None:
+        """Refuse Delta commit entries (of tables whose path contains `only`)."""
+        flag = self.faults / "fail-commits"
+        if on:
+            flag.write_text(only)
+        else:
+            flag.unlink(missing_ok=True)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """moto's S3 on 127.0.0.1 (a free port), one per test worker."""
+    faults = tmp_path_factory.mktemp("s3-faults")
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, str(SERVER), str(port), str(faults)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.strip() == "ready", f"the S3 server did not start: {line!r}"
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the S3 server does not answer"
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}", faults
+    finally:
+        if proc.stdout is not None:
+            proc.stdout.close()
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture
+def s3(
+    s3_server: tuple[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Iterator[S3]:
+    """A fresh bucket, and the environment a user would set to reach it."""
+    endpoint, faults = s3_server
+    env = {
+        "AWS_ENDPOINT_URL": endpoint,
+        "AWS_ACCESS_KEY_ID": "recon-test",
+        "AWS_SECRET_ACCESS_KEY": "recon-test-secret",
+        "AWS_REGION": "us-east-1",
+        "AWS_ALLOW_HTTP": "true",
+        # the local side of a remote data directory (lock, inbox, reports) stays in the test
+        "RECON_LOCAL_DIR": str(tmp_path / "local"),
+    }
+    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_S3", "AWS_DEFAULT_REGION"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    server = S3(endpoint, f"recon-{uuid.uuid4().hex[:12]}", faults)
+    server.client().create_bucket(Bucket=server.bucket)
+    server.fail_commits(False)
+    yield server
+    server.fail_commits(False)

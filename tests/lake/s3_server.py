@@ -1,0 +1,58 @@
+"""moto's S3 server on loopback, in a process of its own, for the object-storage tests.
+
+Run as ``python s3_server.py PORT FAULTS_DIR``. It is a child process, not a thread of the
+test process: deltalake holds the GIL while it waits on some requests (reading a table's
+history), so a server thread inside the same interpreter could never answer them.
+
+Fault switch: while the file ``FAULTS_DIR/fail-commits`` exists, every PUT of a Delta commit
+entry (``…/_delta_log/<20 digits>.json``) is refused with 403 after the writer has uploaded its
+data files: a writer that dies between its data and its commit, at the storage itself. When
+the file holds text, only the commits of tables whose path contains it are refused.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from moto.moto_server.werkzeug_app import (
+    DomainDispatcherApplication,
+    MotoRequestHandler,
+    create_backend_app,
+)
+from werkzeug.serving import make_server
+
+_COMMIT = re.compile(r"/_delta_log/\d{20}\.json$")
+_DENIED = (
+    b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code>'
+    b"<Message>commit refused by the test's fault switch</Message></Error>"
+)
+
+
+def main() -> None:
+    port, faults = int(sys.argv[1]), Path(sys.argv[2])
+    moto = DomainDispatcherApplication(create_backend_app)
+
+    def app(environ: dict[str, Any], start_response: Any) -> Any:
+        path = environ.get("PATH_INFO", "")
+        switch = faults / "fail-commits"
+        if (
+            environ.get("REQUEST_METHOD") == "PUT"
+            and _COMMIT.search(path)
+            and switch.exists()
+            and switch.read_text().strip() in path
+        ):
+            (faults / "refused.log").open("a").write(path + "\n")
+            start_response("403 Forbidden", [("Content-Type", "application/xml")])
+            return [_DENIED]
+        return moto(environ, start_response)
+
+    server = make_server("127.0.0.1", port, app, threaded=True, request_handler=MotoRequestHandler)
+    print("ready", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

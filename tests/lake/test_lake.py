@@ -1,0 +1,161 @@
+"""recon.lake: Delta commits on S3 (moto on loopback) are atomic and lose nothing."""
+
+from __future__ import annotations
+
+import threading
+
+import pyarrow as pa
+import pytest
+
+from recon import lake
+from tests.lake.conftest import S3
+
+SCHEMA = pa.schema([("key", pa.string()), ("amount_cents", pa.int64()), ("run", pa.string())])
+
+
+def rows(run: str, keys: list[str]) -> pa.Table:
+    return pa.table(
+        {
+            "key": keys,
+            "amount_cents": pa.array([100 * (i + 1) for i in range(len(keys))], pa.int64()),
+            "run": [run] * len(keys),
+        },
+        schema=SCHEMA,
+    )
+
+
+def read(table: lake.Table) -> pa.Table:
+    files = [uri for uri, _parts, _size in table.files()]
+    return (
+        table.dataset(files, SCHEMA)
+        .to_table()
+        .sort_by([("run", "ascending"), ("key", "ascending")])
+    )
+
+
+def test_the_server_refuses_a_second_conditional_put(s3: S3) -> None:
+    """What makes a Delta commit atomic on S3: only one PUT with If-None-Match wins."""
+    client = s3.client()
+    client.put_object(Bucket=s3.bucket, Key="k", Body=b"first", IfNoneMatch="*")
+    with pytest.raises(client.exceptions.ClientError) as info:
+        client.put_object(Bucket=s3.bucket, Key="k", Body=b"second", IfNoneMatch="*")
+    assert info.value.response["ResponseMetadata"]["HTTPStatusCode"] == 412
+    assert client.get_object(Bucket=s3.bucket, Key="k")["Body"].read() == b"first"
+
+
+def test_parse_accepts_object_store_uris_and_refuses_others() -> None:
+    loc = lake.parse("s3://my-bucket/some/prefix/")
+    assert (loc.store, loc.bucket, loc.prefix, loc.uri) == (
+        "s3", "my-bucket", "some/prefix", "s3://my-bucket/some/prefix"
+    )  # fmt: skip
+    assert lake.parse("abfss://container/p").store == "abfs"
+    assert lake.parse("gs://bucket").prefix == ""
+    for bad in ("ftp://host/x", "http://bucket/x", "s3:///x", "s3://b/../x", "s3://bucket/a//b"):
+        with pytest.raises(lake.LakeError):
+            lake.parse(bad)
+    assert lake.is_uri("s3://b/x") and not lake.is_uri("/srv/recon/data")
+
+
+def test_append_commits_rows_partitions_and_metadata(s3: S3) -> None:
+    table = lake.Table(lake.parse(s3.uri()), "things")
+    assert table.load() is None and table.commits() == [] and table.files() == []
+    v0 = table.append(rows("r1", ["a", "b"]), partition_by=["run"], metadata={"n": 1})
+    v1 = table.append(rows("r2", ["c"]), partition_by=["run"], metadata={"n": 2})
+    assert (v0, v1) == (0, 1)
+    assert [c["recon"] for c in table.commits()] == [{"n": 1}, {"n": 2}]
+    runs = sorted({parts["run"] for _uri, parts, _size in table.files()})
+    assert runs == ["r1", "r2"]
+    got = read(table)
+    assert got.column("key").to_pylist() == ["a", "b", "c"]
+    assert got.column("amount_cents").to_pylist() == [100, 200, 100]
+
+
+def test_concurrent_appends_lose_no_commit(s3: S3) -> None:
+    table = lake.Table(lake.parse(s3.uri()), "things")
+    table.append(rows("r0", ["seed"]), partition_by=["run"], metadata={"writer": 0})
+    errors: list[BaseException] = []
+
+    def write(n: int) -> None:
+        try:
+            table.append(rows(f"r{n}", [f"k{n}"]), partition_by=["run"], metadata={"writer": n})
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(1, 5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    commits = table.commits()
+    assert [c["version"] for c in commits] == [0, 1, 2, 3, 4]
+    assert sorted(c["recon"]["writer"] for c in commits) == [0, 1, 2, 3, 4]
+    assert sorted(read(table).column("key").to_pylist()) == ["k1", "k2", "k3", "k4", "seed"]
+
+
+def test_concurrent_merges_store_each_key_once(s3: S3) -> None:
+    """Three writers import overlapping rows at once: every key is stored exactly once,
+    and the rows inserted add up to the keys (a losing MERGE is re-run, not dropped)."""
+    table = lake.Table(lake.parse(s3.uri()), "lines")
+    table.append(rows("seed", ["a"]))
+    batches = [["a", "b", "c"], ["b", "c", "d"], ["c", "d", "e", "f"]]
+    inserted: list[int] = []
+    conflicts: list[int] = []
+    errors: list[BaseException] = []
+    start = threading.Barrier(len(batches))
+
+    def merge(keys: list[str]) -> None:
+        try:
+            start.wait()
+            inserted.append(table.merge_new(rows("x", keys), ["key"], on_conflict=conflicts.append))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=merge, args=(b,)) for b in batches]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    keys = read(table).column("key").to_pylist()
+    assert sorted(keys) == ["a", "b", "c", "d", "e", "f"]
+    assert sum(inserted) == 5
+    # re-importing everything adds nothing
+    assert table.merge_new(rows("x", ["a", "b", "c", "d", "e", "f"]), ["key"]) == 0
+
+
+def test_a_crash_between_data_files_and_commit_leaves_nothing_visible(s3: S3) -> None:
+    """The storage refuses the commit entry after the data files were uploaded: readers
+    still see the previous version, and the uploaded files are listed by no commit."""
+    table = lake.Table(lake.parse(s3.uri()), "things")
+    table.append(rows("r1", ["a"]), partition_by=["run"], metadata={"n": 1})
+    before = table.files()
+    s3.fail_commits()
+    with pytest.raises(lake.LakeError, match="commit failed"):
+        table.append(rows("r2", ["b", "c"]), partition_by=["run"], metadata={"n": 2})
+    s3.fail_commits(False)
+    assert (s3.faults / "refused.log").read_text().strip()  # the commit itself was refused
+    assert table.version() == 0
+    assert table.files() == before
+    assert [c["recon"] for c in table.commits()] == [{"n": 1}]
+    assert read(table).column("key").to_pylist() == ["a"]
+    # the data files did reach the bucket: they are there, and nobody lists them
+    on_store = [k for k in s3.keys("data/things/") if k.endswith(".parquet")]
+    committed = {uri.removeprefix(f"s3://{s3.bucket}/") for uri, _p, _s in table.files()}
+    orphans = [k for k in on_store if k not in committed]
+    assert orphans and all("run=r2/" in k for k in orphans)
+    # the next writer commits normally, at the next version
+    assert table.append(rows("r3", ["d"]), partition_by=["run"]) == 1
+    assert read(table).column("key").to_pylist() == ["a", "d"]
+
+
+def test_check_names_what_is_wrong_in_one_line(s3: S3, monkeypatch: pytest.MonkeyPatch) -> None:
+    lake.check(lake.parse(s3.uri()))  # fine
+    with pytest.raises(lake.LakeError, match="does not exist"):
+        lake.check(lake.parse(f"s3://{s3.bucket}-missing/x"))
+    monkeypatch.setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9")
+    with pytest.raises(lake.LakeError, match="cannot reach"):
+        lake.check(lake.parse(f"s3://{s3.bucket}-elsewhere/x"))
+    monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
+    with pytest.raises(lake.LakeError, match="AWS_SECRET_ACCESS_KEY is not"):
+        lake.check(lake.parse(f"s3://{s3.bucket}-nokeys/x"))

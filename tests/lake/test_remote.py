@@ -1,0 +1,438 @@
+"""extract, statements import, reconcile and daily on `--data s3://…` (moto on loopback),
+compared with the same job on a local data directory."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from recon import catalog
+from recon.config import DataDir
+from tests.lake.conftest import S3
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    from recon.sandbox.compose import build_world
+    from recon.sandbox.exports import STATEMENT_FILES, export_statements
+
+    sandbox = build_world(seed=3, days=2, intents_per_day=30)
+    exports = tmp_path_factory.mktemp("exports")
+    export_statements(sandbox.bank, exports)
+    with sandbox.running() as url:
+        yield {
+            "url": url,
+            "key": sandbox.api_key,
+            "files": [exports / name for name in STATEMENT_FILES],
+            "end": sandbox.emulator.clock.now(),
+        }
+
+
+def job(data: str | DataDir, sandbox: dict[str, Any]) -> Any:
+    """The whole job through the public API: extract, import every format, reconcile."""
+    import recon
+
+    recon.extract(data, base_url=sandbox["url"], api_key=sandbox["key"], quiet=True)
+    report = recon.import_statements(sandbox["files"], data)
+    run = recon.reconcile(data, as_of=sandbox["end"], flows=True)
+    return report, run
+
+
+# columns that name where or when a copy was made, not what it holds
+_LINEAGE = {"run_id", "first_seen_run", "imported_at", "path", "snapshot_at"}
+
+
+def view(data: DataDir, name: str) -> pd.DataFrame:
+    frame = catalog.sql(f"SELECT * FROM {name}", data)
+    frame = frame.drop(columns=[c for c in frame.columns if c in _LINEAGE])
+    return frame.sort_values(list(frame.columns)).reset_index(drop=True).astype(str)
+
+
+VIEWS = (
+    "intents",
+    "intent_snapshots",
+    "status_history",
+    "statement_lines",
+    "statement_quarantine",
+    "statement_coverage",
+    "recon_matches",
+    "recon_exceptions",
+    "recon_awaiting",
+)
+
+
+def test_the_job_on_s3_gives_the_views_of_the_same_job_on_a_local_dir(
+    s3: S3, sandbox: dict[str, Any], tmp_path: Path
+) -> None:
+    local = DataDir(tmp_path / "local-data").ensure()
+    remote = DataDir.resolve(s3.uri("recon/prod"))
+    assert remote.remote and remote.uri == f"s3://{s3.bucket}/recon/prod"
+    local_report, local_run = job(local, sandbox)
+    remote_report, remote_run = job(s3.uri("recon/prod"), sandbox)
+
+    assert remote_report.imported == local_report.imported > 0
+    for name in VIEWS:
+        left, right = view(local, name), view(remote, name)
+        assert len(left) > 0 or name in ("statement_quarantine", "recon_awaiting"), name
+        pd.testing.assert_frame_equal(left, right, obj=name)
+    ours, theirs = local_run.summary.to_json(), remote_run.summary.to_json()
+    for key in ("run_id", "settings"):
+        ours.pop(key), theirs.pop(key)
+    assert ours == theirs
+    # every table is a Delta table on the bucket; nothing of them was written locally
+    keys = s3.keys("recon/prod/")
+    for table in ("snapshots", "statements/lines", "statements/coverage", "runs/matches",
+                  "runs/exceptions", "runs/summaries"):  # fmt: skip
+        assert f"recon/prod/{table}/_delta_log/00000000000000000000.json" in keys, table
+    assert not list((remote.root / "snapshots").glob("snapshot_date=*"))
+    assert not list((remote.root / "statements").glob("source=*"))
+    # the run is also a folder on the local side (what the report and the review app read)
+    assert json.loads((remote_run.path / "summary.json").read_text())["run_id"] == (
+        remote_run.run_id
+    )
+
+
+def test_a_second_machine_reads_the_committed_run_and_reimports_nothing(
+    s3: S3, sandbox: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import recon
+
+    first_report, run = job(s3.uri(), sandbox)
+    # another machine: the same bucket, an empty local side
+    monkeypatch.setenv("RECON_LOCAL_DIR", str(tmp_path / "other-machine"))
+    other = DataDir.resolve(s3.uri())
+    assert not other.runs.exists()
+    latest = catalog.latest_run(other)
+    assert latest is not None and latest.name == run.run_id
+    for name in ("matches", "exceptions", "awaiting", "candidates", "history"):
+        copied = pd.read_parquet(latest / f"{name}.parquet")
+        original = pd.read_parquet(run.path / f"{name}.parquet")
+        pd.testing.assert_frame_equal(copied, original, obj=name)
+    assert (latest / "flows.parquet").read_bytes() == (run.path / "flows.parquet").read_bytes()
+    again = recon.import_statements(sandbox["files"], other)
+    assert again.imported == 0 and again.duplicate == first_report.read
+    assert len(catalog.list_snapshots(other)) == 1
+    assert catalog.sql("SELECT count(*) AS n FROM intents", other)["n"][0] > 0
+
+
+def test_report_of_a_run_committed_by_another_machine(
+    s3: S3, sandbox: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recon.cli import main
+
+    _report, run = job(s3.uri(), sandbox)
+    monkeypatch.setenv("RECON_LOCAL_DIR", str(tmp_path / "other-machine"))
+    monkeypatch.setenv("RECON_DATA", s3.uri())
+    out = tmp_path / "report.html"
+    assert main(["report", "--run", run.run_id, "--data", s3.uri(), "--out", str(out)]) == 0
+    assert run.run_id in out.read_text(encoding="utf-8")
+    other = DataDir.resolve(s3.uri())
+    assert (other.runs / run.run_id / "exceptions.parquet").is_file()
+    assert main(["report", "--run", "20200101T000000000000Z-0000", "--data", s3.uri()]) == 2
+
+
+def machine(s3: S3, tmp_path: Path, name: str) -> DataDir:
+    """The bucket's data directory as another machine sees it (its own local side)."""
+    return DataDir((tmp_path / name).resolve(), s3.uri())
+
+
+def run_threads(*targets: Any) -> list[BaseException]:
+    import threading
+
+    errors: list[BaseException] = []
+    start = threading.Barrier(len(targets))
+
+    def call(target: Any) -> None:
+        try:
+            start.wait()
+            target()
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=call, args=(t,)) for t in targets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
+def test_two_machines_importing_the_same_files_at_once_store_each_line_once(
+    s3: S3, sandbox: dict[str, Any], tmp_path: Path
+) -> None:
+    import recon
+
+    a, b = machine(s3, tmp_path, "a"), machine(s3, tmp_path, "b")
+    local = DataDir(tmp_path / "local").ensure()
+    reference = recon.import_statements(sandbox["files"], local)
+    errors = run_threads(
+        lambda: recon.import_statements(sandbox["files"], a),
+        lambda: recon.import_statements(sandbox["files"], b),
+    )
+    assert errors == []
+    stored = catalog.sql("SELECT count(*) AS n FROM source_statement_files", a)["n"][0]
+    assert stored == catalog.sql("SELECT count(*) AS n FROM source_statement_files", local)["n"][0]
+    assert stored >= reference.imported > 0
+    for name in ("statement_lines", "statement_coverage"):
+        pd.testing.assert_frame_equal(view(local, name), view(a, name), obj=name)
+
+
+def test_two_machines_extracting_at_once_both_commit(
+    s3: S3, sandbox: dict[str, Any], tmp_path: Path
+) -> None:
+    import recon
+
+    a, b = machine(s3, tmp_path, "a"), machine(s3, tmp_path, "b")
+    results: list[Any] = []
+    errors = run_threads(
+        *[
+            (
+                lambda d=d: results.append(
+                    recon.extract(d, base_url=sandbox["url"], api_key=sandbox["key"], quiet=True)
+                )
+            )
+            for d in (a, b, a, b)
+        ]
+    )
+    # a and b each hold their own machine's lock: a second extract on one machine is refused
+    # at once, as on a local data directory; what got through is all committed
+    from recon.errors import LockedError
+
+    assert all(isinstance(e, LockedError) for e in errors), errors
+    assert len(results) + len(errors) == 4 and len(results) >= 2
+    snaps = catalog.list_snapshots(b)
+    assert sorted(s.run_id for s in snaps) == sorted(r.run_id for r in results)
+    assert all(s.manifest and s.manifest["rows"] > 0 and s.files for s in snaps)
+    counts = catalog.sql(
+        "SELECT run_id, count(*) AS n FROM intent_snapshots GROUP BY 1 ORDER BY 1", a
+    )
+    assert counts["n"].tolist() == [s.manifest["rows"] for s in snaps if s.manifest]
+
+
+def test_a_run_whose_summary_commit_fails_is_not_visible(
+    s3: S3, sandbox: dict[str, Any], tmp_path: Path
+) -> None:
+    """The run's tables are committed, its summaries row is refused by the storage: no
+    reader sees the run, the local side holds no folder of it, the next run is normal."""
+    import recon
+    from recon import lake
+
+    _report, first = job(s3.uri(), sandbox)
+    data = DataDir.resolve(s3.uri())
+    s3.fail_commits(only="runs/summaries")
+    with pytest.raises(lake.LakeError, match="commit failed"):
+        recon.reconcile(data, as_of=sandbox["end"])
+    s3.fail_commits(False)
+    assert catalog.remote_runs(data) == [first.run_id]
+    assert [p.name for p in data.runs.iterdir() if not p.name.startswith(".")] == [first.run_id]
+    # its matches did reach the matches table, under a run id no summary names
+    partitions = {p["run"] for _u, p, _s in data.table("runs/matches").files()}
+    assert len(partitions) == 2 and first.run_id in partitions
+    before = view(data, "recon_exceptions")
+    assert catalog.sql("SELECT DISTINCT run_id FROM recon_matches", data)["run_id"].tolist() == [
+        first.run_id
+    ]
+    second = recon.reconcile(data, as_of=sandbox["end"])
+    assert catalog.remote_runs(data) == sorted([first.run_id, second.run_id])
+    after = view(data, "recon_exceptions")
+    # the same breaks, now seen before (by the first run: the refused one never existed)
+    assert set(after.pop("state")) == {"persisting"} and set(before.pop("state")) == {"new"}
+    pd.testing.assert_frame_equal(before, after)
+    assert second.summary.previous_run_id == first.run_id
+
+
+def test_an_extract_whose_commit_fails_leaves_nothing_visible(
+    s3: S3, sandbox: dict[str, Any]
+) -> None:
+    import recon
+    from recon import lake
+
+    data = DataDir.resolve(s3.uri())
+    first = recon.extract(data, base_url=sandbox["url"], api_key=sandbox["key"], quiet=True)
+    s3.fail_commits()
+    with pytest.raises(lake.LakeError, match="commit failed"):
+        recon.extract(data, base_url=sandbox["url"], api_key=sandbox["key"], quiet=True)
+    s3.fail_commits(False)
+    assert [s.run_id for s in catalog.list_snapshots(data)] == [first.run_id]
+    on_store = [k for k in s3.keys("data/snapshots/") if k.endswith(".parquet")]
+    assert len(on_store) == 2  # the refused commit's file is there, named by no commit
+    rows = catalog.sql("SELECT DISTINCT run_id FROM intent_snapshots", data)["run_id"].tolist()
+    assert rows == [first.run_id]
+    assert not [p for p in data.snapshots.iterdir()]  # no work folder left on the local side
+
+
+def test_daily_on_s3_extracts_imports_reconciles_and_reports(
+    s3: S3, sandbox: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+    from dataclasses import replace
+    from functools import partial
+
+    import pyarrow.parquet as pq
+
+    from recon.ops.daily import Steps, run_daily
+    from recon.report import render
+
+    steps = replace(Steps.default(), render=partial(render, charts=False))
+    monkeypatch.setenv("RECON_API_KEY", sandbox["key"])
+    data = DataDir.resolve(s3.uri("daily")).ensure()
+    for path in sandbox["files"]:
+        shutil.copy2(path, data.inbox / Path(path).name)
+    day = sandbox["end"].date()
+    first = run_daily(s3.uri("daily"), date=day, base_url=sandbox["url"], quiet=True, steps=steps)
+    assert not first.reused
+    assert sorted(first.imported) == sorted(Path(p).name for p in sandbox["files"])
+    assert first.report.is_file() and (first.report.parent / "breaks.csv").is_file()
+    assert catalog.remote_runs(data) == [first.run_id]
+    assert first.breaks == pq.read_table(first.run_dir / "exceptions.parquet").num_rows
+    assert first.breaks == len(catalog.sql("SELECT * FROM recon_exceptions", data))
+    assert first.exit_code == (
+        1 if "P1" in pq.read_table(first.run_dir / "exceptions.parquet")["priority"].to_pylist()
+        else 0
+    )  # fmt: skip
+
+    again = run_daily(s3.uri("daily"), date=day, base_url=sandbox["url"], quiet=True, steps=steps)
+    assert again.reused and again.run_id == first.run_id
+
+    forced = run_daily(
+        s3.uri("daily"), date=day, base_url=sandbox["url"], quiet=True, force=True, steps=steps
+    )
+    assert not forced.reused and forced.run_id != first.run_id and forced.imported == ()
+    assert catalog.remote_runs(data) == sorted([first.run_id, forced.run_id])
+    assert len(catalog.list_snapshots(data)) == 2
+    states = set(catalog.sql("SELECT state FROM recon_exceptions", data)["state"])
+    assert states <= {"persisting"}
+
+
+def test_migrate_copies_a_local_data_dir_and_runs_again_copy_nothing(
+    s3: S3, sandbox: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recon.cli import main
+
+    local = DataDir(tmp_path / "old-data").ensure()
+    _report, run = job(local, sandbox)
+    (local.root / "decisions.csv").write_text("break_id,note,decided_by,decided_at,action\n")
+    monkeypatch.setenv("RECON_DATA", str(local.root))  # main() sets it from --data
+    assert main(["migrate", "--data", str(local.root), "--to", s3.uri("moved")]) == 0
+    remote = DataDir.resolve(s3.uri("moved"))
+    for name in (*VIEWS, "snapshots"):
+        left, right = view(local, name), view(remote, name)
+        pd.testing.assert_frame_equal(left, right, obj=name)
+    assert catalog.remote_runs(remote) == [run.run_id]
+    assert (remote.root / "decisions.csv").is_file()
+    assert (remote.runs / run.run_id / "summary.json").is_file()
+    versions = {t: remote.table(t).version() for t in ("snapshots", "statements/lines")}
+
+    from recon.ops.migrate import migrate
+
+    again = migrate(local, s3.uri("moved"))
+    assert (again.snapshots, again.line_versions, again.runs) == (0, 0, 0)
+    assert (again.snapshots_skipped, again.runs_skipped) == (1, 1)
+    assert {t: remote.table(t).version() for t in versions} == versions  # nothing committed
+    # and the remote data directory carries on: the next run sees the migrated one as previous
+    import recon
+
+    nxt = recon.reconcile(remote, as_of=sandbox["end"])
+    assert nxt.summary.previous_run_id == run.run_id and nxt.summary.new_breaks == 0
+
+
+def test_migrate_reads_files_written_before_a_column_existed(s3: S3, tmp_path: Path) -> None:
+    """An old snapshot part without destination_address_hash and a statement file without
+    fingerprint (both written before those columns existed) migrate with NULLs and a
+    fingerprint computed as the importer computes it."""
+    import pyarrow.parquet as pq
+
+    from recon import testing
+    from recon.ops.migrate import migrate
+
+    local = testing.data_dir(tmp_path)
+    folder = Path(testing.snapshot(local, [testing.intent(1), testing.intent(2)]))
+    part = folder / "part-00000.parquet"
+    pq.write_table(pq.read_table(part).drop_columns(["destination_address_hash"]), part)
+    testing.statement_lines(local, [testing.statement_line(1), testing.statement_line(2)])
+    assert "fingerprint" not in pq.read_schema(next(local.statements.glob("source=*/*")))
+    result = migrate(local, s3.uri("old"))
+    assert (result.snapshots, result.line_versions) == (1, 2)
+    remote = DataDir.resolve(s3.uri("old"))
+    for name in ("intents", "statement_lines", "statement_coverage"):
+        pd.testing.assert_frame_equal(view(local, name), view(remote, name), obj=name)
+    from recon.statements import store
+
+    stored = store.lines_dataset(remote)
+    assert stored is not None
+    fingerprints = stored.to_table(columns=["fingerprint"]).column("fingerprint").to_pylist()
+    assert len(set(fingerprints)) == 2 and None not in fingerprints
+    assert migrate(local, s3.uri("old")).line_versions == 0
+
+
+@pytest.mark.slow  # a local Spark session: ~15 s to start
+def test_spark_reads_the_committed_tables_as_duckdb_does(
+    s3: S3, sandbox: dict[str, Any], tmp_path: Path
+) -> None:
+    """The catalog on Spark over s3:// (no Hadoop S3 jar: the engine is handed the committed
+    files' rows through Arrow) gives the counts and money DuckDB gives."""
+    from recon.engine.spark import SparkEngine
+
+    job(s3.uri(), sandbox)
+    data = DataDir.resolve(s3.uri())
+    queries = {
+        "intents": "SELECT count(*), sum(amount_cents) FROM intents",
+        "snapshots": "SELECT count(*), sum(rows) FROM snapshots",
+        "lines": "SELECT count(*), sum(amount_cents) FROM statement_lines",
+        "coverage": "SELECT count(*) FROM statement_coverage",
+        "breaks": "SELECT count(*), sum(delta_cents) FROM recon_exceptions",
+        "matches": "SELECT count(*), sum(actual_cents) FROM recon_matches",
+    }
+    con = catalog.connect(data)
+    try:
+        duck = {
+            k: tuple(int(v or 0) for v in con.execute(q).fetchone()) for k, q in queries.items()
+        }
+    finally:
+        con.close()
+    engine = SparkEngine(None, threads=1, scratch=tmp_path / "spark")
+    try:
+        catalog.register(engine, data)
+        spark = {k: tuple(int(v or 0) for v in engine.rows(q)[0]) for k, q in queries.items()}
+    finally:
+        engine.close()
+    assert spark == duck
+    assert duck["intents"][0] > 0 and duck["lines"][0] > 0 and duck["matches"][0] > 0
+
+
+def test_the_catalog_reads_only_the_commits_it_has_not_seen(
+    s3: S3, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from datetime import timedelta
+
+    from recon import lake, testing
+
+    data = DataDir.resolve(s3.uri())
+    for day in range(2):
+        testing.snapshot(data, [testing.intent(day)], at=testing.T0 + timedelta(days=day))
+    assert len(catalog.list_snapshots(data)) == 2  # reads every commit, keeps them
+    asked: list[int] = []
+    real = lake.Table.commits
+
+    def spy(self: lake.Table, after: int = -1, table: Any = None) -> list[dict[str, Any]]:
+        found = real(self, after, table)
+        asked.append(after)
+        assert all(c["version"] > after for c in found)
+        return found
+
+    monkeypatch.setattr(lake.Table, "commits", spy)
+    assert len(catalog.list_snapshots(data)) == 2 and asked == [1]
+    third = testing.snapshot(data, [testing.intent(9)], at=testing.T0 + timedelta(days=5))
+    snaps = catalog.list_snapshots(data)
+    assert asked == [1, 1] and [s.path for s in snaps][-1] == third
+    assert [s.manifest["rows"] for s in snaps if s.manifest] == [1, 1, 1]
+    # a cache from another table (same prefix, recreated) is not trusted
+    (data.root / catalog.MANIFEST_CACHE).write_text(
+        json.dumps({"table_id": "other", "version": 2, "manifests": {}})
+    )
+    assert len(catalog.list_snapshots(data)) == 3 and asked[-1] == -1

@@ -55,7 +55,7 @@ def _pyspark() -> Any:
     return pyspark.sql
 
 
-SMALL_INPUT_BYTES = 256 * 1024 * 1024
+SMALL_INPUT_BYTES = 32 * 1024 * 1024
 
 
 def local_session(

@@ -19,13 +19,15 @@ import re
 import shutil
 import tempfile
 import warnings
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from functools import cached_property
 from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from recon.engine import dialect
 from recon.engine.base import Model, sql_type
@@ -112,6 +114,8 @@ class SparkEngine:
     ) -> None:
         self.spark = session or local_session(threads, small=small)
         _exclude_rule(self.spark, _BROKEN_RULE)
+        # the model and result files are read back by pyarrow: UTC-adjusted micros, not INT96
+        self.spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
         self._tables: set[str] = set()
         self._own_scratch = scratch is None
         self.scratch = str(scratch) if scratch is not None else tempfile.mkdtemp(prefix="recon-")
@@ -232,14 +236,26 @@ class SparkEngine:
         """A macro script: nothing to run (its macros are expanded where they are called)."""
         dialect.parse_macros(model.sql)  # a malformed macro file fails here, by name
 
-    def arrow(self, sql: str, params: dict[str, Any] | None = None) -> pa.Table:
-        return self._df(sql, params).toArrow()
-
     def reader(
         self, sql: str, params: dict[str, Any] | None = None, batch_rows: int = 262_144
     ) -> pa.RecordBatchReader:
-        table = self.arrow(sql, params)
-        return pa.RecordBatchReader.from_batches(table.schema, table.to_batches(batch_rows))
+        """A query's rows, in order, as Arrow batches, without gathering them on the driver:
+        Spark writes them as Parquet in the scratch folder (an ORDER BY's ranges, one file
+        per task, in file-name order) and they are read back batch by batch. Collecting a
+        10M-row run file instead exceeds the driver's result limit."""
+        self._serial += 1
+        path = Path(self.scratch) / f"{self._serial:03d}_result"
+        self._df(sql, params).write.mode("overwrite").parquet(str(path))
+        files = sorted(path.glob("part-*.parquet"))
+        if not files:
+            raise RuntimeError(f"Spark wrote no result file in {path}")
+        schema = pq.read_schema(files[0])
+
+        def batches() -> Iterator[pa.RecordBatch]:
+            for file in files:
+                yield from pq.ParquetFile(file).iter_batches(batch_size=batch_rows)
+
+        return pa.RecordBatchReader.from_batches(schema, batches())
 
     # ------------------------------------------------------------------ parameters
     def set_params(self, values: dict[str, Any], types: dict[str, str]) -> None:

@@ -93,7 +93,7 @@ def run(root: Path, args: argparse.Namespace, engine: str = "duckdb") -> dict[st
     import shutil
 
     shutil.rmtree(root / "runs", ignore_errors=True)
-    temp = root.parent / f"spill-{args.rows}"
+    temp = root.parent / f"spill-{root.name.removeprefix('data-')}"
     shutil.rmtree(temp, ignore_errors=True)
     temp.mkdir(parents=True)
     peak = [0]

@@ -5,22 +5,14 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.lake.conftest import S3
+from tests.shared import run_recon
 
 
 def recon(*argv: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "recon", *argv],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    return run_recon(*argv, cwd=cwd, env=env)
 
 
 def one_error_line(proc: subprocess.CompletedProcess[str]) -> str:

@@ -14,23 +14,12 @@ import pytest
 from recon import catalog
 from recon.config import DataDir
 from tests.lake.conftest import S3
+from tests.shared import served_sandbox
 
 
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    from recon.sandbox.compose import build_world
-    from recon.sandbox.exports import STATEMENT_FILES, export_statements
-
-    sandbox = build_world(seed=3, days=2, intents_per_day=30)
-    exports = tmp_path_factory.mktemp("exports")
-    export_statements(sandbox.bank, exports)
-    with sandbox.running() as url:
-        yield {
-            "url": url,
-            "key": sandbox.api_key,
-            "files": [exports / name for name in STATEMENT_FILES],
-            "end": sandbox.emulator.clock.now(),
-        }
+    yield from served_sandbox(tmp_path_factory)
 
 
 def job(data: str | DataDir, sandbox: dict[str, Any]) -> Any:

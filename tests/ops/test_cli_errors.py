@@ -5,27 +5,19 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from recon import testing
 from recon.config import DataDir
+from tests.shared import run_recon
 
 
 def _recon(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     env.pop("RECON_DATA", None)
-    return subprocess.run(
-        [sys.executable, "-m", "recon", *argv],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    return run_recon(*argv, cwd=cwd, env=env)
 
 
 def _one_error_line(proc: subprocess.CompletedProcess[str], code: int = 2) -> str:

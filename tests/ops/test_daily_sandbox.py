@@ -12,24 +12,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from recon.config import DataDir
+from tests.shared import served_sandbox
 
 
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    from recon.sandbox.compose import build_world
-    from recon.sandbox.exports import STATEMENT_FILES, export_statements
-
-    sandbox = build_world(seed=3, days=2, intents_per_day=30)
-    exports = tmp_path_factory.mktemp("exports")
-    export_statements(sandbox.bank, exports)
-    with sandbox.running() as url:
-        yield {
-            "url": url,
-            "key": sandbox.api_key,
-            "files": [exports / name for name in STATEMENT_FILES],
-            "end": sandbox.emulator.clock.now(),
-            "world": sandbox.world,
-        }
+    yield from served_sandbox(tmp_path_factory)
 
 
 def test_daily_end_to_end_then_reused_then_forced(

@@ -1,0 +1,43 @@
+"""Helpers several test packages share: a served sandbox world, and `recon` as a process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+def served_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """A small sandbox world (seed 3, 2 days x 30 intents) served on loopback, with its
+    statements exported: url, key, files, end (the world's clock at the end), world."""
+    from recon.sandbox.compose import build_world
+    from recon.sandbox.exports import STATEMENT_FILES, export_statements
+
+    sandbox = build_world(seed=3, days=2, intents_per_day=30)
+    exports = tmp_path_factory.mktemp("exports")
+    export_statements(sandbox.bank, exports)
+    with sandbox.running() as url:
+        yield {
+            "url": url,
+            "key": sandbox.api_key,
+            "files": [exports / name for name in STATEMENT_FILES],
+            "end": sandbox.emulator.clock.now(),
+            "world": sandbox.world,
+        }
+
+
+def run_recon(*argv: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`python -m recon ARGV` in a child process: its exit code, stdout and stderr."""
+    return subprocess.run(
+        [sys.executable, "-m", "recon", *argv],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+        check=False,
+    )

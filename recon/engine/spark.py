@@ -95,6 +95,11 @@ def local_session(
         .config("spark.sql.codegen.wholeStage", "false" if small else "true")
         .config("spark.driver.memory", memory)
         .config("spark.driver.extraJavaOptions", java)
+        # recon keeps no Spark tables: without this, Spark leaves an empty `spark-warehouse`
+        # folder in whatever directory the user ran recon from
+        .config(
+            "spark.sql.warehouse.dir", str(Path(tempfile.gettempdir()) / "recon-spark-warehouse")
+        )
     )
     return builder.getOrCreate()
 

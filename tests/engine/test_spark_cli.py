@@ -81,3 +81,20 @@ def test_without_java_the_spark_engine_says_what_to_install(
         "recon: error: the Spark engine needs Java 17+ (`java` not found): apt-get install "
         "openjdk-17-jre-headless, or set JAVA_HOME"
     )
+
+
+@pytest.mark.slow
+def test_a_local_spark_session_leaves_no_folder_where_recon_ran(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Spark's default warehouse is `./spark-warehouse`: a user running recon from a
+    project folder would find an empty one there after every Spark run."""
+    from recon.engine.spark import local_session
+
+    monkeypatch.chdir(tmp_path)
+    session = local_session()
+    session.sql("select 1 as x").createOrReplaceTempView("probe")
+    assert session.sql("select * from probe").collect()[0].x == 1
+    warehouse = session.conf.get("spark.sql.warehouse.dir")
+    assert str(tmp_path) not in warehouse
+    assert not (tmp_path / "spark-warehouse").exists()

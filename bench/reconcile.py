@@ -52,6 +52,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,16 @@ BASE = datetime(2026, 10, 1, tzinfo=UTC)
 SPAN_DAYS = 30
 AS_OF = BASE + timedelta(days=SPAN_DAYS, hours=6)
 RUN_ID = "20261031T000000000000Z-bench"
+
+# PIX key types, as recon's pix_key_kind (recon/sql/staging/_macros.sql) tells them apart:
+# a random key (EVP, a uuid), a CPF/CNPJ as written, a phone once its punctuation is gone
+# (RE2's \s is [\t\n\f\r ], not Unicode white space); each is matched whole
+PIX_EVP = r"[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}"
+PIX_DOC = (
+    r"[0-9]{3}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}|[0-9]{2}\.?[0-9]{3}\.?[0-9]{3}/?[0-9]{4}-?[0-9]{2}"
+)
+PIX_PHONE_PUNCTUATION = r"[\t\n\f\r ().-]"
+PIX_PHONE = r"(55)?[0-9]{10,11}"
 
 # -- data -------------------------------------------------------------------------------------
 
@@ -342,7 +353,7 @@ def run_pandas(root: Path) -> dict[str, Any]:
         return s.str.upper().str.replace(r"[^A-Z0-9]+", " ", regex=True).str.strip()
 
     def norm_doc(s: pd.Series) -> pd.Series:
-        return s.str.replace(r"[^0-9*]", "", regex=True)
+        return s.str.replace(r"[^0-9*]", "", regex=True).replace("", None)
 
     def docs_ok(a: Any, b: Any) -> bool:
         if not isinstance(a, str) or not isinstance(b, str):
@@ -356,8 +367,56 @@ def run_pandas(root: Path) -> dict[str, Any]:
             return True
         return a.startswith(b) or b.startswith(a)
 
-    def key_norm(s: pd.Series) -> pd.Series:
-        return s.str.replace(r"[^0-9A-Za-z@._]", "", regex=True).str.lower()
+    # PIX keys are compared by type (recon's keys_compatible), on the pairs that need it
+    def key_kind(k: pd.Series) -> np.ndarray:
+        trimmed = k.str.strip(" ")
+        rules = [
+            (k.str.contains("@", regex=False), "email"),
+            (trimmed.str.lower().str.fullmatch(PIX_EVP), "evp"),
+            (trimmed.str.startswith("+"), "phone"),
+            (k.str.contains("*", regex=False), "doc"),
+            (trimmed.str.fullmatch(PIX_DOC), "doc"),
+            (trimmed.str.fullmatch("[0-9]{11}"), "doc_or_phone"),
+            (
+                k.str.replace(PIX_PHONE_PUNCTUATION, "", regex=True).str.fullmatch(PIX_PHONE),
+                "phone",
+            ),
+        ]
+        chosen = [found.to_numpy(dtype=bool) for found, _ in rules]
+        return np.select(chosen, [kind for _, kind in rules], "other")
+
+    def e164(k: pd.Series) -> pd.Series:
+        digits = k.str.replace("[^0-9]", "", regex=True)
+        return digits.where(~digits.str.len().isin([10, 11]), "55" + digits)
+
+    def docs_compatible(a: pd.Series, b: pd.Series) -> np.ndarray:  # positions are columns
+        same = (a.str.len() == b.str.len()).to_numpy(dtype=bool)
+        width = pd.concat([a.str.len(), b.str.len()]).max()
+        for pos in range(0 if pd.isna(width) else int(width)):
+            x, y = a.str[pos], b.str[pos]
+            agree = (x == y) | (x == "*") | (y == "*") | (x.isna() & y.isna())
+            same = same & agree.to_numpy(dtype=bool)
+        return (a.isna() | b.isna() | (a == b)).to_numpy(dtype=bool) | same
+
+    def keys_compatible(a: pd.Series, b: pd.Series) -> np.ndarray:  # neither is missing
+        ka, kb = key_kind(a), key_kind(b)
+
+        def either(kind: str) -> np.ndarray:
+            return (ka == kind) | (kb == kind)
+
+        def same(f: Callable[[pd.Series], pd.Series]) -> np.ndarray:
+            return (ka == kb) & (f(a) == f(b)).to_numpy(dtype=bool)
+
+        return np.select(
+            [either("email"), either("evp"), either("other"), either("phone")],
+            [
+                same(lambda k: k.str.strip(" ").str.lower()),
+                same(lambda k: k.str.strip(" ").str.replace("-", "", regex=False).str.lower()),
+                same(lambda k: k.str.replace("[^0-9A-Za-z]", "", regex=True).str.lower()),
+                (ka != "doc") & (kb != "doc") & (e164(a) == e164(b)).to_numpy(dtype=bool),
+            ],
+            docs_compatible(norm_doc(a), norm_doc(b)),
+        )
 
     claimed = set(t.line_id) | set(cand.line_id)
     taken = set(t.id) | set(r_matched.id)
@@ -399,19 +458,14 @@ def run_pandas(root: Path) -> dict[str, Any]:
     pairs = pairs[(pairs.booked_at >= pairs.created_at) & (pairs.booked_at <= pairs.window_end)]
     n1, n2 = norm_name(pairs.counterparty_name), norm_name(pairs.party_display_name)
     d1, d2 = norm_doc(pairs.counterparty_document), norm_doc(pairs.party_document_masked)
-    k1, k2 = key_norm(pairs.counterparty_key), key_norm(pairs.destination_address)
-    ok = [
-        names_ok(a, b)
-        and docs_ok(c, d)
-        and (
-            it == "onramp"
-            or not isinstance(e, str)
-            or not isinstance(f, str)
-            or e.endswith(f)
-            or f.endswith(e)
-        )
-        for a, b, c, d, e, f, it in zip(n1, n2, d1, d2, k1, k2, pairs.intent_type, strict=True)
-    ]
+    ok = np.array(
+        [names_ok(a, b) and docs_ok(c, d) for a, b, c, d in zip(n1, n2, d1, d2, strict=True)],
+        dtype=bool,
+    )
+    # a payout's key vs the intent's destination; a credit's key is our own receiving key
+    k1, k2 = pairs.counterparty_key, pairs.destination_address
+    keyed = ((pairs.intent_type != "onramp") & k1.notna() & k2.notna() & (k1 != k2)).to_numpy()
+    ok[keyed] = ok[keyed] & keys_compatible(k1[keyed], k2[keyed])
     pairs = pairs[ok]
     lc = pairs.groupby("line_id").id.transform("size")
     ic = pairs.groupby("id").line_id.transform("size")
@@ -665,10 +719,8 @@ def run_polars(root: Path, engine: str = "streaming") -> dict[str, Any]:
         return c.str.to_uppercase().str.replace_all(r"[^A-Z0-9]+", " ").str.strip_chars()
 
     def norm_doc(c: pl.Expr) -> pl.Expr:
-        return c.str.replace_all(r"[^0-9*]", "")
-
-    def key_norm(c: pl.Expr) -> pl.Expr:
-        return c.str.replace_all(r"[^0-9A-Za-z@._]", "").str.to_lowercase()
+        d = c.str.replace_all(r"[^0-9*]", "")
+        return pl.when(d != "").then(d)
 
     # a value equal on both sides (or unknown on one) is compatible as it stands: only the
     # pairs whose texts differ are normalized and compared (a credit's PIX key is our own
@@ -679,12 +731,12 @@ def run_polars(root: Path, engine: str = "streaming") -> dict[str, Any]:
         n2=norm_name(name[1]),
         d1=norm_doc(doc[0]),
         d2=norm_doc(doc[1]),
-        k1=key_norm(key[0]),
-        k2=key_norm(key[1]),
+        kd1=norm_doc(key[0]),
+        kd2=norm_doc(key[1]),
     )
     # masked documents agree where neither shows '*': the same length and, position by
     # position, equal digits (positions are columns of the expression, not rows)
-    width = differ.select(pl.max_horizontal(pl.col("d1", "d2").str.len_chars().max()))
+    width = differ.select(pl.max_horizontal(pl.col("d1", "d2", "kd1", "kd2").str.len_chars().max()))
     width = width.item() or 0
 
     def docs_compatible(a: pl.Expr, b: pl.Expr) -> pl.Expr:
@@ -694,6 +746,62 @@ def run_polars(root: Path, engine: str = "streaming") -> dict[str, Any]:
             same = same & ((x == y) | (x == "*") | (y == "*"))
         return a.is_null() | b.is_null() | (a == b) | same
 
+    # PIX keys are compared by type (recon's keys_compatible): e-mails and random keys
+    # exactly, phones as E.164, CPF/CNPJ as masked documents; keys of different types never
+    def key_kind(k: pl.Expr) -> pl.Expr:
+        trimmed = k.str.strip_chars(" ")
+        return (
+            pl.when(k.str.contains("@", literal=True))
+            .then(pl.lit("email"))
+            .when(trimmed.str.to_lowercase().str.contains(f"^(?:{PIX_EVP})$"))
+            .then(pl.lit("evp"))
+            .when(trimmed.str.starts_with("+"))
+            .then(pl.lit("phone"))
+            .when(k.str.contains("*", literal=True))
+            .then(pl.lit("doc"))
+            .when(trimmed.str.contains(f"^(?:{PIX_DOC})$"))
+            .then(pl.lit("doc"))
+            .when(trimmed.str.contains(r"^[0-9]{11}$"))
+            .then(pl.lit("doc_or_phone"))
+            .when(k.str.replace_all(PIX_PHONE_PUNCTUATION, "").str.contains(f"^(?:{PIX_PHONE})$"))
+            .then(pl.lit("phone"))
+            .otherwise(pl.lit("other"))
+        )
+
+    def e164(k: pl.Expr) -> pl.Expr:
+        digits = k.str.replace_all("[^0-9]", "")
+        return pl.when(digits.str.len_chars().is_in([10, 11])).then("55" + digits).otherwise(digits)
+
+    def keys_compatible(a: pl.Expr, b: pl.Expr, as_documents: pl.Expr) -> pl.Expr:
+        ka, kb = key_kind(a), key_kind(b)
+
+        def either(kind: str) -> pl.Expr:
+            return (ka == kind) | (kb == kind)
+
+        def same(f: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+            return (ka == kb) & (f(a) == f(b))
+
+        agree = (
+            pl.when(either("email"))
+            .then(same(lambda k: k.str.strip_chars(" ").str.to_lowercase()))
+            .when(either("evp"))
+            .then(
+                same(
+                    lambda k: (
+                        k.str.strip_chars(" ")
+                        .str.replace_all("-", "", literal=True)
+                        .str.to_lowercase()
+                    )
+                )
+            )
+            .when(either("other"))
+            .then(same(lambda k: k.str.replace_all("[^0-9A-Za-z]", "").str.to_lowercase()))
+            .when(either("phone"))
+            .then((ka != "doc") & (kb != "doc") & (e164(a) == e164(b)))
+            .otherwise(as_documents)
+        )
+        return a.is_null() | b.is_null() | agree
+
     names_ok = (
         pl.col("n1").is_null()
         | pl.col("n2").is_null()
@@ -701,13 +809,7 @@ def run_polars(root: Path, engine: str = "streaming") -> dict[str, Any]:
         | pl.col("n2").str.starts_with(pl.col("n1"))
     )
     docs_ok = docs_compatible(pl.col("d1"), pl.col("d2"))
-    keys_ok = (
-        onramp
-        | pl.col("k1").is_null()
-        | pl.col("k2").is_null()
-        | pl.col("k1").str.ends_with(pl.col("k2"))
-        | pl.col("k2").str.ends_with(pl.col("k1"))
-    )
+    keys_ok = onramp | keys_compatible(*key, docs_compatible(pl.col("kd1"), pl.col("kd2")))
     (pairs,) = collect(
         pl.concat(
             [

@@ -4,8 +4,10 @@
     .venv/bin/python bench/reconcile.py --rows 10000000 --skip-pandas --memory-limit 2GB
     .venv/bin/python bench/reconcile.py --big           # same as the line above
 
-Above 2M intents the Polars peer collects with Polars' streaming engine (batches; in
-memory it was killed at 24 GB at 10M).
+The Polars peer collects every query with Polars' streaming engine (batches; Polars'
+default since 2.0) at every size, and each query reads only the columns it uses: it peaks
+near 0.6 GB at 1M and 4 GB at 10M. (Reading every column of both inputs into memory first,
+it was killed by the out-of-memory killer at 24 GB at 10M, with either engine.)
 
 The data is generated straight to Parquet with DuckDB (deterministic: hashes of the row
 number, no RNG state) into a data directory laid out like the real one: one snapshot of N
@@ -33,6 +35,9 @@ they do strictly less work; their counts must agree with DuckDB's:
   no Python loop over rows), POLARS_MAX_THREADS = --threads;
 - pandas: the straightforward version.
 
+Both compare a payout's PIX key with the intent's destination by key type, as recon's
+keys_compatible does (e-mail, random key, phone as E.164, CPF/CNPJ as masked documents).
+
 The floor is DuckDB reading every column of the run's inputs once and writing files of the
 size of the outputs that run wrote, nothing else: how far a run is from pure I/O.
 
@@ -50,6 +55,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -60,6 +66,16 @@ BASE = datetime(2026, 10, 1, tzinfo=UTC)
 SPAN_DAYS = 30
 AS_OF = BASE + timedelta(days=SPAN_DAYS, hours=6)
 RUN_ID = "20261031T000000000000Z-bench"
+
+# PIX key types, as recon's pix_key_kind (recon/sql/staging/_macros.sql) tells them apart:
+# a random key (EVP, a uuid), a CPF/CNPJ as written, a phone once its punctuation is gone
+# (RE2's \s is [\t\n\f\r ], not Unicode white space); each is matched whole
+PIX_EVP = r"[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}"
+PIX_DOC = (
+    r"[0-9]{3}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}|[0-9]{2}\.?[0-9]{3}\.?[0-9]{3}/?[0-9]{4}-?[0-9]{2}"
+)
+PIX_PHONE_PUNCTUATION = r"[\t\n\f\r ().-]"
+PIX_PHONE = r"(55)?[0-9]{10,11}"
 
 # -- data -------------------------------------------------------------------------------------
 
@@ -340,7 +356,7 @@ def run_pandas(root: Path) -> dict[str, Any]:
         return s.str.upper().str.replace(r"[^A-Z0-9]+", " ", regex=True).str.strip()
 
     def norm_doc(s: pd.Series) -> pd.Series:
-        return s.str.replace(r"[^0-9*]", "", regex=True)
+        return s.str.replace(r"[^0-9*]", "", regex=True).replace("", None)
 
     def docs_ok(a: Any, b: Any) -> bool:
         if not isinstance(a, str) or not isinstance(b, str):
@@ -354,8 +370,56 @@ def run_pandas(root: Path) -> dict[str, Any]:
             return True
         return a.startswith(b) or b.startswith(a)
 
-    def key_norm(s: pd.Series) -> pd.Series:
-        return s.str.replace(r"[^0-9A-Za-z@._]", "", regex=True).str.lower()
+    # PIX keys are compared by type (recon's keys_compatible), on the pairs that need it
+    def key_kind(k: pd.Series) -> np.ndarray:
+        trimmed = k.str.strip(" ")
+        rules = [
+            (k.str.contains("@", regex=False), "email"),
+            (trimmed.str.lower().str.fullmatch(PIX_EVP), "evp"),
+            (trimmed.str.startswith("+"), "phone"),
+            (k.str.contains("*", regex=False), "doc"),
+            (trimmed.str.fullmatch(PIX_DOC), "doc"),
+            (trimmed.str.fullmatch("[0-9]{11}"), "doc_or_phone"),
+            (
+                k.str.replace(PIX_PHONE_PUNCTUATION, "", regex=True).str.fullmatch(PIX_PHONE),
+                "phone",
+            ),
+        ]
+        chosen = [found.to_numpy(dtype=bool) for found, _ in rules]
+        return np.select(chosen, [kind for _, kind in rules], "other")
+
+    def e164(k: pd.Series) -> pd.Series:
+        digits = k.str.replace("[^0-9]", "", regex=True)
+        return digits.where(~digits.str.len().isin([10, 11]), "55" + digits)
+
+    def docs_compatible(a: pd.Series, b: pd.Series) -> np.ndarray:  # positions are columns
+        same = (a.str.len() == b.str.len()).to_numpy(dtype=bool)
+        width = pd.concat([a.str.len(), b.str.len()]).max()
+        for pos in range(0 if pd.isna(width) else int(width)):
+            x, y = a.str[pos], b.str[pos]
+            agree = (x == y) | (x == "*") | (y == "*") | (x.isna() & y.isna())
+            same = same & agree.to_numpy(dtype=bool)
+        return (a.isna() | b.isna() | (a == b)).to_numpy(dtype=bool) | same
+
+    def keys_compatible(a: pd.Series, b: pd.Series) -> np.ndarray:  # neither is missing
+        ka, kb = key_kind(a), key_kind(b)
+
+        def either(kind: str) -> np.ndarray:
+            return (ka == kind) | (kb == kind)
+
+        def same(f: Callable[[pd.Series], pd.Series]) -> np.ndarray:
+            return (ka == kb) & (f(a) == f(b)).to_numpy(dtype=bool)
+
+        return np.select(
+            [either("email"), either("evp"), either("other"), either("phone")],
+            [
+                same(lambda k: k.str.strip(" ").str.lower()),
+                same(lambda k: k.str.strip(" ").str.replace("-", "", regex=False).str.lower()),
+                same(lambda k: k.str.replace("[^0-9A-Za-z]", "", regex=True).str.lower()),
+                (ka != "doc") & (kb != "doc") & (e164(a) == e164(b)).to_numpy(dtype=bool),
+            ],
+            docs_compatible(norm_doc(a), norm_doc(b)),
+        )
 
     claimed = set(t.line_id) | set(cand.line_id)
     taken = set(t.id) | set(r_matched.id)
@@ -397,19 +461,14 @@ def run_pandas(root: Path) -> dict[str, Any]:
     pairs = pairs[(pairs.booked_at >= pairs.created_at) & (pairs.booked_at <= pairs.window_end)]
     n1, n2 = norm_name(pairs.counterparty_name), norm_name(pairs.party_display_name)
     d1, d2 = norm_doc(pairs.counterparty_document), norm_doc(pairs.party_document_masked)
-    k1, k2 = key_norm(pairs.counterparty_key), key_norm(pairs.destination_address)
-    ok = [
-        names_ok(a, b)
-        and docs_ok(c, d)
-        and (
-            it == "onramp"
-            or not isinstance(e, str)
-            or not isinstance(f, str)
-            or e.endswith(f)
-            or f.endswith(e)
-        )
-        for a, b, c, d, e, f, it in zip(n1, n2, d1, d2, k1, k2, pairs.intent_type, strict=True)
-    ]
+    ok = np.array(
+        [names_ok(a, b) and docs_ok(c, d) for a, b, c, d in zip(n1, n2, d1, d2, strict=True)],
+        dtype=bool,
+    )
+    # a payout's key vs the intent's destination; a credit's key is our own receiving key
+    k1, k2 = pairs.counterparty_key, pairs.destination_address
+    keyed = ((pairs.intent_type != "onramp") & k1.notna() & k2.notna() & (k1 != k2)).to_numpy()
+    ok[keyed] = ok[keyed] & keys_compatible(k1[keyed], k2[keyed])
     pairs = pairs[ok]
     lc = pairs.groupby("line_id").id.transform("size")
     ic = pairs.groupby("id").line_id.transform("size")
@@ -488,12 +547,17 @@ def run_pandas(root: Path) -> dict[str, Any]:
     }
 
 
-def run_polars(root: Path, engine: str = "auto") -> dict[str, Any]:
+def run_polars(root: Path, engine: str = "streaming") -> dict[str, Any]:
     """The same passes and break rules as run_pandas, as an idiomatic lazy Polars program.
 
-    `engine` is Polars' query engine for every collect: "auto" (in memory), or "streaming"
-    (batches, for data larger than memory: what --big uses; in memory, Polars was killed
-    at 24 GB at 10M)."""
+    Every query starts from a lazy scan of the Parquet files and reads only the columns it
+    uses; rows are keyed by their row number in the files (`with_row_index`, the same in
+    every scan), so joins compare integers, not ids' text. What passes from one query to the
+    next is (line, intent) key pairs and the words of the lines' texts. The reference pass
+    is organised as recon's is: the references are cut into words and kept only where a
+    word is also a word of some line's text, then joined on their most specific word and
+    checked with a substring test. `engine` is Polars' query engine for every collect:
+    "streaming" (batches; Polars' default since 2.0) or "in-memory"."""
     import glob
 
     import polars as pl
@@ -501,104 +565,125 @@ def run_polars(root: Path, engine: str = "auto") -> dict[str, Any]:
     started = time.perf_counter()
     tol = 0
     as_of = AS_OF
-    intents = pl.scan_parquet(glob.glob(str(root / "snapshots/*/*/part-*.parquet")))
-    intents = intents.with_columns(
-        direction=pl.when(pl.col("intent_type") == "onramp")
-        .then(pl.lit("credit"))
-        .otherwise(pl.lit("debit")),
-        txid_key=pl.col("id").str.replace_all("-", "").str.to_uppercase(),
+
+    def collect(*queries: pl.LazyFrame) -> list[pl.DataFrame]:
+        return pl.collect_all(queries, engine=engine)
+
+    intents = (
+        pl.scan_parquet(glob.glob(str(root / "snapshots/*/*/part-*.parquet")))
+        .with_row_index("intent_key")
+        .with_columns(
+            direction=pl.when(pl.col("intent_type") == "onramp")
+            .then(pl.lit("credit"))
+            .otherwise(pl.lit("debit"))
+        )
     )
     lines = (
         pl.scan_parquet(glob.glob(str(root / "statements/source=*/*.parquet")))
+        .with_row_index("line_key")
         .filter(pl.col("booked_at") <= as_of)
         .with_columns(amount_abs=pl.col("amount_cents").abs())
     )
-    intents, lines = pl.collect_all([intents, lines], engine=engine)
-    pay = lines.lazy().filter(pl.col("kind").is_in(["pix_in", "pix_out"]))
+    pay = lines.filter(pl.col("kind").is_in(["pix_in", "pix_out"]))
+    txid_form = pl.col("id").str.replace_all("-", "", literal=True).str.to_uppercase()
 
-    # pass 1: txid
-    t = (
+    # pass 1: txid; and the length of an intent id without its hyphens, the only length a
+    # word of a line's text can have to be an id
+    t, id_lengths = collect(
         pay.filter(pl.col("txid").is_not_null())
-        .join(
-            intents.lazy().select("id", "txid_key", "direction"),
-            left_on=["txid", "direction"],
-            right_on=["txid_key", "direction"],
-        )
-        .select("line_id", "id", rule=pl.lit("txid"))
+        .select("line_key", "direction", "txid")
+        .join(intents.select("intent_key", "direction", txid=txid_form), on=["txid", "direction"])
+        .select("line_key", "intent_key"),
+        intents.select(
+            n=pl.col("id").str.len_chars() - pl.col("id").str.count_matches("-", literal=True)
+        ).select(shortest=pl.col("n").min(), longest=pl.col("n").max()),
     )
+    shortest, longest = id_lengths.row(0)
 
-    # pass 2: reference (token join on the rarest token of each unique reference)
-    base = intents.lazy().select("id", "direction")
-    refs = pl.concat(
-        [
-            base.with_columns(reference=intents["id"].str.to_uppercase()),
-            base.with_columns(reference=intents["txid_key"]),
-            base.with_columns(reference=intents["client_reference"].str.to_uppercase()),
-            base.with_columns(reference=intents["pix_description"].str.to_uppercase()),
-        ]
-    ).filter(pl.col("reference").str.len_chars() >= 6)
-    refs = refs.filter(pl.col("id").n_unique().over("reference") == 1).unique(
-        "reference", keep="any"
-    )
-    # the tokens between separators: what str.split(r"[^A-Z0-9_-]+") gives, minus empties
-    word = r"[A-Z0-9_-]+"
-    rtok = (
-        refs.with_columns(token=pl.col("reference").str.extract_all(word))
-        .explode("token")
-        .filter(pl.col("token").str.len_chars() >= 3)
-        .with_columns(
-            freq=pl.len().over("token"), neg_len=-pl.col("token").str.len_chars().cast(pl.Int64)
-        )
-        .sort("freq", "neg_len", "token")
-        .unique("reference", keep="first", maintain_order=True)
-    )
-    claimed_t = t.select("line_id")
-    rest = (
-        pay.join(claimed_t, on="line_id", how="anti")
+    # pass 2: reference. The texts of the lines the txid pass left are cut into words (of
+    # 3+ characters, upper case); an intent id (with or without hyphens) is a word; a
+    # free-text reference joins on its word with the most digits (then the longest) and
+    # must then be in the text.
+    def words_of(text: pl.Expr) -> pl.Expr:  # str.split(r"[^A-Z0-9_-]+"), with empties
+        return text.str.replace_all(r"[^A-Z0-9_-]+", " ").str.split(" ")
+
+    (words,) = collect(
+        pay.join(t.lazy(), on="line_key", how="anti")
         .filter(pl.col("description").is_not_null())
-        .with_columns(desc=pl.col("description").str.to_uppercase())
-    )
-    ltok = (
-        rest.with_columns(token=pl.col("desc").str.extract_all(word))
+        .select("line_key", "direction", text=pl.col("description").str.to_uppercase())
+        .with_columns(token=words_of(pl.col("text")))
         .explode("token")
         .filter(pl.col("token").str.len_chars() >= 3)
-        .unique(["line_id", "token"])
     )
-    cand = (
-        ltok.select("line_id", "direction", "desc", "token")
-        .join(rtok.select("id", "direction", "reference", "token"), on=["token", "direction"])
-        .filter(pl.col("desc").str.contains(pl.col("reference"), literal=True))
-        .unique(["line_id", "id"])
-        .with_columns(per_line=pl.col("id").n_unique().over("line_id"))
+    line_words = words.lazy().select("token").unique()
+    id_pairs = (
+        words.lazy()
+        .select(
+            "line_key", "direction", token=pl.col("token").str.replace_all("-", "", literal=True)
+        )
+        .filter(pl.col("token").str.len_chars().is_between(shortest, longest))
+        .join(intents.select("intent_key", "direction", token=txid_form), on=["token", "direction"])
+        .select("line_key", "intent_key")
     )
-    t, cand = pl.collect_all([t, cand], engine=engine)
-    r_matched = cand.filter(pl.col("per_line") == 1).select(
-        "line_id", "id", rule=pl.lit("reference")
+    references = (
+        intents.select(
+            "intent_key",
+            "direction",
+            reference=pl.concat_list(
+                pl.col("client_reference").str.to_uppercase(),
+                pl.col("pix_description").str.to_uppercase(),
+            ),
+        )
+        .explode("reference")
+        .filter(pl.col("reference").str.len_chars() >= 6)
     )
-    r_ambiguous = cand.filter(pl.col("per_line") > 1).select("line_id", "id")
-
-    # pass 3: attributes
-    def norm_name(c: str) -> pl.Expr:
-        return pl.col(c).str.to_uppercase().str.replace_all(r"[^A-Z0-9]+", " ").str.strip_chars()
-
-    def norm_doc(c: str) -> pl.Expr:
-        return pl.col(c).str.replace_all(r"[^0-9*]", "")
-
-    def key_norm(c: str) -> pl.Expr:
-        return pl.col(c).str.replace_all(r"[^0-9A-Za-z@._]", "").str.to_lowercase()
-
-    claimed = pl.concat([t.select("line_id"), cand.select("line_id")]).lazy()
-    taken = pl.concat([t.select("id"), r_matched.select("id")]).lazy()
-    al = pay.join(claimed, on="line_id", how="anti")
-    ai = intents.lazy().join(taken, on="id", how="anti")
-    ai = ai.with_columns(
-        window_end=pl.when(pl.col("intent_type") == "onramp")
-        .then((pl.col("expires_at") + pl.duration(minutes=30)).fill_null(as_of))
-        .otherwise(pl.lit(as_of))
+    # the join word: most digits, then the longest, the first of equals (as one number)
+    w = pl.element().filter(pl.element().str.len_chars() >= 3)
+    rank = w.str.count_matches("[0-9]").cast(pl.Int64) * 2**32 + w.str.len_chars()
+    # only a reference sharing a word with some line can be in a text; whether it names one
+    # intent depends on its text alone, so each reference kept keeps all its intents
+    keyed = (
+        references.with_columns(token=words_of(pl.col("reference")))
+        .explode("token")
+        .join(line_words, on="token", how="semi")
+        .group_by("reference")
+        .agg(
+            pl.col("intent_key").min(),
+            last=pl.col("intent_key").max(),
+            direction=pl.col("direction").first(),
+        )
+        .filter(pl.col("intent_key") == pl.col("last"))
+        .with_columns(
+            token=words_of(pl.col("reference")).list.eval(w.get(rank.arg_max())).list.first()
+        )
+        .join(line_words, on="token", how="semi")
     )
-    pairs = (
-        al.select(
-            "line_id",
+    reference_pairs = (
+        words.lazy()
+        .join(
+            keyed.select("token", "direction", "reference", "intent_key"), on=["token", "direction"]
+        )
+        .filter(pl.col("text").str.contains(pl.col("reference"), literal=True))
+        .select("line_key", "intent_key")
+    )
+    (cand,) = collect(
+        pl.concat([id_pairs, reference_pairs])
+        .unique()
+        .with_columns(per_line=pl.len().over("line_key"))
+    )
+    del words
+    r_matched = cand.filter(pl.col("per_line") == 1).select("line_key", "intent_key")
+    r_ambiguous = cand.filter(pl.col("per_line") > 1).select("line_key", "intent_key")
+
+    # pass 3: attributes: the same amount and direction, booked inside the intent's window,
+    # a compatible counterparty (name, masked document and, for a payout, PIX key), and a
+    # unique candidate on both sides
+    claimed = pl.concat([t.select("line_key"), cand.select("line_key")])
+    taken = pl.concat([t.select("intent_key"), r_matched.select("intent_key")])
+    (pairs,) = collect(
+        pay.join(claimed.lazy(), on="line_key", how="anti")
+        .select(
+            "line_key",
             "direction",
             "amount_abs",
             "booked_at",
@@ -607,125 +692,223 @@ def run_polars(root: Path, engine: str = "auto") -> dict[str, Any]:
             "counterparty_key",
         )
         .join(
-            ai.select(
-                "id",
+            intents.join(taken.lazy(), on="intent_key", how="anti").select(
+                "intent_key",
                 "intent_type",
                 "direction",
                 "amount_cents",
                 "created_at",
-                "window_end",
                 "party_display_name",
                 "party_document_masked",
                 "destination_address",
+                window_end=pl.when(pl.col("intent_type") == "onramp")
+                .then((pl.col("expires_at") + pl.duration(minutes=30)).fill_null(as_of))
+                .otherwise(pl.lit(as_of)),
             ),
             left_on=["direction", "amount_abs"],
             right_on=["direction", "amount_cents"],
         )
-        .filter(
-            (pl.col("booked_at") >= pl.col("created_at"))
-            & (pl.col("booked_at") <= pl.col("window_end"))
-        )
-        .with_columns(
-            n1=norm_name("counterparty_name"),
-            n2=norm_name("party_display_name"),
-            d1=norm_doc("counterparty_document"),
-            d2=norm_doc("party_document_masked"),
-            k1=key_norm("counterparty_key"),
-            k2=key_norm("destination_address"),
-        )
+        .filter(pl.col("booked_at").is_between(pl.col("created_at"), pl.col("window_end")))
     )
-    # masked documents agree where neither has '*': the same length and, position by
+    name = pl.col("counterparty_name"), pl.col("party_display_name")
+    doc = pl.col("counterparty_document"), pl.col("party_document_masked")
+    key = pl.col("counterparty_key"), pl.col("destination_address")
+    onramp = pl.col("intent_type") == "onramp"
+
+    def as_it_stands(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+        return a.is_null() | b.is_null() | (a == b)
+
+    def norm_name(c: pl.Expr) -> pl.Expr:
+        return c.str.to_uppercase().str.replace_all(r"[^A-Z0-9]+", " ").str.strip_chars()
+
+    def norm_doc(c: pl.Expr) -> pl.Expr:
+        d = c.str.replace_all(r"[^0-9*]", "")
+        return pl.when(d != "").then(d)
+
+    # a value equal on both sides (or unknown on one) is compatible as it stands: only the
+    # pairs whose texts differ are normalized and compared (a credit's PIX key is our own
+    # receiving key: it says nothing about the payer, and is not compared)
+    plain = as_it_stands(*name) & as_it_stands(*doc) & (onramp | as_it_stands(*key))
+    differ = pairs.filter(~plain).with_columns(
+        n1=norm_name(name[0]),
+        n2=norm_name(name[1]),
+        d1=norm_doc(doc[0]),
+        d2=norm_doc(doc[1]),
+        kd1=norm_doc(key[0]),
+        kd2=norm_doc(key[1]),
+    )
+    # masked documents agree where neither shows '*': the same length and, position by
     # position, equal digits (positions are columns of the expression, not rows)
-    longest = pairs.select(pl.max_horizontal(pl.col("d1", "d2").str.len_chars().max())).collect(
-        engine=engine
-    )
-    width = int(longest.item() or 0)
-    same_digits = pl.lit(True)
-    for pos in range(width):
-        a, b = pl.col("d1").str.slice(pos, 1), pl.col("d2").str.slice(pos, 1)
-        same_digits = same_digits & ((a == b) | (a == "*") | (b == "*"))
-    either_null = pl.col("d1").is_null() | pl.col("d2").is_null()
-    docs_ok = either_null | (
-        (pl.col("d1").str.len_chars() == pl.col("d2").str.len_chars()) & same_digits
-    )
+    width = differ.select(pl.max_horizontal(pl.col("d1", "d2", "kd1", "kd2").str.len_chars().max()))
+    width = width.item() or 0
+
+    def docs_compatible(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+        same = a.str.len_chars() == b.str.len_chars()
+        for pos in range(width):
+            x, y = a.str.slice(pos, 1), b.str.slice(pos, 1)
+            same = same & ((x == y) | (x == "*") | (y == "*"))
+        return a.is_null() | b.is_null() | (a == b) | same
+
+    # PIX keys are compared by type (recon's keys_compatible): e-mails and random keys
+    # exactly, phones as E.164, CPF/CNPJ as masked documents; keys of different types never
+    def key_kind(k: pl.Expr) -> pl.Expr:
+        trimmed = k.str.strip_chars(" ")
+        return (
+            pl.when(k.str.contains("@", literal=True))
+            .then(pl.lit("email"))
+            .when(trimmed.str.to_lowercase().str.contains(f"^(?:{PIX_EVP})$"))
+            .then(pl.lit("evp"))
+            .when(trimmed.str.starts_with("+"))
+            .then(pl.lit("phone"))
+            .when(k.str.contains("*", literal=True))
+            .then(pl.lit("doc"))
+            .when(trimmed.str.contains(f"^(?:{PIX_DOC})$"))
+            .then(pl.lit("doc"))
+            .when(trimmed.str.contains(r"^[0-9]{11}$"))
+            .then(pl.lit("doc_or_phone"))
+            .when(k.str.replace_all(PIX_PHONE_PUNCTUATION, "").str.contains(f"^(?:{PIX_PHONE})$"))
+            .then(pl.lit("phone"))
+            .otherwise(pl.lit("other"))
+        )
+
+    def e164(k: pl.Expr) -> pl.Expr:
+        digits = k.str.replace_all("[^0-9]", "")
+        return pl.when(digits.str.len_chars().is_in([10, 11])).then("55" + digits).otherwise(digits)
+
+    def keys_compatible(a: pl.Expr, b: pl.Expr, as_documents: pl.Expr) -> pl.Expr:
+        ka, kb = key_kind(a), key_kind(b)
+
+        def either(kind: str) -> pl.Expr:
+            return (ka == kind) | (kb == kind)
+
+        def same(f: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+            return (ka == kb) & (f(a) == f(b))
+
+        agree = (
+            pl.when(either("email"))
+            .then(same(lambda k: k.str.strip_chars(" ").str.to_lowercase()))
+            .when(either("evp"))
+            .then(
+                same(
+                    lambda k: (
+                        k.str.strip_chars(" ")
+                        .str.replace_all("-", "", literal=True)
+                        .str.to_lowercase()
+                    )
+                )
+            )
+            .when(either("other"))
+            .then(same(lambda k: k.str.replace_all("[^0-9A-Za-z]", "").str.to_lowercase()))
+            .when(either("phone"))
+            .then((ka != "doc") & (kb != "doc") & (e164(a) == e164(b)))
+            .otherwise(as_documents)
+        )
+        return a.is_null() | b.is_null() | agree
+
     names_ok = (
         pl.col("n1").is_null()
         | pl.col("n2").is_null()
         | pl.col("n1").str.starts_with(pl.col("n2"))
         | pl.col("n2").str.starts_with(pl.col("n1"))
     )
-    keys_ok = (
-        (pl.col("intent_type") == "onramp")
-        | pl.col("k1").is_null()
-        | pl.col("k2").is_null()
-        | pl.col("k1").str.ends_with(pl.col("k2"))
-        | pl.col("k2").str.ends_with(pl.col("k1"))
+    docs_ok = docs_compatible(pl.col("d1"), pl.col("d2"))
+    keys_ok = onramp | keys_compatible(*key, docs_compatible(pl.col("kd1"), pl.col("kd2")))
+    (pairs,) = collect(
+        pl.concat(
+            [
+                pairs.lazy().filter(plain).select("line_key", "intent_key"),
+                differ.lazy().filter(names_ok & docs_ok & keys_ok).select("line_key", "intent_key"),
+            ]
+        ).with_columns(unique=(pl.len().over("line_key") == 1) & (pl.len().over("intent_key") == 1))
     )
-    pairs = (
-        pairs.filter(names_ok & docs_ok & keys_ok)
-        .with_columns(lc=pl.len().over("line_id"), ic=pl.len().over("id"))
-        .collect(engine=engine)
-    )
-    unique_pair = (pl.col("lc") == 1) & (pl.col("ic") == 1)
-    a_matched = pairs.filter(unique_pair).select("line_id", "id", rule=pl.lit("attributes"))
-    a_ambiguous = pairs.filter(~unique_pair).select("line_id", "id")
+    a_matched = pairs.filter("unique").select("line_key", "intent_key")
+    a_ambiguous = pairs.filter(~pl.col("unique")).select("line_key", "intent_key")
 
-    # matches, duplicates (earliest booked is the match)
-    m = (
-        pl.concat([t, r_matched, a_matched])
-        .join(lines.select("line_id", "booked_at", "end_to_end_id", "amount_abs"), on="line_id")
-        .join(intents.select("id", "intent_type", "status", "amount_cents", "updated_at"), on="id")
-        .sort("id", "booked_at", "end_to_end_id", "line_id")
-        .with_columns(rank=pl.int_range(pl.len()).over("id"))
+    # matches, duplicates (the earliest booked is the match), and the breaks
+    matched = pl.concat(
+        [
+            t.with_columns(rule=pl.lit("txid")),
+            r_matched.with_columns(rule=pl.lit("reference")),
+            a_matched.with_columns(rule=pl.lit("attributes")),
+        ]
     )
-    first, dups = m.filter(pl.col("rank") == 0), m.filter(pl.col("rank") > 0)
-    ambiguous_lines = pl.concat([r_ambiguous["line_id"], a_ambiguous["line_id"]]).unique()
-    ambiguous_ids = pl.concat([r_ambiguous["id"], a_ambiguous["id"]]).unique()
+    ambiguous = pl.concat([r_ambiguous, a_ambiguous])
+    first = pl.col("first")
     delta = pl.col("amount_abs") - pl.col("amount_cents")
     on = pl.col("intent_type") == "onramp"
     off = pl.col("intent_type") == "offramp"
-    unpaid = intents.filter(
-        ~pl.col("id").is_in(first["id"].implode()) & ~pl.col("id").is_in(ambiguous_ids.implode())
-    )
-    left = lines.filter(
-        (pl.col("kind") != "fee")
-        & ~pl.col("line_id").is_in(m["line_id"].implode())
-        & ~pl.col("line_id").is_in(ambiguous_lines.implode())
-    )
     lag_statuses = ["created", "requires_compliance", "awaiting_fiat_payment"]
     paid_statuses = ["fiat_received", "minting", "awaiting_onchain_transfer", "completed"]
-    counted = {
-        "onramp_underpaid": first.filter(on & (delta < -tol)).height,
-        "onramp_overpaid": first.filter(on & (delta > tol)).height,
-        "onramp_duplicate_credit": dups.filter(on).height,
-        "offramp_duplicate_payout": dups.filter(off).height,
-        "onramp_credit_after_expiry": first.filter(
-            on & pl.col("status").is_in(["expired", "canceled"])
-        ).height,
-        "onramp_status_lag": first.filter(
-            on
-            & pl.col("status").is_in(lag_statuses)
-            & (delta.abs() <= tol)
-            & (pl.col("booked_at") < as_of - timedelta(minutes=30))
-        ).height,
-        "offramp_payout_amount_mismatch": first.filter(off & (delta.abs() > tol)).height,
-        "offramp_payout_for_failed_intent": first.filter(
-            off & pl.col("status").is_in(["failed", "canceled", "expired", "refunded"])
-        ).height,
-        "onramp_missing_credit": unpaid.filter(on & pl.col("status").is_in(paid_statuses)).height,
-        "offramp_missing_payout": unpaid.filter(off & (pl.col("status") == "completed")).height,
-        "offramp_stuck_paying_out": unpaid.filter(
-            off
-            & (pl.col("status") == "paying_out")
-            & (pl.col("updated_at") < as_of - timedelta(hours=2))
-        ).height,
-        "ambiguous_match": ambiguous_lines.len(),
-        "unmatched_credit": left.filter(pl.col("direction") == "credit").height,
-        "unmatched_debit": left.filter(pl.col("direction") == "debit").height,
-    }
+    rules = ["txid", "reference", "attributes"]
+    # most intents have one matched line: only the intents with several are ordered, on
+    # the few columns the order needs; all but the first of each are duplicates
+    duplicates = (
+        matched.lazy()
+        .filter(pl.len().over("intent_key") > 1)
+        .select("line_key", "intent_key")
+        .join(lines.select("line_key", "booked_at", "end_to_end_id", "line_id"), on="line_key")
+        .sort("intent_key", "booked_at", "end_to_end_id", "line_id")
+        .filter(~pl.col("intent_key").is_first_distinct())
+        .select("line_key", first=pl.lit(False))
+    )
+    on_matches = (
+        matched.lazy()
+        .join(duplicates, on="line_key", how="left")
+        .with_columns(first=pl.col("first").fill_null(True))
+        .join(lines.select("line_key", "booked_at", "amount_abs"), on="line_key")
+        .join(
+            intents.select("intent_key", "intent_type", "status", "amount_cents"), on="intent_key"
+        )
+        .select(
+            onramp_underpaid=(first & on & (delta < -tol)).sum(),
+            onramp_overpaid=(first & on & (delta > tol)).sum(),
+            onramp_duplicate_credit=(~first & on).sum(),
+            offramp_duplicate_payout=(~first & off).sum(),
+            onramp_credit_after_expiry=(
+                first & on & pl.col("status").is_in(["expired", "canceled"])
+            ).sum(),
+            onramp_status_lag=(
+                first
+                & on
+                & pl.col("status").is_in(lag_statuses)
+                & (delta.abs() <= tol)
+                & (pl.col("booked_at") < as_of - timedelta(minutes=30))
+            ).sum(),
+            offramp_payout_amount_mismatch=(first & off & (delta.abs() > tol)).sum(),
+            offramp_payout_for_failed_intent=(
+                first & off & pl.col("status").is_in(["failed", "canceled", "expired", "refunded"])
+            ).sum(),
+            **{f"rule_{r}": (first & (pl.col("rule") == r)).sum() for r in rules},
+        )
+    )
+    on_unpaid = (
+        intents.join(matched.lazy(), on="intent_key", how="anti")
+        .join(ambiguous.lazy(), on="intent_key", how="anti")
+        .select(
+            onramp_missing_credit=(on & pl.col("status").is_in(paid_statuses)).sum(),
+            offramp_missing_payout=(off & (pl.col("status") == "completed")).sum(),
+            offramp_stuck_paying_out=(
+                off
+                & (pl.col("status") == "paying_out")
+                & (pl.col("updated_at") < as_of - timedelta(hours=2))
+            ).sum(),
+        )
+    )
+    on_lines = (
+        lines.filter(pl.col("kind") != "fee")
+        .join(matched.lazy(), on="line_key", how="anti")
+        .join(ambiguous.lazy(), on="line_key", how="anti")
+        .select(
+            unmatched_credit=(pl.col("direction") == "credit").sum(),
+            unmatched_debit=(pl.col("direction") == "debit").sum(),
+        )
+    )
+    counted: dict[str, int] = {}
+    for frame in collect(on_matches, on_unpaid, on_lines):
+        counted |= frame.row(0, named=True)
+    counted["ambiguous_match"] = ambiguous["line_key"].n_unique()
     matches = {"txid": 0, "reference": 0, "attributes": 0, "refund": 0}
-    for rule, n in first.group_by("rule").len().iter_rows():
-        matches[rule] = int(n)
+    matches |= {r: int(counted.pop(f"rule_{r}")) for r in rules}
     return {
         "seconds": time.perf_counter() - started,
         "counts": dict(sorted((k, int(v)) for k, v in counted.items() if v)),
@@ -770,7 +953,7 @@ def child(args: argparse.Namespace) -> None:
     elif args.child == "floor":
         out = run_floor(root, args.threads)
     elif args.child == "polars":
-        out = run_polars(root, "streaming" if args.rows > 2_000_000 else "auto")
+        out = run_polars(root)
     else:
         out = run_pandas(root)
     out["peak_rss_mb"] = peak_rss_mb()

@@ -29,7 +29,7 @@ from typing import Any
 import base58
 
 from recon.sandbox import validation as v
-from recon.sandbox.clock import DEFAULT_START, Clock
+from recon.sandbox.clock import DEFAULT_START, Clock, from_ms
 from recon.sandbox.lifecycle import (
     OFFRAMP,
     ONRAMP,
@@ -391,6 +391,7 @@ class _State:
         self._expiry_heap: list[tuple[int, int, int, int]] = []
         self._advance_heap: list[tuple[int, int, int, int]] = []
         self._last_tick_ms = self.clock.now_ms()
+        self._date: tuple[int | None, str] = (None, "")
         self.drift_log: list[dict[str, Any]] = []
 
     # ------------------------------------------------------------------ public surface
@@ -410,7 +411,12 @@ class _State:
 
     def http_date(self) -> str:
         """The emulator clock as an HTTP ``Date`` value."""
-        return format_datetime(self.clock.now(), usegmt=True)
+        # every response carries one, and it changes once a second at most
+        second = self.clock.now_ms() // 1000
+        cached = self._date  # one tuple, replaced whole: safe across threads
+        if cached[0] != second:
+            cached = self._date = (second, format_datetime(from_ms(second * 1000), usegmt=True))
+        return cached[1]
 
     def _store(self, instance_id: str | None) -> _Store:
         if instance_id is None:

@@ -25,6 +25,7 @@ import shutil
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -194,12 +195,19 @@ class _Progress:
 
 
 class _VersionWriter:
-    """Streams flattened pages into Parquet row groups (every version, in read order).
+    """Streams pages' items into Parquet row groups (every version, in read order).
 
-    Encoding and compressing a row group is C++ that releases the GIL, so it runs on a
-    writer thread, overlapping the event loop's fetching and flattening; at most one row
-    group is being written while the next one fills (bounded memory).
+    Items become columns `CONVERT_ROWS` at a time on a writer thread (JSON reading, casts,
+    masking and encoding are mostly C++ that releases the GIL), overlapping the event loop's
+    fetching; each whole row group of `ROW_GROUP_ROWS` is written as soon as it is converted.
+    Jobs of a half row group keep what is left when the walk ends (the last job, the last row
+    group) short: the tail of a walk waits for it. At most `MAX_JOBS` jobs are queued or
+    running (bounded memory); a job's error surfaces at the next `add` that queues one, or at
+    `close`.
     """
+
+    CONVERT_ROWS = ROW_GROUP_ROWS // 2
+    MAX_JOBS = 2
 
     def __init__(self, path: Path, run_id: str, snapshot_at: Callable[[], int]):
         self.path = path
@@ -209,19 +217,25 @@ class _VersionWriter:
         self.pending_rows = 0
         self.writer: pq.ParquetWriter | None = None
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recon-parquet")
-        self.in_flight: Future[None] | None = None
+        self.jobs: deque[Future[None]] = deque()
+        # on the writer thread only: converted rows not yet written (less than a row group)
+        self.ready: list[pa.Table] = []
+        self.ready_rows = 0
+        self.failed = False
 
     def add(self, raws: list[Any]) -> None:
         """Take a page's items (raw JSON bytes, in read order); write them in row groups."""
         self.pending.append(raws)
         self.pending_rows += len(raws)
-        if self.pending_rows >= ROW_GROUP_ROWS:
+        if self.pending_rows >= self.CONVERT_ROWS:
             self.flush()
 
-    def _wait(self) -> None:
-        if self.in_flight is not None:
-            done, self.in_flight = self.in_flight, None
-            done.result()  # re-raises a write error here
+    def _reap(self, room: int) -> None:
+        """Collect finished jobs (re-raising a job's error), and wait until at most `room`
+        jobs are left."""
+        jobs = self.jobs
+        while jobs and (jobs[0].done() or len(jobs) > room):
+            jobs.popleft().result()
 
     def flush(self) -> None:
         if not self.pending:
@@ -229,22 +243,43 @@ class _VersionWriter:
         batch = [raw for page in self.pending for raw in page]
         self.pending, self.pending_rows = [], 0
         at = self.snapshot_at()
-        self._wait()
+        self._reap(self.MAX_JOBS - 1)
         if self.writer is None:
             self.writer = pq.ParquetWriter(self.path, INTENTS_SCHEMA, compression="zstd")
-        self.in_flight = self.pool.submit(self._write, batch, at)
+        self.jobs.append(self.pool.submit(self._convert, batch, at))
 
-    def _write(self, batch: list[Any], at: int) -> None:
-        # On the writer thread: JSON to columns, casts and encoding are C++ that releases
-        # the GIL. IntentParseError (a malformed item) surfaces at the next `_wait`.
-        table = with_lineage(finish(batch_table(batch)), snapshot_at_us=at, run_id=self.run_id)
+    def _convert(self, batch: list[Any], at: int) -> None:
+        # On the writer thread. IntentParseError (a malformed item) surfaces at the next
+        # `_reap`; the jobs queued behind a failed one do nothing.
+        if self.failed:
+            return
+        try:
+            table = with_lineage(finish(batch_table(batch)), snapshot_at_us=at, run_id=self.run_id)
+            self.ready.append(table)
+            self.ready_rows += table.num_rows
+            if self.ready_rows >= ROW_GROUP_ROWS:
+                self._write_ready(last=False)
+        except BaseException:
+            self.failed = True
+            raise
+
+    def _write_ready(self, last: bool) -> None:
+        """Write the converted rows as whole row groups (`last`: all of them)."""
+        table = pa.concat_tables(self.ready)
+        n = table.num_rows
+        whole = n if last else n - n % ROW_GROUP_ROWS
         assert self.writer is not None
-        self.writer.write_table(table, ROW_GROUP_ROWS)
+        if whole:
+            self.writer.write_table(table.slice(0, whole), ROW_GROUP_ROWS)
+        self.ready = [table.slice(whole)] if whole < n else []
+        self.ready_rows = n - whole
 
     def close(self) -> None:
         try:
             self.flush()
-            self._wait()
+            self._reap(0)
+            if self.ready_rows:
+                self.pool.submit(self._write_ready, True).result()
         finally:
             self.pool.shutdown(wait=True)
             if self.writer is not None:

@@ -12,10 +12,12 @@ import importlib.resources
 import json
 import logging
 import math
+import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from http import HTTPStatus
 from typing import Any
+from urllib.parse import parse_qsl
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -164,7 +166,7 @@ def create_app(
 
     async def v2(request: Request) -> Response:
         f: WireFaults = request.app.state.faults
-        path = request.url.path
+        path = _url_path(request)
         if f.latency_ms:
             await asyncio.sleep(f.latency_ms / 1000)
         if f.roll(f.rate_429):
@@ -184,8 +186,7 @@ def create_app(
                 "injected server error",
                 {"date": emulator.http_date()},
             )
-        query = {k: request.query_params[k] for k in request.query_params}
-        headers = dict(request.headers)
+        query, headers = _query_and_headers(request.scope)
         body = await request.body()
         if path == "/v2/intents" and request.method == "GET":
             inst = emulator.instance_for_key(headers.get("x-api-key"))
@@ -259,6 +260,30 @@ def create_app(
     app.state.emulator = emulator
     app.state.faults = faults or WireFaults()
     return app
+
+
+#: a path that Starlette's `request.url.path` gives back as it is (no character it escapes or
+#: urlsplit drops, no leading "//")
+_PLAIN_PATH = re.compile(r"/(?!/)[A-Za-z0-9._~!$&'()*+,;=:@%/-]*")
+
+
+def _url_path(request: Request) -> str:
+    """`request.url.path` without building a URL (parsing it costs ~12 us a request)."""
+    path: str = request.scope["path"]
+    return path if _PLAIN_PATH.fullmatch(path) else request.url.path
+
+
+def _query_and_headers(scope: Scope) -> tuple[dict[str, str], dict[str, str]]:
+    """The query as Starlette's `QueryParams` reads it (the last of a repeated name) and the
+    headers as ``dict(request.headers)`` (the first of a repeated name), without building
+    either object."""
+    query = dict(parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True))
+    headers: dict[str, str] = {}
+    for name, value in scope["headers"]:
+        key = name.decode("latin-1")
+        if key not in headers:
+            headers[key] = value.decode("latin-1")
+    return query, headers
 
 
 def _cap_limit(query: dict[str, str], cap: int) -> None:

@@ -1,6 +1,6 @@
 """Direct tests of the extractor's internals: the compact id set (`IdSet`), page id keys
-(`id_keys`), a page's checked ids (`page_items`) and the choice of the latest version among
-ids read more than once (`_winners_of_repeated`).
+(`id_keys`), a page's checked ids (`page_items`), the choice of the latest version among
+ids read more than once (`_winners_of_repeated`) and the Parquet writer (`_VersionWriter`).
 
 Each is compared against a brute-force model (a Python set, `uuid.UUID`, a dict of latest
 versions) under hypothesis-generated inputs.
@@ -8,6 +8,7 @@ versions) under hypothesis-generated inputs.
 
 from __future__ import annotations
 
+import json
 import uuid
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from recon.extract.flatten import IntentParseError, PageItems, page_items
-from recon.extract.snapshot import _winners, _winners_of_repeated
+from recon.extract.snapshot import (
+    ROW_GROUP_ROWS,
+    _VersionWriter,
+    _winners,
+    _winners_of_repeated,
+)
 from recon.extract.walk import IdSet, id_key, id_keys, id_text
 from recon.schemas import INTENTS_SCHEMA
 from tests.extract.fakes import make_intent
@@ -281,3 +287,38 @@ def test_winners_of_repeated_with_nothing_repeated_keeps_every_row(tmp_path: Pat
     assert _winners_of_repeated(tmp_path / "v.parquet", 2, []).tolist() == [True, True]
     absent = [str(uuid.UUID(int=99))]
     assert _winners_of_repeated(tmp_path / "v.parquet", 2, absent).tolist() == [True, True]
+
+
+# -- _VersionWriter ----------------------------------------------------------------------
+
+
+def _raw_page(start: int, n: int) -> list[bytes]:
+    return [json.dumps(make_intent(i)).encode() for i in range(start, start + n)]
+
+
+def test_version_writer_keeps_read_order_in_whole_row_groups(tmp_path: Path) -> None:
+    path = tmp_path / "v.parquet"
+    writer = _VersionWriter(path, "run-1", lambda: 0)
+    n, size = 2 * ROW_GROUP_ROWS + 2_500, 97  # pages that never line up with a job or a group
+    for start in range(0, n, size):
+        writer.add(_raw_page(start, min(size, n - start)))
+    writer.close()
+    parquet = pq.ParquetFile(path)
+    groups = [parquet.metadata.row_group(i).num_rows for i in range(parquet.num_row_groups)]
+    assert groups == [ROW_GROUP_ROWS, ROW_GROUP_ROWS, 2_500]
+    table = parquet.read(columns=["id", "run_id"])
+    assert table.column("id").to_pylist() == [make_intent(i)["id"] for i in range(n)]
+    assert set(table.column("run_id").to_pylist()) == {"run-1"}
+
+
+def test_version_writer_raises_a_malformed_item_and_stops_writing(tmp_path: Path) -> None:
+    writer = _VersionWriter(tmp_path / "v.parquet", "run-1", lambda: 0)
+    bad = json.dumps(make_intent(5, createdAt="not a time")).encode()
+    with pytest.raises(IntentParseError):
+        try:
+            writer.add([*_raw_page(0, 5), bad])
+            for start in range(6, 4 * ROW_GROUP_ROWS, 100):  # jobs queued behind the bad one
+                writer.add(_raw_page(start, 100))
+        finally:
+            writer.close()
+    assert writer.failed and not writer.ready

@@ -275,3 +275,83 @@ def test_template_rendering_matches_the_dict_oracle(
     page = c.get("/v2/intents").json()
     assert page["intents"] == [_oracle(emu, i["id"]) for i in page["intents"]]
     assert {i["id"] for i in page["intents"]} == {on["id"], off["id"]}
+
+
+# ---------------------------------------------------------------- the render cache of list pages
+
+
+def _page_matches_oracle(emu: Emulator, c: httpx.Client, **params: Any) -> list[dict[str, Any]]:
+    page = c.get("/v2/intents", params={"limit": 100, **params}).json()["intents"]
+    assert page == [_oracle(emu, i["id"]) for i in page]
+    return page
+
+
+def test_a_cached_intent_shows_its_lifecycle_step_on_the_next_page() -> None:
+    emu = Emulator(seed=4, keys=["a", "b"])
+    emu.bulk_load(300, days=0.01)  # recent: many intents still waiting
+    c = _client(emu)
+    first = _page_matches_oracle(emu, c)  # every intent of the page is now cached
+    assert len(emu._stores[0].cache) == 100
+    waiting = next(i for i in first if i["status"] == "awaiting_fiat_payment")
+    emu.clock.advance(1)
+    emu.transition(waiting["id"], "fiat_received")
+    again = _page_matches_oracle(emu, c)
+    moved = next(i for i in again if i["id"] == waiting["id"])
+    assert moved["status"] == "fiat_received"
+    assert moved["updatedAt"] == format_now(emu)
+    # the same through approve-style moves the clock makes: expiry on tick
+    emu.clock.advance(3600)
+    emu.tick()
+    expired = [i for i in _page_matches_oracle(emu, c) if i["id"] != waiting["id"]]
+    assert {i["status"] for i in expired} >= {"expired"}
+    assert "awaiting_fiat_payment" not in {i["status"] for i in expired}
+
+
+def test_drift_is_seen_through_the_cache() -> None:
+    emu = Emulator(seed=5, keys=["a", "b"])
+    emu.bulk_load(400, days=0.01)
+    c = _client(emu)
+    _walk(c, 100)  # fill the cache with every intent
+    rng = random.Random(3)
+    for _ in range(5):
+        event = emu.drift(None, inserts=2, status_changes=6, rng=rng)
+        everything = _walk(c, 100)
+        assert everything == [_oracle(emu, i["id"]) for i in everything]
+        by_id = {i["id"]: i for i in everything}
+        for intent_id in event["changed"]:
+            assert by_id[intent_id]["updatedAt"] == format_now(emu)
+        assert [i["id"] for i in everything[:2]] == event["inserted"][::-1]
+
+
+def test_a_bound_wallet_and_a_bulk_load_reach_cached_pages() -> None:
+    emu = Emulator(seed=6, keys=["a", "b"])
+    c = _client(emu)
+    p = c.post("/v2/parties", json={"cpf": make_cpf(5), "displayName": "Al"}).json()
+    c.patch(f"/v2/parties/{p['id']}/wallet", json={"solanaWallet": make_wallet(5)})
+    made = c.post(
+        "/v2/intents/onramp",
+        json={"amountCents": 5, "destinationWallet": make_wallet(5), "chainId": "solana"},
+    ).json()
+    assert _page_matches_oracle(emu, c)[0]["party"]["solanaWallet"] == make_wallet(5)
+    c.patch(f"/v2/parties/{p['id']}/wallet", json={"solanaWallet": make_wallet(6)})
+    page = _page_matches_oracle(emu, c)
+    assert page[0]["id"] == made["id"] and page[0]["party"]["solanaWallet"] == make_wallet(6)
+    emu.bulk_load(50, days=1)
+    assert len(_page_matches_oracle(emu, c, offset=0)) == 51
+
+
+def test_the_render_cache_stays_within_its_bytes() -> None:
+    emu = Emulator(seed=7, keys=["a", "b"])
+    emu.bulk_load(1_000, days=1)
+    cache = emu._stores[0].cache
+    cache.max_bytes = 50_000  # ~58 intents
+    c = _client(emu)
+    everything = _walk(c, 100)
+    assert everything == [_oracle(emu, i["id"]) for i in everything]
+    assert 0 < cache.size <= 50_000 and 0 < len(cache) < 100
+    assert cache.size == sum(len(b) + 120 for b in cache.entries.values())
+    # single reads and ground-truth dumps do not fill it
+    cache.clear()
+    emu.all_intents()
+    c.get(f"/v2/intents/{everything[0]['id']}")
+    assert len(cache) == 0 and cache.size == 0

@@ -21,9 +21,9 @@ from recon.sandbox.emulator.store import (
     _ALL,
     _CREATED,
     _CROCKFORD,
+    _PAIRS,
     _REF_MASK,
     _REF_MULT,
-    _RENDER_CACHE_MAX,
     _TYPE_CODE,
     INTENT_TYPES,
     _digits,
@@ -174,24 +174,26 @@ class _Intents(_Parties):
         n = ((seq << 3) | (store.index & 7)) & _REF_MASK
         # one XOR for the whole emulator: per-instance masks would break cross-instance uniqueness
         n = ((n * _REF_MULT) & _REF_MASK) ^ self._ref_xor
-        chars = []
-        for _ in range(7):
-            chars.append(_CROCKFORD[n & 31])
-            n >>= 5
-        return f"{self.config.reference_prefix} {''.join(reversed(chars))}"
+        # 7 base32 characters, most significant first: one, then three pairs of 10 bits
+        return (
+            f"{self.config.reference_prefix} {_CROCKFORD[n >> 30]}"
+            f"{_PAIRS[(n >> 20) & 1023]}{_PAIRS[(n >> 10) & 1023]}{_PAIRS[n & 1023]}"
+        )
 
     def _render(self, store: _Store, seq: int) -> dict[str, Any]:
         """The intent object (a fresh dict each call)."""
-        return json.loads(self._render_json(store, seq))
+        return json.loads(self._intent_json(store, seq, keep=False))
 
-    def _render_json(self, store: _Store, seq: int) -> str:
-        """The intent object as JSON text, cached until the intent changes.
+    def _intent_json(self, store: _Store, seq: int, *, keep: bool = True) -> bytes:
+        """The intent object as JSON bytes, from the cache while the intent has not changed.
 
         Built from a template rather than dict + json.dumps: list pages are the hot path
         (1M-intent walks), and every caller-supplied string goes through `_js` (json.dumps).
         Key order and values are those of spec 2.2; tests compare with a dict-built oracle.
+        `keep`: cache what was rendered (list pages; single reads and ground-truth dumps of
+        every intent do not fill the cache).
         """
-        cached = store.cache.get(seq)
+        cached = store.cache.entries.get(seq)
         if cached is not None:
             return cached
         party = store.parties[store.party_idx[seq]]
@@ -203,6 +205,7 @@ class _Intents(_Parties):
         updated = store.updated[seq]
         created_ts = format_ts(created)
         reason = store.reason.get(seq)
+        expires_json = f'"{format_ts(expires)}"' if expires >= 0 else "null"
         if t == 0:
             metadata = "null"
             pix = f'{self._pix_prefix}{_js(self._reference(store, seq))},"amountCents":{amount}}}'
@@ -217,15 +220,14 @@ class _Intents(_Parties):
             f'"status":"{STATUSES[code]}",'
             f'"statusReason":{"null" if reason is None else _js(reason)},'
             f'"clientReference":{_js(store.client_ref[seq])},"metadata":{metadata},'
-            f'"expiresAt":{_js(format_ts(expires)) if expires >= 0 else "null"},'
+            f'"expiresAt":{expires_json},'
             f'"createdAt":"{created_ts}",'
             f'"updatedAt":"{created_ts if updated == created else format_ts(updated)}",'
             f'"pixInfo":{pix},"depositInstructions":null,"party":{party.subset_json},'
             f'"chainId":"solana"}}'
-        )
-        if len(store.cache) >= _RENDER_CACHE_MAX:
-            store.cache.clear()
-        store.cache[seq] = out
+        ).encode()
+        if keep:
+            store.cache.put(seq, out)
         return out
 
     def _list(self, store: _Store, query: Mapping[str, str]) -> _Raw:
@@ -245,13 +247,21 @@ class _Intents(_Parties):
         s = STATUS_CODE.get(status, _ALL)
         idx = store.indexes.get((t, s))
         total = len(idx) if idx is not None else 0
-        page: list[str] = []
-        if idx is not None and offset < total:
-            hi = total - offset
-            lo = max(0, hi - limit)
-            page = [self._render_json(store, seq) for seq in reversed(idx[lo:hi])]
-        text = f'{{"intents":[{",".join(page)}],"total":{total},"limit":{limit},"offset":{offset}}}'
-        return _Raw(text.encode())
+        head = b'{"intents":['
+        tail = f'],"total":{total},"limit":{limit},"offset":{offset}}}'.encode()
+        if idx is None or offset >= total:
+            return _Raw(head + tail)
+        hi = total - offset
+        lo = max(0, hi - limit)
+        # a page of cached intents is a dict look-up each and one join (no other copy)
+        cached = store.cache.entries.get
+        render = self._intent_json
+        seqs = idx[lo:hi]
+        seqs.reverse()
+        parts = [cached(seq) or render(store, seq) for seq in seqs]
+        parts[0] = head + parts[0]
+        parts[-1] += tail
+        return _Raw(b",".join(parts))
 
     # ------------------------------------------------------------------ approve-burn
     def _approve_burn(
@@ -336,7 +346,7 @@ class _Intents(_Parties):
             store.reason[seq] = reason
         else:
             store.reason.pop(seq, None)
-        store.cache.pop(seq, None)
+        store.cache.drop(seq)
         self._schedule(store, seq, store.updated[seq])
 
     def _schedule(self, store: _Store, seq: int, at: int) -> None:

@@ -50,8 +50,13 @@ class EmulatorResponse:
         return f"EmulatorResponse(status={self.status}, body={self.body!r})"
 
 
-class _Raw(bytes):
-    """A payload that is already JSON text."""
+class _Raw:
+    """A payload that is already JSON text (held, not copied)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes):
+        self.data = data
 
 
 def _canonical(body: Any) -> str:

@@ -41,7 +41,7 @@ class _Routes(_Intents):
                 status, payload, extra = self._route(store, method.upper(), path, query, hdrs, body)
                 headers = {"date": self.http_date(), **extra}
                 if isinstance(payload, _Raw):
-                    resp = EmulatorResponse(status, None, headers, raw=bytes(payload))
+                    resp = EmulatorResponse(status, None, headers, raw=payload.data)
                 else:
                     resp = EmulatorResponse(status, payload, headers)
             except Exception as exc:  # a bug must still answer in the family's shape

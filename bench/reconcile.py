@@ -33,6 +33,10 @@ they do strictly less work; their counts must agree with DuckDB's:
 
 - polars: the program a data team would write today (lazy frames, joins, window expressions;
   no Python loop over rows), POLARS_MAX_THREADS = --threads;
+- lean (bench/lean.py): the Polars program's steps written in DuckDB SQL, in its style
+  (columns read from Parquet per query, integer row keys): it tells DuckDB's cost for the
+  matching from the cost of recon's design (2026-11-26: lean 2.0 s, Polars 1.7 s, recon 7.0 s
+  at 1M);
 - pandas: the straightforward version.
 
 Both compare a payout's PIX key with the intent's destination by key type, as recon's
@@ -952,6 +956,10 @@ def child(args: argparse.Namespace) -> None:
         out = run_duckdb(root, args.memory_limit, args.threads)
     elif args.child == "floor":
         out = run_floor(root, args.threads)
+    elif args.child == "lean":
+        from lean import run_lean
+
+        out = run_lean(root, args.threads)
     elif args.child == "polars":
         out = run_polars(root)
     else:
@@ -1002,6 +1010,9 @@ def main() -> None:
     parser.add_argument("--skip-pandas", action="store_true")
     parser.add_argument("--skip-polars", action="store_true")
     parser.add_argument(
+        "--skip-lean", action="store_true", help="skip the Polars program in DuckDB SQL (lean.py)"
+    )
+    parser.add_argument(
         "--memory-limit",
         default=None,
         help="DuckDB memory_limit (default 850MB up to 2M rows: peak RSS stays under 1.5 GB; "
@@ -1015,7 +1026,7 @@ def main() -> None:
         help="generate into (and reuse) WORKDIR/data-ROWS instead of a temp dir",
     )
     parser.add_argument(
-        "--child", choices=("duckdb", "floor", "polars", "pandas"), help=argparse.SUPPRESS
+        "--child", choices=("duckdb", "floor", "polars", "lean", "pandas"), help=argparse.SUPPRESS
     )
     parser.add_argument("--data", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -1057,7 +1068,7 @@ def _compare(root: Path, args: argparse.Namespace) -> None:
     # from no earlier run (a previous run's breaks would be read for first_seen_run), and the
     # floor is measured on the files that run just wrote
     runs: dict[str, list[dict[str, Any]]] = {"duckdb": [], "floor": []}
-    peers = [p for p in ("polars", "pandas") if not getattr(args, f"skip_{p}")]
+    peers = [p for p in ("polars", "lean", "pandas") if not getattr(args, f"skip_{p}")]
     runs |= {p: [] for p in peers}
     failed: dict[str, str] = {}
     for _ in range(args.repeat):
@@ -1107,6 +1118,13 @@ def _compare(root: Path, args: argparse.Namespace) -> None:
             parts.append(f"{peer} failed s (ratio -)")
         else:
             parts.append(f"{peer} - s (ratio -)")
+    if "lean" in results:
+        lean = results["lean"]
+        steps = ", ".join(f"{k} {v:.2f}" for k, v in lean["steps"].items())
+        print(
+            f"lean (the Polars program in DuckDB SQL): {lean['seconds']:.2f} s "
+            f"(ratio {lean['seconds'] / a:.1f}, RSS {lean['peak_rss_mb']:.0f} MB); steps: {steps}"
+        )
     floor = results["floor"]["seconds"]
     parts.append(f"floor {floor:.2f} s ({a / floor:.1f})")
     print(f"reconcile {args.rows}×{duck['lines']}: " + ", ".join(parts))

@@ -5,9 +5,10 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,3 +120,23 @@ def s3(
     server.fail_commits(False)
     yield server
     server.fail_commits(False)
+
+
+def run_threads(*targets: Callable[[], object]) -> list[BaseException]:
+    """Call each target on its own thread, all released at once; the errors they raised."""
+    errors: list[BaseException] = []
+    start = threading.Barrier(len(targets))
+
+    def call(target: Callable[[], object]) -> None:
+        try:
+            start.wait()
+            target()
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=call, args=(t,)) for t in targets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import threading
-
 import pyarrow as pa
 import pytest
 
 from recon import lake
-from tests.lake.conftest import S3
+from tests.lake.conftest import S3, run_threads
 
 SCHEMA = pa.schema([("key", pa.string()), ("amount_cents", pa.int64()), ("run", pa.string())])
 
@@ -73,20 +71,11 @@ def test_append_commits_rows_partitions_and_metadata(s3: S3) -> None:
 def test_concurrent_appends_lose_no_commit(s3: S3) -> None:
     table = lake.Table(lake.parse(s3.uri()), "things")
     table.append(rows("r0", ["seed"]), partition_by=["run"], metadata={"writer": 0})
-    errors: list[BaseException] = []
 
     def write(n: int) -> None:
-        try:
-            table.append(rows(f"r{n}", [f"k{n}"]), partition_by=["run"], metadata={"writer": n})
-        except BaseException as exc:
-            errors.append(exc)
+        table.append(rows(f"r{n}", [f"k{n}"]), partition_by=["run"], metadata={"writer": n})
 
-    threads = [threading.Thread(target=write, args=(n,)) for n in range(1, 5)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    assert run_threads(*(lambda n=n: write(n) for n in range(1, 5))) == []
     commits = table.commits()
     assert [c["version"] for c in commits] == [0, 1, 2, 3, 4]
     assert sorted(c["recon"]["writer"] for c in commits) == [0, 1, 2, 3, 4]
@@ -101,22 +90,11 @@ def test_concurrent_merges_store_each_key_once(s3: S3) -> None:
     batches = [["a", "b", "c"], ["b", "c", "d"], ["c", "d", "e", "f"]]
     inserted: list[int] = []
     conflicts: list[int] = []
-    errors: list[BaseException] = []
-    start = threading.Barrier(len(batches))
 
     def merge(keys: list[str]) -> None:
-        try:
-            start.wait()
-            inserted.append(table.merge_new(rows("x", keys), ["key"], on_conflict=conflicts.append))
-        except BaseException as exc:
-            errors.append(exc)
+        inserted.append(table.merge_new(rows("x", keys), ["key"], on_conflict=conflicts.append))
 
-    threads = [threading.Thread(target=merge, args=(b,)) for b in batches]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    assert run_threads(*(lambda b=b: merge(b) for b in batches)) == []
     keys = read(table).column("key").to_pylist()
     assert sorted(keys) == ["a", "b", "c", "d", "e", "f"]
     assert sum(inserted) == 5

@@ -13,7 +13,7 @@ import pytest
 
 from recon import catalog
 from recon.config import DataDir
-from tests.lake.conftest import S3
+from tests.lake.conftest import S3, run_threads
 from tests.shared import served_sandbox
 
 
@@ -128,27 +128,6 @@ def test_report_of_a_run_committed_by_another_machine(
 def machine(s3: S3, tmp_path: Path, name: str) -> DataDir:
     """The bucket's data directory as another machine sees it (its own local side)."""
     return DataDir((tmp_path / name).resolve(), s3.uri())
-
-
-def run_threads(*targets: Any) -> list[BaseException]:
-    import threading
-
-    errors: list[BaseException] = []
-    start = threading.Barrier(len(targets))
-
-    def call(target: Any) -> None:
-        try:
-            start.wait()
-            target()
-        except BaseException as exc:
-            errors.append(exc)
-
-    threads = [threading.Thread(target=call, args=(t,)) for t in targets]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return errors
 
 
 def test_two_machines_importing_the_same_files_at_once_store_each_line_once(

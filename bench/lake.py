@@ -47,38 +47,36 @@ def _hex(n: int, salt: str) -> pa.Array:
     return pa.array([hashlib.md5(f"{salt}{i}".encode()).hexdigest() for i in range(n)])
 
 
-def intents(n: int) -> pa.Table:
-    rng = np.random.default_rng(1)
+def _table(
+    schema: pa.Schema, n: int, ids: dict[str, str], words: list[str | None], low: int, seed: int
+) -> pa.Table:
+    """N random rows of `schema`: the `ids` columns distinct hex (salted), the other strings
+    drawn from `words`, timestamps within the day before AT, other numbers in [low, 1e6)."""
+    rng = np.random.default_rng(seed)
+    choices = np.array(words, dtype=object)
     columns: dict[str, pa.Array] = {}
-    for field in INTENTS_SCHEMA:
-        if field.name == "id":
-            columns[field.name] = _hex(n, "intent")
+    for field in schema:
+        if field.name in ids:
+            columns[field.name] = _hex(n, ids[field.name])
         elif pa.types.is_string(field.type):
-            choices = np.array(["onramp", "offramp", "completed", "expired", None], dtype=object)
             columns[field.name] = pa.array(rng.choice(choices, n), pa.string())
         elif pa.types.is_timestamp(field.type):
             micros = int(AT.timestamp() * 1e6) - rng.integers(0, 86_400_000_000, n)
             columns[field.name] = pa.array(micros, pa.int64()).cast(field.type)
         else:
-            columns[field.name] = pa.array(rng.integers(100, 1_000_000, n), field.type)
-    return pa.table(columns, schema=INTENTS_SCHEMA)
+            columns[field.name] = pa.array(rng.integers(low, 1_000_000, n), field.type)
+    return pa.table(columns, schema=schema)
+
+
+def intents(n: int) -> pa.Table:
+    words = ["onramp", "offramp", "completed", "expired", None]
+    return _table(INTENTS_SCHEMA, n, {"id": "intent"}, words, 100, seed=1)
 
 
 def lines(n: int, salt: str) -> pa.Table:
-    rng = np.random.default_rng(len(salt))
-    columns: dict[str, pa.Array] = {}
-    for field in STORED_SCHEMA:
-        if field.name in ("line_id", "fingerprint"):
-            columns[field.name] = _hex(n, salt + field.name)
-        elif pa.types.is_string(field.type):
-            choices = np.array(["pix_in", "pix_out", "credit", "debit", None], dtype=object)
-            columns[field.name] = pa.array(rng.choice(choices, n), pa.string())
-        elif pa.types.is_timestamp(field.type):
-            micros = int(AT.timestamp() * 1e6) - rng.integers(0, 86_400_000_000, n)
-            columns[field.name] = pa.array(micros, pa.int64()).cast(field.type)
-        else:
-            columns[field.name] = pa.array(rng.integers(-1_000_000, 1_000_000, n), field.type)
-    return pa.table(columns, schema=STORED_SCHEMA)
+    ids = {"line_id": salt + "line_id", "fingerprint": salt + "fingerprint"}
+    words = ["pix_in", "pix_out", "credit", "debit", None]
+    return _table(STORED_SCHEMA, n, ids, words, -1_000_000, seed=len(salt))
 
 
 def best(repeat: int, setup: Callable[[], None], run: Callable[[], None]) -> float:

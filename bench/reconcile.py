@@ -1120,7 +1120,7 @@ def _compare(root: Path, args: argparse.Namespace) -> None:
             parts.append(f"{peer} - s (ratio -)")
     if "lean" in results:
         lean = results["lean"]
-        steps = ", ".join(f"{k} {v:.2f}" for k, v in lean["steps"].items())
+        steps = ", ".join(f"{k} {v:.2f}" for k, v in lean["steps"])
         print(
             f"lean (the Polars program in DuckDB SQL): {lean['seconds']:.2f} s "
             f"(ratio {lean['seconds'] / a:.1f}, RSS {lean['peak_rss_mb']:.0f} MB); steps: {steps}"

@@ -150,5 +150,10 @@ class Engine(Protocol):
     ) -> pa.RecordBatchReader:
         """A query's rows as Arrow batches, in order."""
 
+    def keyed_columns(self, name: str, columns: Sequence[str]) -> pa.Table | None:
+        """A keyed model's columns with row i holding key i (so `take(keys)` looks rows up
+        by key), when the engine's keys are positions and the columns fit in memory; None
+        otherwise (then a query joins them)."""
+
     def close(self) -> None:
         """Release what the engine holds."""

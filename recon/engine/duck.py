@@ -213,5 +213,25 @@ class DuckDBEngine:
     ) -> pa.RecordBatchReader:
         return self.con.sql(sql, params=params or None).to_arrow_reader(batch_rows)
 
+    def keyed_columns(self, name: str, columns: Sequence[str]) -> pa.Table | None:
+        """A keyed model's columns in rowid (= key) order, when the work tables are in
+        memory: then they are already held, and a copy as Arrow arrays is cheap. On disk
+        (data larger than memory) None: a query joins them within memory_limit."""
+        path = self.con.execute(
+            "SELECT path FROM duckdb_databases() WHERE database_name = ?", [WORK_DATABASE]
+        ).fetchall()
+        if not path or path[0][0] is not None:
+            return None
+        # a parallel scan hands rows over in any order unless insertion order is kept
+        kept = self.con.execute("SELECT current_setting('preserve_insertion_order')").fetchall()
+        self.con.execute("SET preserve_insertion_order = true")
+        try:
+            cols = ", ".join(columns)
+            return self.con.sql(
+                f"SELECT {cols} FROM {WORK_DATABASE}.main.{name}__rows"
+            ).to_arrow_table()
+        finally:
+            self.con.execute(f"SET preserve_insertion_order = {bool(kept[0][0])}")
+
     def close(self) -> None:
         self.con.close()

@@ -241,6 +241,11 @@ class SparkEngine:
         """A macro script: nothing to run (its macros are expanded where they are called)."""
         dialect.parse_macros(model.sql)  # a malformed macro file fails here, by name
 
+    def keyed_columns(self, name: str, columns: Sequence[str]) -> pa.Table | None:
+        """None: monotonically_increasing_id() keys are not positions (they jump between
+        partitions), so the run files join the ids in a query."""
+        return None
+
     def reader(
         self, sql: str, params: dict[str, Any] | None = None, batch_rows: int = 262_144
     ) -> pa.RecordBatchReader:

@@ -270,6 +270,37 @@ def test_work_tables_on_disk_give_the_same_run(world, tmp_path, monkeypatch):
     assert memory.summary.counts == disk.summary.counts
 
 
+def test_matches_file_is_the_same_whether_ids_are_taken_by_key_or_joined(world, tmp_path):
+    """In memory the run file's ids are looked up by key (runs._matches); on disk a query
+    joins them. Same rows in the same booking order, ties (lines booked at the same
+    instant, as date-only statements have them) broken by line_id alike."""
+    n = 40
+    world.snapshot([intent(k, amount=1_000 + k) for k in range(1, n + 1)], AS_OF)
+    same_time = T0 + timedelta(hours=3)
+
+    def booked(k: int):
+        return same_time if k % 3 else T0 + timedelta(minutes=k)
+
+    world.statement(
+        [
+            line(k, amount=1_000 + k, txid=uid(k).replace("-", ""), at=booked(k))
+            for k in range(1, n + 1)
+        ]
+    )
+    memory = run(world, run_id="in-memory", settings=ReconcileSettings(work_storage="memory"))
+    disk = run(
+        world,
+        run_id="on-disk",
+        settings=ReconcileSettings(work_storage="disk", temp_directory=str(tmp_path / "t")),
+    )
+    a, b = (pq.read_table(r.matches_path).drop(["run_id"]) for r in (memory, disk))
+    assert a.num_rows == n
+    assert a.equals(b)
+    rows = a.to_pylist()
+    assert rows == sorted(rows, key=lambda r: (r["booked_at"], r["line_id"]))
+    assert [r["line_id"] for r in rows] != sorted(r["line_id"] for r in rows)
+
+
 def test_every_note_is_kept_and_a_break_can_be_reopened(world):
     from recon.reconcile import audit
     from recon.reconcile.decisions import load_history, reopen

@@ -233,6 +233,7 @@ class _Core(Generic[HttpT, TransportT, SleepT]):
         # certificates, ~20 ms of CPU, which an AsyncClient whose requests all take the
         # lean GET lane (recon.api.wire) never needs.
         self._http_client: HttpT | None = client
+        self._closed = False
         self._sleep = sleep if sleep is not None else self._default_sleep()
         self._setup()
 
@@ -242,6 +243,8 @@ class _Core(Generic[HttpT, TransportT, SleepT]):
     @property
     def _http(self) -> HttpT:
         if self._http_client is None:
+            if self._closed:  # as httpx says of a closed client: never a new pool after close
+                raise RuntimeError("Cannot send a request, as the client has been closed.")
             self._http_client = self._new_http(self._transport, self._timeouts)
         return self._http_client
 
@@ -611,6 +614,7 @@ class Client(_Core[httpx.Client, httpx.BaseTransport, Callable[[float], None]]):
 
     def close(self) -> None:
         """Close the underlying connection pool (only if this client created it)."""
+        self._closed = True
         if self._http_owned and self._http_client is not None:
             self._http_client.close()
 
@@ -693,6 +697,7 @@ class AsyncClient(
 
     async def aclose(self) -> None:
         """Close the underlying connection pool (only if this client created it)."""
+        self._closed = True
         if self._wire is not None:
             await self._wire.aclose()
         if self._http_owned and self._http_client is not None:

@@ -185,7 +185,6 @@ SleepT = TypeVar("SleepT", Callable[[float], None], Callable[[float], Awaitable[
 class _Core(Generic[HttpT, TransportT, SleepT]):
     """Everything the sync and async clients share except carrying out I/O."""
 
-    _http: HttpT
     _sleep: SleepT
 
     def __init__(
@@ -228,9 +227,26 @@ class _Core(Generic[HttpT, TransportT, SleepT]):
         )
         self.retry = self._pacer.policy
         self._http_owned = client is None
-        timeouts = httpx.Timeout(timeout, read=self.limits.read_timeout or timeout)
-        self._http = client if client is not None else self._new_http(transport, timeouts)
+        self._transport: TransportT | None = transport
+        self._timeouts = httpx.Timeout(timeout, read=self.limits.read_timeout or timeout)
+        # An owned httpx client is made on first use (`_http`): making one loads the CA
+        # certificates, ~20 ms of CPU, which an AsyncClient whose requests all take the
+        # lean GET lane (recon.api.wire) never needs.
+        self._http_client: HttpT | None = client
+        self._closed = False
         self._sleep = sleep if sleep is not None else self._default_sleep()
+        self._setup()
+
+    def _setup(self) -> None:
+        """The end of __init__, for what a shell adds (the async client's GET lane)."""
+
+    @property
+    def _http(self) -> HttpT:
+        if self._http_client is None:
+            if self._closed:  # as httpx says of a closed client: never a new pool after close
+                raise RuntimeError("Cannot send a request, as the client has been closed.")
+            self._http_client = self._new_http(self._transport, self._timeouts)
+        return self._http_client
 
     def _new_http(self, transport: TransportT | None, timeout: httpx.Timeout) -> HttpT:
         raise NotImplementedError
@@ -598,8 +614,9 @@ class Client(_Core[httpx.Client, httpx.BaseTransport, Callable[[float], None]]):
 
     def close(self) -> None:
         """Close the underlying connection pool (only if this client created it)."""
-        if self._http_owned:
-            self._http.close()
+        self._closed = True
+        if self._http_owned and self._http_client is not None:
+            self._http_client.close()
 
     def __enter__(self) -> Client:
         return self
@@ -653,12 +670,14 @@ class AsyncClient(
 
     _wire: AsyncWire | None = None  # the lean lane for GETs (recon.api.wire), when usable
 
+    def _setup(self) -> None:
+        if self._http_owned and self._transport is None and not proxy_configured():
+            connect = self._timeouts.connect
+            self._wire = AsyncWire(self.limits, connect if connect is not None else 30.0)
+
     def _new_http(
         self, transport: httpx.AsyncBaseTransport | None, timeout: httpx.Timeout
     ) -> httpx.AsyncClient:
-        connect = timeout.connect if timeout.connect is not None else 30.0
-        lean = transport is None and not proxy_configured()
-        self._wire = AsyncWire(self.limits, connect) if lean else None
         return httpx.AsyncClient(transport=transport, timeout=timeout)
 
     def _default_sleep(self) -> Callable[[float], Awaitable[None]]:
@@ -678,10 +697,11 @@ class AsyncClient(
 
     async def aclose(self) -> None:
         """Close the underlying connection pool (only if this client created it)."""
+        self._closed = True
         if self._wire is not None:
             await self._wire.aclose()
-        if self._http_owned:
-            await self._http.aclose()
+        if self._http_owned and self._http_client is not None:
+            await self._http_client.aclose()
 
     async def __aenter__(self) -> AsyncClient:
         return self

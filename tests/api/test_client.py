@@ -588,6 +588,23 @@ def test_a_given_httpx_client_is_used_and_not_closed() -> None:
     http.close()
 
 
+def test_a_client_closed_before_any_request_stays_closed() -> None:
+    """Its httpx pool is made on first use: a close before that must not let a later
+    request open a new one."""
+    client = Client(BASE, API_KEY)
+    client.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        client.get_intent(INTENT_ID)
+
+    async def closed_async() -> None:
+        aclient = AsyncClient(BASE, API_KEY)
+        await aclient.aclose()
+        with pytest.raises(RuntimeError, match="closed"):
+            await aclient.create_party(cpf="52998224725", display_name="Ana")
+
+    asyncio.run(closed_async())
+
+
 # --------------------------------------------------------------------------- the API key
 
 

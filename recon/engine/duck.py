@@ -222,16 +222,17 @@ class DuckDBEngine:
         ).fetchall()
         if not path or path[0][0] is not None:
             return None
-        # a parallel scan hands rows over in any order unless insertion order is kept
-        kept = self.con.execute("SELECT current_setting('preserve_insertion_order')").fetchall()
-        self.con.execute("SET preserve_insertion_order = true")
+        # one thread: the rows come in rowid order and as one chunk per column (a parallel
+        # scan hands over a chunk per row group, which every lookup would concatenate first)
+        threads = self.threads()
+        self.con.execute("SET threads = 1")
         try:
             cols = ", ".join(columns)
             return self.con.sql(
                 f"SELECT {cols} FROM {WORK_DATABASE}.main.{name}__rows"
-            ).to_arrow_table()
+            ).to_arrow_table(1 << 62)
         finally:
-            self.con.execute(f"SET preserve_insertion_order = {bool(kept[0][0])}")
+            self.con.execute(f"SET threads = {threads}")
 
     def close(self) -> None:
         self.con.close()

@@ -301,6 +301,29 @@ def test_matches_file_is_the_same_whether_ids_are_taken_by_key_or_joined(world, 
     assert [r["line_id"] for r in rows] != sorted(r["line_id"] for r in rows)
 
 
+def test_a_failed_matches_file_fails_the_run_and_leaves_nothing(world, tmp_path, monkeypatch):
+    """matches.parquet is encoded on a thread while the checks run: its error (a full disk)
+    still fails the run, no run folder is published and the temp folder goes."""
+    import errno
+
+    from recon.reconcile import runs
+
+    _world(world)
+    real = runs._write
+
+    def full_disk(reader, path, schema):
+        if path.name == "matches.parquet":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(reader, path, schema)
+
+    monkeypatch.setattr(runs, "_write", full_disk)
+    spill = tmp_path / "spill"
+    with pytest.raises(OSError, match="No space left"):
+        run(world, run_id="r1", settings=ReconcileSettings(temp_directory=str(spill)))
+    assert not (world.data.runs / "r1").exists()
+    assert not (spill / "r1").exists()
+
+
 def test_every_note_is_kept_and_a_break_can_be_reopened(world):
     from recon.reconcile import audit
     from recon.reconcile.decisions import load_history, reopen

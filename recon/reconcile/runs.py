@@ -529,7 +529,7 @@ def _matches(engine: Engine, run_id: str) -> pa.RecordBatchReader | None:
     intent_ids = _one_chunk(intents["intent_id"])
     line_ids_by_key = _one_chunk(lines["line_id"])
     e2e_ids = _one_chunk(lines["end_to_end_id"])
-    pairs = engine.reader(_MATCH_KEYS_SQL, batch_rows=1 << 62).read_all()
+    pairs = engine.reader(_MATCH_KEYS_SQL).read_all()
     line_ids = line_ids_by_key.take(pairs["line_key"])
     order = pc.sort_indices(
         pa.table({"booked_at": pairs["booked_at"], "line_id": line_ids}),

@@ -540,15 +540,15 @@ def _matches(engine: Engine, run_id: str) -> pa.RecordBatchReader | None:
         for start in range(0, len(order), _BATCH_ROWS):
             at = order.slice(start, _BATCH_ROWS)
             rows = pairs.take(at)
-            columns = {
+            ids = {
                 "run_id": pa.repeat(pa.scalar(run_id, pa.string()), len(at)),
                 "intent_id": intent_ids.take(rows["intent_key"]),
                 "line_id": line_ids.take(at),
                 "end_to_end_id": e2e_ids.take(rows["line_key"]),
-                **{f.name: rows[f.name] for f in MATCHES_SCHEMA if f.name in rows.column_names},
             }
+            columns = [ids[f.name] if f.name in ids else rows[f.name] for f in MATCHES_SCHEMA]
             yield from (
-                pa.table(columns).select(MATCHES_SCHEMA.names).cast(MATCHES_SCHEMA).to_batches()
+                pa.table(columns, names=MATCHES_SCHEMA.names).cast(MATCHES_SCHEMA).to_batches()
             )
 
     return pa.RecordBatchReader.from_batches(MATCHES_SCHEMA, batches())

@@ -5,10 +5,15 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from recon.config import DataDir
 from recon.reconcile import ReconcileSettings
+from recon.schemas import status_vocabulary
 
 from .helpers import breaks, exception_rows, matches, run
-from .world import T0, e2e, intent, line, uid
+from .world import T0, World, e2e, intent, line, uid
 
 AS_OF = T0 + timedelta(hours=6)
 M = timedelta(minutes=1)
@@ -280,3 +285,48 @@ def test_status_moving_backwards_between_snapshots(world):
     assert breaks(result) == {("status_regression", uid(1), None)}
     (row,) = [r for r in exception_rows(result)]
     assert "from paying_out" in row["reason"] and "to burn_approved" in row["reason"]
+
+
+# an offramp's place along its happy path, as the history rule ranks it: every terminal
+# status after every stage, a status outside the vocabulary before them all
+_OFFRAMP_RANK = {
+    status: 100 if terminal else rank
+    for kind, status, rank, _k, terminal, _f in status_vocabulary()
+    if kind == "offramp"
+}
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    histories=st.lists(
+        st.lists(st.sampled_from([*_OFFRAMP_RANK, "on_hold"]), min_size=2, max_size=4),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_any_step_backwards_is_found_whatever_came_after(tmp_path_factory, histories):
+    """status_regression names each intent whose status stepped back between two
+    consecutive snapshots, with its latest such step, also when a later snapshot went
+    forward again, or returned to an earlier status; an intent never seen at two places
+    has none."""
+    world = World(DataDir(tmp_path_factory.mktemp("history")))
+    depth = max(len(h) for h in histories)
+    for k in range(depth):
+        at = AS_OF - (depth - 1 - k) * 10 * M
+        seen = [
+            intent(n, amount=1_000 + n, type="offramp", status=h[k], destination="x@y.z")
+            for n, h in enumerate(histories, start=1)
+            if k < len(h)
+        ]
+        world.snapshot(seen, at)
+    expected = {}
+    for n, h in enumerate(histories, start=1):
+        ranks = [_OFFRAMP_RANK.get(s, 0) for s in h]
+        steps = [j for j in range(1, len(h)) if ranks[j] < ranks[j - 1]]
+        if steps:
+            expected[uid(n)] = (h[steps[-1] - 1], h[steps[-1]])
+    rows = [r for r in exception_rows(run(world)) if r["category"] == "status_regression"]
+    assert {r["intent_id"] for r in rows} == set(expected)
+    for r in rows:
+        before, after = expected[r["intent_id"]]
+        assert f"from {before} " in r["reason"] and f"to {after} " in r["reason"]

@@ -3,26 +3,34 @@
 -- (the columns every family shares, and what money_side/window_* mean: 25_breaks_all.sql)
 with
 
-seen_again as (
-    select hash(intent_id) as id_hash
-    from stg_intent_history
-    -- seen twice implies seen in a snapshot before the latest: only those rows are counted
-    -- (with a single snapshot, none)
-    semi join (select distinct hash(intent_id) as id_hash from stg_intent_history
-               where not is_latest) as earlier on earlier.id_hash = hash(intent_id)
-    group by id_hash
-    having count(*) > 1
-),
-
 -- the place along the intent's happy path (status_vocabulary); every terminal status ranks
 -- after every stage, and a status outside the vocabulary before them all
-history as (
+ranks as (
     select
-        h.*,
-        case when v.terminal then 100 else coalesce(v.stage_rank, 0) end as status_rank
+        intent_type,
+        status,
+        case when terminal then 100 else coalesce(stage_rank, 0) end as status_rank
+    from status_vocabulary
+),
+
+-- the intents that can have moved backwards: observed at more than one rank. An intent seen
+-- once, or always at the same place, cannot; with daily snapshots that is nearly all of
+-- them, so the window below orders a few intents' rows instead of every snapshot's (1M
+-- intents x 5 daily snapshots: 2.5 s -> 0.8 s; a month of them no longer sorts 30M rows).
+-- Grouped by a 64-bit hash of the id: a collision only lets another intent's rows through
+moved as (
+    select hash(h.intent_id) as id_hash
     from stg_intent_history as h
-    semi join seen_again as a on a.id_hash = hash(h.intent_id)
-    left join status_vocabulary as v on v.intent_type = h.intent_type and v.status = h.status
+    left join ranks as r on r.intent_type = h.intent_type and r.status = h.status
+    group by id_hash
+    having min(coalesce(r.status_rank, 0)) < max(coalesce(r.status_rank, 0))
+),
+
+history as (
+    select h.*, coalesce(r.status_rank, 0) as status_rank
+    from stg_intent_history as h
+    semi join moved as m on m.id_hash = hash(h.intent_id)
+    left join ranks as r on r.intent_type = h.intent_type and r.status = h.status
 ),
 
 steps as (

@@ -293,7 +293,8 @@ def run_lean(root: Path, threads: int = 2) -> dict[str, Any]:
     con.execute(f"SET threads = {threads}")
     con.execute("SET preserve_insertion_order = false")
     con.execute(MACROS)
-    intents = _source(glob.glob(str(root / "snapshots/*/*/part-*.parquet")), "intent_key")
+    # the latest snapshot (the earlier ones of `--snapshots` feed only recon's history checks)
+    intents = _source(sorted(glob.glob(str(root / "snapshots/*/*/part-*.parquet")))[-1:], "intent_key")
     lines = _source(glob.glob(str(root / "statements/source=*/*.parquet")), "line_key")
     con.execute(f"""
         CREATE TEMP VIEW intents AS

@@ -217,8 +217,13 @@ FROM everything;
 """
 
 
-def generate(root: Path, n: int) -> dict[str, Any]:
-    """Write N intents and their statement lines as Parquet under `root` (a data dir)."""
+def generate(root: Path, n: int, snapshots: int = 1) -> dict[str, Any]:
+    """Write N intents and their statement lines as Parquet under `root` (a data dir).
+
+    With `snapshots` > 1, the snapshots of the days before as well, one a day at the same
+    hour, as a daily extract leaves them: each holds the intents created by then, an intent
+    still under way at that hour in its stage before the last (awaiting the payment, or
+    burning), so the history checks have real rows to compare and no status regression."""
     import duckdb
 
     snap = root / "snapshots" / "snapshot_date=2026-10-31" / f"run_id={RUN_ID}"
@@ -236,6 +241,23 @@ def generate(root: Path, n: int) -> dict[str, Any]:
         used = {k: v for k, v in params.items() if f"${k}" in statement}
         con.execute(statement, used or None)
     con.execute(f"COPY gen_intents TO '{snap / 'part-00000.parquet'}' (FORMAT parquet)")
+    for days in range(1, snapshots):
+        at = AS_OF - timedelta(days=days)
+        run_id = at.strftime("%Y%m%dT%H%M%S%fZ") + "-bench"
+        earlier = root / "snapshots" / f"snapshot_date={at:%Y-%m-%d}" / f"run_id={run_id}"
+        earlier.mkdir(parents=True, exist_ok=True)
+        con.execute(
+            f"""COPY (
+                SELECT * REPLACE (
+                    CASE WHEN updated_at <= $at THEN status
+                         WHEN intent_type = 'onramp' THEN 'awaiting_fiat_payment'
+                         ELSE 'burning' END AS status,
+                    CAST($at AS TIMESTAMPTZ) AS snapshot_at,
+                    $run_id AS run_id)
+                FROM gen_intents WHERE created_at < $at
+            ) TO '{earlier / "part-00000.parquet"}' (FORMAT parquet)""",
+            {"at": at, "run_id": run_id},
+        )
     con.execute(f"COPY gen_lines TO '{stmt / 'bench.parquet'}' (FORMAT parquet)")
     # the statements cover the whole period (else every money-side break would wait for one)
     covered = root / "statements" / "coverage"
@@ -252,6 +274,14 @@ def generate(root: Path, n: int) -> dict[str, Any]:
     lines = con.execute("SELECT count(*) FROM gen_lines").fetchall()[0][0]
     con.close()
     return {"intents": n, "lines": int(lines), "seconds": time.perf_counter() - started}
+
+
+def latest_snapshot(root: Path) -> str:
+    """The snapshot the peers match against: the latest (the earlier ones, with --snapshots,
+    only feed recon's history checks, which the peers do not have)."""
+    import glob
+
+    return sorted(glob.glob(str(root / "snapshots/*/*/part-*.parquet")))[-1]
 
 
 def record_coverage(root: Path) -> None:
@@ -307,7 +337,7 @@ def run_pandas(root: Path) -> dict[str, Any]:
     started = time.perf_counter()
     as_of = pd.Timestamp(AS_OF)
     tol = 0
-    intents = pd.read_parquet(glob.glob(str(root / "snapshots/*/*/part-*.parquet"))[0])
+    intents = pd.read_parquet(latest_snapshot(root))
     lines = pd.concat(
         pd.read_parquet(p) for p in glob.glob(str(root / "statements/source=*/*.parquet"))
     )
@@ -574,7 +604,7 @@ def run_polars(root: Path, engine: str = "streaming") -> dict[str, Any]:
         return pl.collect_all(queries, engine=engine)
 
     intents = (
-        pl.scan_parquet(glob.glob(str(root / "snapshots/*/*/part-*.parquet")))
+        pl.scan_parquet(latest_snapshot(root))
         .with_row_index("intent_key")
         .with_columns(
             direction=pl.when(pl.col("intent_type") == "onramp")
@@ -1018,6 +1048,13 @@ def main() -> None:
         help="DuckDB memory_limit (default 850MB up to 2M rows: peak RSS stays under 1.5 GB; "
         "2GB beyond: under 3 GB)",
     )
+    parser.add_argument(
+        "--snapshots",
+        type=int,
+        default=1,
+        help="daily snapshots: the latest, which every engine matches, and the days before "
+        "it, which recon's history checks read (a daily job's month: 30)",
+    )
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=1, help="runs per engine (best, median)")
     parser.add_argument(
@@ -1040,15 +1077,16 @@ def main() -> None:
 
     if args.workdir:
         # a kept work dir: generate once, rerun the engines on the same data
-        root = Path(args.workdir) / f"data-{args.rows}"
+        name = f"data-{args.rows}" + (f"x{args.snapshots}" if args.snapshots > 1 else "")
+        root = Path(args.workdir) / name
         if not (root / "statements").is_dir():
-            _report_generation(generate(root, args.rows))
+            _report_generation(generate(root, args.rows, args.snapshots))
         record_coverage(root)
         _compare(root, args)
         return
     with tempfile.TemporaryDirectory(prefix="recon-bench-") as tmp:
         root = Path(tmp) / "data"
-        _report_generation(generate(root, args.rows))
+        _report_generation(generate(root, args.rows, args.snapshots))
         _compare(root, args)
 
 
@@ -1127,7 +1165,8 @@ def _compare(root: Path, args: argparse.Namespace) -> None:
         )
     floor = results["floor"]["seconds"]
     parts.append(f"floor {floor:.2f} s ({a / floor:.1f})")
-    print(f"reconcile {args.rows}×{duck['lines']}: " + ", ".join(parts))
+    history = f", {args.snapshots} snapshots" if args.snapshots > 1 else ""
+    print(f"reconcile {args.rows}×{duck['lines']}{history}: " + ", ".join(parts))
 
 
 if __name__ == "__main__":

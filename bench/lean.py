@@ -294,7 +294,9 @@ def run_lean(root: Path, threads: int = 2) -> dict[str, Any]:
     con.execute("SET preserve_insertion_order = false")
     con.execute(MACROS)
     # the latest snapshot (the earlier ones of `--snapshots` feed only recon's history checks)
-    intents = _source(sorted(glob.glob(str(root / "snapshots/*/*/part-*.parquet")))[-1:], "intent_key")
+    intents = _source(
+        sorted(glob.glob(str(root / "snapshots/*/*/part-*.parquet")))[-1:], "intent_key"
+    )
     lines = _source(glob.glob(str(root / "statements/source=*/*.parquet")), "line_key")
     con.execute(f"""
         CREATE TEMP VIEW intents AS

@@ -3,6 +3,7 @@
     .venv/bin/python bench/reconcile.py                 # 1M intents x ~1M lines, every engine
     .venv/bin/python bench/reconcile.py --rows 10000000 --skip-pandas --memory-limit 2GB
     .venv/bin/python bench/reconcile.py --big           # same as the line above
+    .venv/bin/python bench/reconcile.py --snapshots 30  # 1M, and a month of daily snapshots
 
 The Polars peer collects every query with Polars' streaming engine (batches; Polars'
 default since 2.0) at every size, and each query reads only the columns it uses: it peaks
@@ -45,8 +46,13 @@ keys_compatible does (e-mail, random key, phone as E.164, CPF/CNPJ as masked doc
 The floor is DuckDB reading every column of the run's inputs once and writing files of the
 size of the outputs that run wrote, nothing else: how far a run is from pure I/O.
 
+With --snapshots S, the S - 1 days before the matched snapshot are written too, one
+snapshot a day (see generate()): recon's history checks read them all, the peers match the
+latest snapshot only, and the floor reads every snapshot.
+
 The last line is for scripts:
     reconcile N×M: recon A s (RSS R MB), polars B s (ratio B/A), pandas C s (ratio C/A), floor F s (A/F)
+(with --snapshots S: `reconcile N×M, S snapshots: ...`)
 """
 
 from __future__ import annotations

@@ -18,7 +18,14 @@ from pathlib import Path
 from typing import Any
 
 # bench/ is on sys.path: the scripts run as files
-from reconcile import AS_OF, PIX_DOC, PIX_EVP, PIX_PHONE, PIX_PHONE_PUNCTUATION
+from reconcile import (
+    AS_OF,
+    PIX_DOC,
+    PIX_EVP,
+    PIX_PHONE,
+    PIX_PHONE_PUNCTUATION,
+    latest_snapshot,
+)
 
 
 def _source(files: list[str], key: str) -> str:
@@ -293,10 +300,7 @@ def run_lean(root: Path, threads: int = 2) -> dict[str, Any]:
     con.execute(f"SET threads = {threads}")
     con.execute("SET preserve_insertion_order = false")
     con.execute(MACROS)
-    # the latest snapshot (the earlier ones of `--snapshots` feed only recon's history checks)
-    intents = _source(
-        sorted(glob.glob(str(root / "snapshots/*/*/part-*.parquet")))[-1:], "intent_key"
-    )
+    intents = _source([latest_snapshot(root)], "intent_key")
     lines = _source(glob.glob(str(root / "statements/source=*/*.parquet")), "line_key")
     con.execute(f"""
         CREATE TEMP VIEW intents AS

@@ -293,3 +293,41 @@ def test_credentials_in_the_base_url_never_show(data_dir: DataDir, sandbox: Sand
     assert secret not in manifest and "ops:" not in manifest
     client = AsyncClient(url, sandbox.key)
     assert secret not in repr(client) and client.base_url == sandbox.url
+
+
+
+def test_a_walk_leaves_the_collector_as_it_found_it(
+    data_dir: DataDir, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The heap alive before a walk is frozen while it runs (the collector's full passes skip
+    it) and unfrozen after, even when the walk fails; a heap the caller froze stays frozen."""
+    import gc
+
+    import recon.extract.snapshot as snapshot
+
+    during: list[int] = []
+    walk = snapshot._extract
+
+    async def watched(*args: Any, **kw: Any) -> SnapshotResult:
+        during.append(gc.get_freeze_count())
+        if kw.get("max_passes") == 2:
+            raise RuntimeError("the walk failed")
+        return await walk(*args, **kw)
+
+    monkeypatch.setattr(snapshot, "_extract", watched)
+    gc.unfreeze()
+    run(data_dir, sandbox)
+    assert during[-1] > 0 and gc.get_freeze_count() == 0
+
+    with pytest.raises(RuntimeError, match="the walk failed"):
+        run(data_dir, sandbox, max_passes=2)
+    assert during[-1] > 0 and gc.get_freeze_count() == 0
+
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        run(data_dir, sandbox)
+        # neither frozen again (more objects) nor unfrozen (none); frozen objects may die
+        assert 0 < during[-1] <= frozen and 0 < gc.get_freeze_count() <= frozen
+    finally:
+        gc.unfreeze()

@@ -322,3 +322,22 @@ def test_version_writer_raises_a_malformed_item_and_stops_writing(tmp_path: Path
         finally:
             writer.close()
     assert writer.failed and not writer.ready
+
+
+def test_part_files_skip_dictionaries_and_statistics_where_values_are_unique(
+    tmp_path: Path,
+) -> None:
+    """id, metadata and raw are unique per row: no dictionary (built, then dropped, it only
+    costs CPU); the JSON texts carry no min/max statistics. Other columns keep both."""
+    path = tmp_path / "v.parquet"
+    writer = _VersionWriter(path, "run-1", lambda: 0)
+    writer.add(_raw_page(0, 500))
+    writer.close()
+    group = pq.ParquetFile(path).metadata.row_group(0)
+    columns = {group.column(i).path_in_schema: group.column(i) for i in range(group.num_columns)}
+    dictionary = {"PLAIN_DICTIONARY", "RLE_DICTIONARY"}
+    for name in ("id", "metadata", "raw"):
+        assert not dictionary & set(columns[name].encodings), name
+    assert dictionary & set(columns["status"].encodings)
+    assert not columns["raw"].is_stats_set and not columns["metadata"].is_stats_set
+    assert columns["id"].is_stats_set and columns["created_at"].is_stats_set

@@ -295,7 +295,6 @@ def test_credentials_in_the_base_url_never_show(data_dir: DataDir, sandbox: Sand
     assert secret not in repr(client) and client.base_url == sandbox.url
 
 
-
 def test_a_walk_leaves_the_collector_as_it_found_it(
     data_dir: DataDir, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:

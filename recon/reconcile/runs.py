@@ -679,46 +679,57 @@ def _summary(
         rows = engine.rows(sql)
         return int(rows[0][0] or 0) if rows else 0
 
+    # Each table the figures come from is read once, grouped by what tells them apart (one
+    # scan per figure made this phase 0.16-0.17 s at 1M intents; 0.13-0.14 s so)
     counts = dict.fromkeys(CATEGORIES, 0)
-    for category, n in engine.rows(
-        "SELECT category, count(*) FROM final_exceptions WHERE NOT decided GROUP BY 1"
-    ):
-        counts[category] = int(n)
     by_priority = {"P1": 0, "P2": 0, "P3": 0}
-    for priority, n in engine.rows(
-        "SELECT priority, count(*) FROM final_exceptions WHERE NOT decided GROUP BY 1"
+    states: dict[str, int] = {}
+    for category, priority, state, n in engine.rows(
+        "SELECT category, priority, state, count(*) FROM final_exceptions WHERE NOT decided "
+        "GROUP BY category, priority, state"
     ):
-        by_priority[priority] = int(n)
-    states = dict(
-        engine.rows("SELECT state, count(*) FROM final_exceptions WHERE NOT decided GROUP BY 1")
-    )
-    lines = scalar("SELECT count(*) FROM stg_statement_lines WHERE kind <> 'fee'")
-    # recon_matches is a view (ids joined for the run file): count its rows in int_matches
-    matches = "int_matches WHERE role IN ('payment', 'refund')"
-    matched = scalar(f"SELECT count(*) FROM {matches}")
-    open_breaks = scalar("SELECT count(*) FROM final_exceptions WHERE NOT decided")
+        counts[category] = counts.get(category, 0) + int(n)
+        by_priority[priority] = by_priority.get(priority, 0) + int(n)
+        states[state] = states.get(state, 0) + int(n)
+    open_breaks = sum(states.values())
+    lines = credit_cents = debit_cents = fees_cents = 0
+    for direction, is_fee, n, cents in engine.rows(
+        "SELECT direction, kind = 'fee', count(*), sum(amount_abs_cents) "
+        "FROM stg_statement_lines GROUP BY direction, kind = 'fee'"
+    ):
+        if is_fee is None:  # a line of no kind is neither a fee nor a counted line
+            continue
+        if is_fee:
+            fees_cents += int(cents or 0)
+            continue
+        lines += int(n)
+        if direction == "credit":
+            credit_cents += int(cents or 0)
+        elif direction == "debit":
+            debit_cents += int(cents or 0)
+    # recon_matches is a view (ids joined for the run file): its rows are int_matches'
     rules = dict.fromkeys(MATCH_RULES, 0)
-    for rule, n in engine.rows(f"SELECT rule, count(*) FROM {matches} GROUP BY 1"):
+    matched = matched_cents = 0
+    for rule, n, cents in engine.rows(
+        "SELECT rule, count(*), sum(actual_cents) FROM int_matches "
+        "WHERE role IN ('payment', 'refund') GROUP BY rule"
+    ):
         rules[rule] = int(n)
+        matched += int(n)
+        matched_cents += int(cents or 0)
+    book = {
+        direction: int(cents or 0)
+        for direction, cents in engine.rows(
+            "SELECT direction, sum(book_cents) FROM int_intent_book GROUP BY direction"
+        )
+    }
     totals = {
-        "statement_credit_cents": scalar(
-            "SELECT sum(amount_abs_cents) FROM stg_statement_lines "
-            "WHERE direction = 'credit' AND kind <> 'fee'"
-        ),
-        "statement_debit_cents": scalar(
-            "SELECT sum(amount_abs_cents) FROM stg_statement_lines "
-            "WHERE direction = 'debit' AND kind <> 'fee'"
-        ),
-        "fees_cents": scalar(
-            "SELECT sum(amount_abs_cents) FROM stg_statement_lines WHERE kind = 'fee'"
-        ),
-        "intents_credit_cents": scalar(
-            "SELECT sum(book_cents) FROM int_intent_book WHERE direction = 'credit'"
-        ),
-        "intents_debit_cents": scalar(
-            "SELECT sum(book_cents) FROM int_intent_book WHERE direction = 'debit'"
-        ),
-        "matched_cents": scalar(f"SELECT sum(actual_cents) FROM {matches}"),
+        "statement_credit_cents": credit_cents,
+        "statement_debit_cents": debit_cents,
+        "fees_cents": fees_cents,
+        "intents_credit_cents": book.get("credit", 0),
+        "intents_debit_cents": book.get("debit", 0),
+        "matched_cents": matched_cents,
         "unexplained_cents": scalar("SELECT sum(abs(unexplained_cents)) FROM recon_control_totals"),
     }
     control = tuple(

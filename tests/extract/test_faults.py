@@ -309,7 +309,7 @@ def test_a_walk_leaves_the_collector_as_it_found_it(
 
     async def watched(*args: Any, **kw: Any) -> SnapshotResult:
         during.append(gc.get_freeze_count())
-        if kw.get("max_passes") == 2:
+        if kw.get("max_passes") == 2:  # marks the run that fails
             raise RuntimeError("the walk failed")
         return await walk(*args, **kw)
 

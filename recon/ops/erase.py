@@ -28,6 +28,7 @@ import re
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -36,6 +37,7 @@ import pyarrow.parquet as pq
 from recon import pii
 from recon.config import DataDir
 from recon.errors import UsageError
+from recon.extract.snapshot import PART_OPTIONS, ROW_GROUP_ROWS
 from recon.storage import writer_lock
 
 __all__ = ["ERASED", "EraseResult", "erase_document"]
@@ -96,9 +98,10 @@ def _masks(digits: str) -> set[str]:
     return {pii.mask_document(formatted), pii.mask_document(digits)}
 
 
-def _rewrite(path: Path, table: pa.Table) -> None:
+def _rewrite(path: Path, table: pa.Table, **options: Any) -> None:
+    """Write `table` over `path` atomically (zstd, or the file kind's own `options`)."""
     tmp = path.with_name(f".tmp-{path.name}.erase")
-    pq.write_table(table, tmp, compression="zstd")
+    pq.write_table(table, tmp, **(options or {"compression": "zstd"}))
     os.replace(tmp, path)
 
 
@@ -157,7 +160,13 @@ def erase_document(data: DataDir | str | os.PathLike[str], document: str) -> Era
             if n:
                 texts |= _collect(table, rows, ("party_display_name", "pix_recipient_name"))
                 texts |= _collect(table, rows, ("destination_address", "pix_key_value"))
-                _rewrite(path, _blank(table, rows, _INTENT_FIELDS))
+                # as extract wrote it: its row groups and Parquet options
+                _rewrite(
+                    path,
+                    _blank(table, rows, _INTENT_FIELDS),
+                    row_group_size=ROW_GROUP_ROWS,
+                    **PART_OPTIONS,
+                )
                 result.intents += n
                 result.files_rewritten.append(str(path.relative_to(dd.root)))
         for path in sorted(dd.statements.rglob("*.parquet")):

@@ -73,11 +73,12 @@ ROW_GROUP_ROWS = 8_192
 # texts) get no dictionary: the writer would build one and then drop it (~10% of the write's
 # CPU, and the files come out smaller); nothing filters on the JSON texts, so they get no
 # min/max statistics either.
-_UNIQUE_PER_ROW = ("id", "metadata", "raw")
+_JSON_TEXTS = ("metadata", "raw")
+_UNIQUE_PER_ROW = ("id", *_JSON_TEXTS)
 PART_OPTIONS: dict[str, Any] = {
     "compression": "zstd",
     "use_dictionary": [n for n in INTENTS_SCHEMA.names if n not in _UNIQUE_PER_ROW],
-    "write_statistics": [n for n in INTENTS_SCHEMA.names if n not in ("metadata", "raw")],
+    "write_statistics": [n for n in INTENTS_SCHEMA.names if n not in _JSON_TEXTS],
 }
 INTENT_TYPES = ("all", "onramp", "offramp")
 

@@ -191,6 +191,30 @@ AWAITING_SCHEMA = pa.schema(
 )
 
 
+# What a run leaves for the next run's history checks (runs/<run_id>/history_state.parquet):
+# one row per intent seen in the snapshots it covers (their run ids: the file's metadata key
+# HISTORY_STATE_SNAPSHOTS), with the intent's last observation there and its latest step
+# backwards along its happy path (regressed_*: null when none). Not a contract file: a run
+# folder without it, or one that no longer fits the kept snapshots, only means the next run
+# reads every snapshot (recon.catalog).
+HISTORY_STATE_SCHEMA = pa.schema(
+    [
+        ("intent_id", pa.string()),
+        ("snapshot_run_id", pa.string()),  # the last observation's snapshot
+        ("intent_type", pa.string()),
+        ("status", pa.string()),
+        ("amount_cents", pa.int64()),
+        ("snapshot_at", TS),
+        ("regressed_from", pa.string()),
+        ("regressed_from_at", TS),
+        ("regressed_to", pa.string()),
+        ("regressed_at", TS),
+    ]
+)
+HISTORY_STATE_FILE = "history_state.parquet"
+HISTORY_STATE_SNAPSHOTS = b"recon.history_state.snapshots"
+
+
 @dataclass(frozen=True)
 class Category:
     name: str

@@ -14,6 +14,10 @@ A view file only selects from names: this module registers the *sources* it read
     source_run_exceptions         the latest run's exceptions.parquet, EXCEPTIONS_SCHEMA
     source_run_awaiting           the latest run's awaiting.parquet, AWAITING_SCHEMA
     source_lifecycle              the default lifecycle order (recon.schemas)
+    source_history_state          the latest run's history_state.parquet when it fits the
+                                  snapshots kept now (see `history_sources`), else empty
+    source_history_snapshot_files the parts of the snapshots that state does not cover (all
+                                  of them without one): what the history checks read
 
 A source with no file yet is a typed empty relation, so every view exists with its full
 column list on a fresh data directory.
@@ -56,6 +60,9 @@ from recon.schemas import (
     CANDIDATES_SCHEMA,
     EXCEPTIONS_SCHEMA,
     HISTORY_SCHEMA,
+    HISTORY_STATE_FILE,
+    HISTORY_STATE_SCHEMA,
+    HISTORY_STATE_SNAPSHOTS,
     INTENTS_SCHEMA,
     MATCHES_SCHEMA,
     STATEMENT_COVERAGE_SCHEMA,
@@ -473,6 +480,8 @@ def sources(data: DataDir) -> list[Source]:
         found = run is not None and (run / file).is_file()
         return Source(name, schema, (str(run / file),) if found and run else ())
 
+    state, unfolded = history_sources(run, snaps)
+
     return [
         Source(
             "source_snapshot_files", INTENTS_SCHEMA, tuple(str(f) for s in snaps for f in s.files)
@@ -490,7 +499,66 @@ def sources(data: DataDir) -> list[Source]:
         run_file("source_run_exceptions", "exceptions.parquet", EXCEPTIONS_SCHEMA),
         run_file("source_run_awaiting", "awaiting.parquet", AWAITING_SCHEMA),
         Source("source_lifecycle", LIFECYCLE_SCHEMA, rows=lifecycle_rows()),
+        Source("source_history_state", HISTORY_STATE_SCHEMA, state),
+        Source(
+            "source_history_snapshot_files",
+            INTENTS_SCHEMA,
+            tuple(str(f) for s in unfolded for f in s.files),
+        ),
     ]
+
+
+def history_sources(
+    run: Path | None, snaps: list[SnapshotInfo]
+) -> tuple[tuple[str, ...], list[SnapshotInfo]]:
+    """The history state file the history checks start from (none, or the latest run's
+    `history_state.parquet`) and the snapshots they still read.
+
+    A state covers a set of snapshots (listed in its metadata) and holds, per intent, its
+    last observation there and its latest step backwards. Folding later snapshots onto it
+    gives what reading every snapshot gives, when: every snapshot it covers is still kept;
+    every snapshot it does not cover was taken after all of those (by snapshot time, then
+    run id); and the latest full, consistent snapshot is one of the new ones. Otherwise (a
+    snapshot deleted or added in between, no new full snapshot, an unreadable or older
+    file) there is no state and every snapshot is read, as without one."""
+    file = run / HISTORY_STATE_FILE if run is not None else None
+    covered = state_snapshots(file) if file is not None else None
+    if file is None or not covered:
+        return (), snaps
+    kept = {s.run_id: s for s in snaps}
+    latest = next((s for s in reversed(snaps) if s.full and s.consistent), None)
+    if not covered <= kept.keys() or latest is None or latest.run_id in covered:
+        return (), snaps
+
+    def when(snap: SnapshotInfo) -> tuple[datetime, str] | None:
+        at = _instant((snap.manifest or {}).get("snapshot_at"))
+        return (at, snap.run_id) if at is not None else None
+
+    folded = [when(kept[r]) for r in covered]
+    unfolded = [s for s in snaps if s.run_id not in covered]
+    after = [when(s) for s in unfolded]
+    if None in folded or None in after or max(folded) >= min(after):  # type: ignore[type-var]
+        return (), snaps
+    return (str(file),), unfolded
+
+
+def state_snapshots(file: Path) -> set[str] | None:
+    """The run ids of the snapshots a history state file covers; None when there is no such
+    file, or it is unreadable or of another schema."""
+    import pyarrow.parquet as pq
+
+    if not file.is_file():
+        return None
+    try:
+        schema = pq.read_schema(file)
+        covered = json.loads((schema.metadata or {})[HISTORY_STATE_SNAPSHOTS])
+    except (OSError, ValueError, KeyError, pa.ArrowException):
+        return None
+    if not schema.equals(HISTORY_STATE_SCHEMA.with_metadata(schema.metadata)):
+        return None
+    if not isinstance(covered, list) or not all(isinstance(r, str) for r in covered):
+        return None
+    return set(covered)
 
 
 def _remote_sources(data: DataDir) -> list[Source]:
@@ -529,6 +597,12 @@ def _remote_sources(data: DataDir) -> list[Source]:
         run_source("source_run_exceptions", "exceptions", EXCEPTIONS_SCHEMA),
         run_source("source_run_awaiting", "awaiting", AWAITING_SCHEMA),
         Source("source_lifecycle", LIFECYCLE_SCHEMA, rows=lifecycle_rows()),
+        # no history state on object storage: the history checks read every snapshot
+        Source("source_history_state", HISTORY_STATE_SCHEMA),
+        files_source(
+            "source_history_snapshot_files", lake.SNAPSHOTS, (f for s in snaps for f in s.files),
+            INTENTS_SCHEMA,
+        ),
     ]  # fmt: skip
 
 

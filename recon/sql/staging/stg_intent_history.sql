@@ -1,13 +1,16 @@
 -- materialized: view
--- stg_intent_history: one row per intent x committed snapshot, for the history checks
--- (status_regression, intent_vanished). is_latest flags the snapshot the `intents` view
--- shows (the latest full and consistent one). A view, not a table: with a month of daily
--- snapshots it has tens of millions of rows, and the history checks read only the rows
--- of intents seen more than once (none when there is a single snapshot).
+-- stg_intent_history: one row per intent x committed snapshot that the history checks
+-- (status_regression, intent_vanished) have not folded yet: every snapshot, or only those
+-- after the ones the previous run's history state covers (source_history_snapshot_files,
+-- chosen by recon.catalog; stg_history_state holds what the state says of the others).
+-- is_latest flags the snapshot the `intents` view shows (the latest full and consistent
+-- one). A view, not a table: with a month of daily snapshots and no state it has tens of
+-- millions of rows, and the history checks read only the rows of intents seen at more than
+-- one place (none when there is a single snapshot).
 with
 
 source as (
-    select * from intent_snapshots
+    select * from source_history_snapshot_files
 ),
 
 renamed as (

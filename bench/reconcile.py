@@ -247,6 +247,7 @@ def generate(root: Path, n: int, snapshots: int = 1) -> dict[str, Any]:
         used = {k: v for k, v in params.items() if f"${k}" in statement}
         con.execute(statement, used or None)
     con.execute(f"COPY gen_intents TO '{snap / 'part-00000.parquet'}' (FORMAT parquet)")
+    _write_manifest(snap, AS_OF, RUN_ID)
     for days in range(1, snapshots):
         at = AS_OF - timedelta(days=days)
         run_id = at.strftime("%Y%m%dT%H%M%S%fZ") + "-bench"
@@ -264,6 +265,7 @@ def generate(root: Path, n: int, snapshots: int = 1) -> dict[str, Any]:
             ) TO '{earlier / "part-00000.parquet"}' (FORMAT parquet)""",
             {"at": at, "run_id": run_id},
         )
+        _write_manifest(earlier, at, run_id)
     con.execute(f"COPY gen_lines TO '{stmt / 'bench.parquet'}' (FORMAT parquet)")
     # the statements cover the whole period (else every money-side break would wait for one)
     covered = root / "statements" / "coverage"
@@ -280,6 +282,73 @@ def generate(root: Path, n: int, snapshots: int = 1) -> dict[str, Any]:
     lines = con.execute("SELECT count(*) FROM gen_lines").fetchall()[0][0]
     con.close()
     return {"intents": n, "lines": int(lines), "seconds": time.perf_counter() - started}
+
+
+def _write_manifest(folder: Path, at: datetime, run_id: str) -> None:
+    """The `_manifest.json` a daily extract leaves beside its part: a full, consistent walk
+    taken at `at` (the history checks order snapshots by it)."""
+    import pyarrow.parquet as pq
+
+    rows = pq.ParquetFile(folder / "part-00000.parquet").metadata.num_rows
+    manifest = {
+        "run_id": run_id,
+        "snapshot_at": at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+        "snapshot_time_source": "server",
+        "consistent": True,
+        "kind": "full",
+        "filters": {"intent_type": "all", "status": "all"},
+        "rows": rows,
+        "unique_ids": rows,
+        "files": ["part-00000.parquet"],
+    }
+    (folder / "_manifest.json").write_text(json.dumps(manifest, indent=2))
+
+
+def record_manifests(root: Path) -> None:
+    """A manifest for each snapshot a bench of an earlier version wrote without one."""
+    import pyarrow.parquet as pq
+
+    for folder in sorted(root.glob("snapshots/*/run_id=*")):
+        if not (folder / "_manifest.json").is_file():
+            first = pq.read_table(folder / "part-00000.parquet", columns=["snapshot_at"])
+            at = first.column(0)[0].as_py()
+            _write_manifest(folder, at, folder.name.removeprefix("run_id="))
+
+
+def next_day(root: Path, args: argparse.Namespace) -> None:
+    """With daily snapshots: the job's next morning. A run over the S snapshots leaves its
+    history state; then one more snapshot (the latest again, a day later), and a run that
+    folds it onto that state, against a run that reads all S + 1. The added snapshot is
+    removed after, so the data directory is as generated."""
+    at = AS_OF + timedelta(days=1)
+    run_id = at.strftime("%Y%m%dT%H%M%S%fZ") + "-bench-next"
+    folder = root / "snapshots" / f"snapshot_date={at:%Y-%m-%d}" / f"run_id={run_id}"
+    shutil.rmtree(root / "runs", ignore_errors=True)
+    spawn("duckdb", root, args)  # the day before, which leaves the state
+    try:
+        import duckdb
+
+        folder.mkdir(parents=True)
+        with duckdb.connect() as con:
+            con.execute("SET TimeZone = 'UTC'")
+            con.execute(
+                f"""COPY (SELECT * REPLACE (CAST($at AS TIMESTAMPTZ) AS snapshot_at,
+                    $run_id AS run_id) FROM read_parquet('{latest_snapshot(root)}'))
+                TO '{folder / "part-00000.parquet"}' (FORMAT parquet)""",
+                {"at": at, "run_id": run_id},
+            )
+        _write_manifest(folder, at, run_id)
+        folded = spawn("duckdb", root, args)
+        shutil.rmtree(root / "runs", ignore_errors=True)
+        full = spawn("duckdb", root, args)
+    finally:
+        shutil.rmtree(folder.parent, ignore_errors=True)
+        shutil.rmtree(root / "runs", ignore_errors=True)
+    print(
+        f"next day (snapshot {args.snapshots + 1}): recon {folded['seconds']:.2f} s from the "
+        f"history state the run before left, {full['seconds']:.2f} s reading all "
+        f"{args.snapshots + 1} snapshots; same breaks: {folded['counts'] == full['counts']}"
+    )
 
 
 def latest_snapshot(root: Path) -> str:
@@ -1088,6 +1157,7 @@ def main() -> None:
         if not (root / "statements").is_dir():
             _report_generation(generate(root, args.rows, args.snapshots))
         record_coverage(root)
+        record_manifests(root)
         _compare(root, args)
         return
     with tempfile.TemporaryDirectory(prefix="recon-bench-") as tmp:
@@ -1172,6 +1242,8 @@ def _compare(root: Path, args: argparse.Namespace) -> None:
     floor = results["floor"]["seconds"]
     parts.append(f"floor {floor:.2f} s ({a / floor:.1f})")
     history = f", {args.snapshots} snapshots" if args.snapshots > 1 else ""
+    if args.snapshots > 1:
+        next_day(root, args)
     print(f"reconcile {args.rows}×{duck['lines']}{history}: " + ", ".join(parts))
 
 

@@ -10,6 +10,7 @@ these tests fail, they never skip.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from tests.reconcile.helpers import sandbox_job
 
 pytestmark = pytest.mark.slow
 
+DAY, HOUR = timedelta(days=1), timedelta(hours=1)
 RUN_FILES = ("exceptions.parquet", "matches.parquet", "awaiting.parquet", "candidates.parquet")
 # what differs between two runs of the same inputs by construction: the run's own id, and
 # what a break's first sighting and state say about the runs before it
@@ -132,3 +134,41 @@ def test_accuracy_worlds_run_the_same_on_spark(seed: int, profile: str, tmp_path
     _sandbox, first = sandbox_job(seed, tmp_path, **world)
     duck, spark = _both(first.path.parent.parent)
     assert_same_run(duck, spark)
+
+
+def test_spark_folds_the_history_state_as_duckdb_does(tmp_path: Path) -> None:
+    """Spark reads the history state a DuckDB run left (it writes none itself): its history
+    breaks equal those of DuckDB reading every snapshot."""
+    import shutil
+
+    from recon import catalog
+    from recon.config import DataDir
+    from tests.reconcile.world import T0, World, intent
+
+    def offramp(n: int, status: str) -> dict[str, Any]:
+        return intent(n, amount=1_000 + n, type="offramp", status=status, destination="x@y.z")
+
+    world = World(DataDir(tmp_path / "data").ensure())
+    days = [("created", "created"), ("paying_out", "created"), ("burning", None)]
+    for k, (one, two) in enumerate([*days, ("completed", None)]):
+        world.snapshot([offramp(1, one), *([offramp(2, two)] if two else [])], T0 + k * DAY)
+        if k < len(days):
+            reconcile(world.data, as_of=T0 + k * DAY + HOUR, strict=False, flows=False)
+    snaps = catalog.list_snapshots(world.data)
+    assert catalog.history_sources(catalog.latest_run(world.data), snaps)[0]  # folded
+    spark = reconcile(world.data, as_of=T0 + 3 * DAY + HOUR, engine="spark", strict=False)
+    fresh = DataDir(tmp_path / "fresh").ensure()
+    shutil.copytree(world.data.snapshots, fresh.snapshots, dirs_exist_ok=True)
+    duck = reconcile(fresh, as_of=T0 + 3 * DAY + HOUR, strict=False)
+
+    def history(result: RunResult) -> list[tuple[str, str, str]]:
+        rows = pq.read_table(Path(result.path) / "exceptions.parquet").to_pylist()
+        return sorted(
+            (r["category"], r["intent_id"], r["reason"])
+            for r in rows
+            if r["category"] in ("status_regression", "intent_vanished")
+        )
+
+    assert history(spark) == history(duck)
+    assert {c for c, _i, _r in history(duck)} == {"status_regression", "intent_vanished"}
+    assert not (Path(spark.path) / "history_state.parquet").exists()

@@ -534,11 +534,11 @@ def history_sources(
         at = _instant((snap.manifest or {}).get("snapshot_at"))
         return (at, snap.run_id) if at is not None else None
 
-    folded = [when(kept[r]) for r in covered]
-    unfolded = [s for s in snaps if s.run_id not in covered]
-    after = [when(s) for s in unfolded]
-    if None in folded or None in after or max(folded) >= min(after):  # type: ignore[type-var]
-        return (), snaps
+    unfolded = [s for s in snaps if s.run_id not in covered]  # the latest among them
+    folded = [w for r in covered if (w := when(kept[r])) is not None]
+    after = [w for s in unfolded if (w := when(s)) is not None]
+    if len(folded) < len(covered) or len(after) < len(unfolded) or max(folded) >= min(after):
+        return (), snaps  # a snapshot without its time, or one older than the state
     return (str(file),), unfolded
 
 

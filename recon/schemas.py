@@ -6,6 +6,7 @@ same columns and types whether a table holds a million rows or none.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -213,6 +214,9 @@ HISTORY_STATE_SCHEMA = pa.schema(
 )
 HISTORY_STATE_FILE = "history_state.parquet"
 HISTORY_STATE_SNAPSHOTS = b"recon.history_state.snapshots"
+# the ranks its steps backwards were judged by (history_state_ranks): a state made under
+# other ranks (another version's lifecycle) is not folded onto
+HISTORY_STATE_RANKS = b"recon.history_state.ranks"
 
 
 @dataclass(frozen=True)
@@ -348,3 +352,13 @@ def status_vocabulary() -> list[tuple[str, str, int | None, str, bool, bool]]:
             )
         rows += [(intent_type, status, None, "exit", True, False) for status in TERMINAL_EXITS]
     return rows
+
+
+def history_state_ranks() -> str:
+    """The place the history checks give each status along its happy path (every terminal
+    status after every stage, as int_history_regressions ranks them), as JSON text."""
+    ranks = sorted(
+        (intent_type, status, 100 if terminal else (rank or 0))
+        for intent_type, status, rank, _kind, terminal, _moved in status_vocabulary()
+    )
+    return json.dumps(ranks)

@@ -61,6 +61,7 @@ from recon.schemas import (
     EXCEPTIONS_SCHEMA,
     HISTORY_SCHEMA,
     HISTORY_STATE_FILE,
+    HISTORY_STATE_RANKS,
     HISTORY_STATE_SCHEMA,
     HISTORY_STATE_SNAPSHOTS,
     INTENTS_SCHEMA,
@@ -544,14 +545,19 @@ def history_sources(
 
 def state_snapshots(file: Path) -> set[str] | None:
     """The run ids of the snapshots a history state file covers; None when there is no such
-    file, or it is unreadable or of another schema."""
+    file, or it is unreadable, of another schema, or made under other status ranks."""
     import pyarrow.parquet as pq
+
+    from recon.schemas import history_state_ranks
 
     if not file.is_file():
         return None
     try:
         schema = pq.read_schema(file)
-        covered = json.loads((schema.metadata or {})[HISTORY_STATE_SNAPSHOTS])
+        metadata = schema.metadata or {}
+        covered = json.loads(metadata[HISTORY_STATE_SNAPSHOTS])
+        if metadata[HISTORY_STATE_RANKS].decode() != history_state_ranks():
+            return None
     except (OSError, ValueError, KeyError, pa.ArrowException):
         return None
     if not schema.equals(HISTORY_STATE_SCHEMA.with_metadata(schema.metadata)):

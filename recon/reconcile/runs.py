@@ -55,9 +55,11 @@ from recon.schemas import (
     EXCEPTIONS_SCHEMA,
     HISTORY_SCHEMA,
     HISTORY_STATE_FILE,
+    HISTORY_STATE_RANKS,
     HISTORY_STATE_SCHEMA,
     HISTORY_STATE_SNAPSHOTS,
     MATCHES_SCHEMA,
+    history_state_ranks,
 )
 from recon.storage import atomic_dir, write_json, writer_lock
 
@@ -649,7 +651,9 @@ def _write_history_state(engine: Engine, dd: DataDir, previous: Path | None, pat
     if before is not None and catalog.state_snapshots(before) == set(kept):
         shutil.copyfile(before, path)  # a run again over the same snapshots: the same state
         return
-    schema = HISTORY_STATE_SCHEMA.with_metadata({HISTORY_STATE_SNAPSHOTS: json.dumps(kept)})
+    schema = HISTORY_STATE_SCHEMA.with_metadata(
+        {HISTORY_STATE_SNAPSHOTS: json.dumps(kept), HISTORY_STATE_RANKS: history_state_ranks()}
+    )
     _copy(engine, _HISTORY_STATE_SQL, {}, path, schema)
 
 

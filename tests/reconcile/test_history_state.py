@@ -18,7 +18,12 @@ from hypothesis import strategies as st
 
 from recon import catalog
 from recon.config import DataDir
-from recon.schemas import HISTORY_STATE_FILE, HISTORY_STATE_SNAPSHOTS, status_vocabulary
+from recon.schemas import (
+    HISTORY_STATE_FILE,
+    HISTORY_STATE_RANKS,
+    HISTORY_STATE_SNAPSHOTS,
+    status_vocabulary,
+)
 
 from .helpers import exception_rows, run
 from .world import T0, World, intent
@@ -162,3 +167,19 @@ def test_a_run_again_over_the_same_snapshots_keeps_the_same_state(world):
     again = run(world, as_of=T0 + 2 * DAY + timedelta(hours=2))
     assert _history(again) == _history(first)
     assert _state_of(again).read_bytes() == _state_of(first).read_bytes()
+
+
+def test_a_state_made_under_other_ranks_is_ignored(world, tmp_path):
+    """A state whose steps backwards were judged by another lifecycle (another version's
+    status ranks) is not folded onto: every snapshot is read."""
+    for k, status in enumerate(["paying_out", "completed", "paying_out"]):
+        world.snapshot([_offramp(1, status)], T0 + k * DAY)
+        result = run(world, as_of=T0 + k * DAY + timedelta(hours=1))
+    state = pq.read_table(_state_of(result))
+    other = dict(state.schema.metadata)
+    other[HISTORY_STATE_RANKS] = json.dumps([["offramp", "paying_out", 1]]).encode()
+    pq.write_table(state.replace_schema_metadata(other), _state_of(result))
+    world.snapshot([_offramp(1, "completed")], T0 + 3 * DAY)
+    assert not _folded(world)
+    pq.write_table(state, _state_of(result))  # as the run left it: folded
+    assert _folded(world)

@@ -47,8 +47,10 @@ The floor is DuckDB reading every column of the run's inputs once and writing fi
 size of the outputs that run wrote, nothing else: how far a run is from pure I/O.
 
 With --snapshots S, the S - 1 days before the matched snapshot are written too, one
-snapshot a day (see generate()): recon's history checks read them all, the peers match the
-latest snapshot only, and the floor reads every snapshot.
+snapshot a day with its manifest (see generate()): recon's history checks read them all, the
+peers match the latest snapshot only, and the floor reads every snapshot. Then the next
+morning (next_day): one more snapshot, recon folding it onto the history state the run
+before left, and recon reading all S + 1 (the line `next day (snapshot S+1): ...`).
 
 The last line is for scripts:
     reconcile N×M: recon A s (RSS R MB), polars B s (ratio B/A), pandas C s (ratio C/A), floor F s (A/F)
@@ -342,7 +344,9 @@ def next_day(root: Path, args: argparse.Namespace) -> None:
         shutil.rmtree(root / "runs", ignore_errors=True)
         full = spawn("duckdb", root, args)
     finally:
-        shutil.rmtree(folder.parent, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
+        if folder.parent.is_dir() and not any(folder.parent.iterdir()):
+            folder.parent.rmdir()
         shutil.rmtree(root / "runs", ignore_errors=True)
     print(
         f"next day (snapshot {args.snapshots + 1}): recon {folded['seconds']:.2f} s from the "

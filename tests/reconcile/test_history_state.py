@@ -68,12 +68,12 @@ _days = st.lists(
         lambda statuses: any(s is not None for s in statuses)  # a snapshot lists something
     ),
     min_size=4,
-    max_size=6,
+    max_size=5,
 )
 
 
 @settings(
-    max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(days=_days, drop=st.one_of(st.none(), st.integers(0, 2)))
 def test_folding_onto_the_state_gives_what_every_snapshot_gives(tmp_path_factory, days, drop):

@@ -214,8 +214,8 @@ HISTORY_STATE_SCHEMA = pa.schema(
 )
 HISTORY_STATE_FILE = "history_state.parquet"
 HISTORY_STATE_SNAPSHOTS = b"recon.history_state.snapshots"
-# the ranks its steps backwards were judged by (history_state_ranks): a state made under
-# other ranks (another version's lifecycle) is not folded onto
+# the status vocabulary its steps backwards were judged by (history_state_ranks): a state
+# made under another (another version's lifecycle) is not folded onto
 HISTORY_STATE_RANKS = b"recon.history_state.ranks"
 
 
@@ -355,10 +355,7 @@ def status_vocabulary() -> list[tuple[str, str, int | None, str, bool, bool]]:
 
 
 def history_state_ranks() -> str:
-    """The place the history checks give each status along its happy path (every terminal
-    status after every stage, as int_history_regressions ranks them), as JSON text."""
-    ranks = sorted(
-        (intent_type, status, 100 if terminal else (rank or 0))
-        for intent_type, status, rank, _kind, terminal, _moved in status_vocabulary()
-    )
-    return json.dumps(ranks)
+    """The status vocabulary the history checks rank statuses by (int_history_regressions
+    derives each status's place from it), as JSON text: a history state records it, and one
+    made under another vocabulary is not folded onto."""
+    return json.dumps(status_vocabulary())

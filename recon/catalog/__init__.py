@@ -69,6 +69,7 @@ from recon.schemas import (
     STATEMENT_COVERAGE_SCHEMA,
     STATEMENT_LINES_SCHEMA,
     STATEMENT_QUARANTINE_SCHEMA,
+    history_state_ranks,
 )
 
 if TYPE_CHECKING:  # pandas loads only where a DataFrame is asked for (it costs ~50 MB)
@@ -547,8 +548,6 @@ def state_snapshots(file: Path) -> set[str] | None:
     """The run ids of the snapshots a history state file covers; None when there is no such
     file, or it is unreadable, of another schema, or made under other status ranks."""
     import pyarrow.parquet as pq
-
-    from recon.schemas import history_state_ranks
 
     if not file.is_file():
         return None

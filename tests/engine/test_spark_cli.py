@@ -3,6 +3,7 @@ Java or pyspark is told."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,8 @@ import pytest
 from recon import catalog
 from recon.cli import main
 from recon.errors import ConfigError
-from recon.reconcile import ReconcileSettings
+from recon.reconcile import ReconcileSettings, load_run
+from tests.engine.test_spark_parity import assert_same_run
 from tests.reconcile.helpers import sandbox_job
 
 KEYS = {
@@ -43,6 +45,13 @@ def test_reconcile_engine_spark_gives_the_same_views(tmp_path: Path, capsys) -> 
     spark_views = _views(data)
     assert len(duckdb_views["recon_exceptions"]) >= 15  # the world plants 17 breaks
     assert spark_views == duckdb_views
+    # and every file the two runs published, row for row (this world is the parity suite's
+    # seed 2: one Spark run checks the command line and the engine both)
+    written = re.findall(r"^run written to (.+)$", out, re.MULTILINE)
+    assert len(written) == 2, out
+    duck_run, spark_run = (load_run(path) for path in written)
+    assert spark_run.summary.to_json()["settings"]["engine"] == "spark"
+    assert_same_run(duck_run, spark_run)
 
 
 def test_an_unknown_engine_is_a_usage_error(data_dir, capsys) -> None:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+import shutil
 import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
@@ -66,9 +67,17 @@ def build_world(data: DataDir) -> ReviewWorld:
     )  # fmt: skip
 
 
+@pytest.fixture(scope="session")
+def _rworld_template(tmp_path_factory: pytest.TempPathFactory) -> ReviewWorld:
+    """The world reconciled once per test process: each test gets a copy (a data dir holds
+    no absolute path, so a copy is the same world)."""
+    return build_world(DataDir(tmp_path_factory.mktemp("review-template") / "data").ensure())
+
+
 @pytest.fixture
-def rworld(data_dir: DataDir) -> ReviewWorld:
-    return build_world(data_dir)
+def rworld(data_dir: DataDir, _rworld_template: ReviewWorld) -> ReviewWorld:
+    shutil.copytree(_rworld_template.data.root, data_dir.root, dirs_exist_ok=True)
+    return replace(_rworld_template, data=data_dir)
 
 
 def add_users(data: DataDir) -> None:

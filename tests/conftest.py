@@ -18,3 +18,10 @@ os.environ.setdefault("RECON_PII_KEY", "recon-tests-pii-key")
 def data_dir(tmp_path: Path) -> DataDir:
     """A fresh, empty data directory with its sub-folders."""
     return DataDir(tmp_path / "data").ensure()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The `slow` tests first (Spark runs of a minute or more, the S3 jobs, the notebooks):
+    with `-n 2`, short tests then fill the other worker's time around them, instead of one
+    worker running the last long test alone at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 
 import duckdb
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -72,6 +73,7 @@ def _connection(rows: list[tuple], same_second: bool) -> duckdb.DuckDBPyConnecti
     return con
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(rows=st.lists(observation, min_size=1, max_size=25), same_second=st.booleans())
 def test_view_equals_reference(rows: list[tuple], same_second: bool) -> None:

@@ -55,6 +55,7 @@ VIEWS = (
 )
 
 
+@pytest.mark.slow
 def test_the_job_on_s3_gives_the_views_of_the_same_job_on_a_local_dir(
     s3: S3, sandbox: dict[str, Any], tmp_path: Path
 ) -> None:
@@ -182,6 +183,7 @@ def test_two_machines_extracting_at_once_both_commit(
     assert counts["n"].tolist() == [s.manifest["rows"] for s in snaps if s.manifest]
 
 
+@pytest.mark.slow
 def test_a_run_whose_summary_commit_fails_is_not_visible(
     s3: S3, sandbox: dict[str, Any], tmp_path: Path
 ) -> None:
@@ -234,6 +236,7 @@ def test_an_extract_whose_commit_fails_leaves_nothing_visible(
     assert not [p for p in data.snapshots.iterdir()]  # no work folder left on the local side
 
 
+@pytest.mark.slow
 def test_daily_on_s3_extracts_imports_reconciles_and_reports(
     s3: S3, sandbox: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -277,6 +280,7 @@ def test_daily_on_s3_extracts_imports_reconciles_and_reports(
     assert states <= {"persisting"}
 
 
+@pytest.mark.slow
 def test_migrate_copies_a_local_data_dir_and_runs_again_copy_nothing(
     s3: S3, sandbox: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -296,6 +297,7 @@ _OFFRAMP_RANK = {
 }
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None)
 @given(
     histories=st.lists(

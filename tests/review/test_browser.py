@@ -16,6 +16,7 @@ import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
 from recon.reconcile import audit
@@ -44,6 +45,7 @@ def _shoot(page: Page, name: str) -> None:
     page.set_viewport_size({"width": 1400, "height": 900})
 
 
+@pytest.mark.slow
 def test_review_in_a_real_browser(rworld: ReviewWorld) -> None:
     assert shutil.which(CHROMIUM) or Path(CHROMIUM).is_file(), (
         f"{CHROMIUM} is missing: `make test` installs Debian's chromium "

@@ -65,6 +65,13 @@ def console() -> Any:
     return console if console.is_terminal else Console(highlight=False, width=120)
 
 
+def print_line(out: Any, text: str) -> None:
+    """`text` on one line as written: not wrapped at the console's width (a path in a job's
+    log stays whole, for a person to copy and a script to read) nor read as markup (a file
+    name may hold brackets)."""
+    out.print(text, soft_wrap=True, markup=False)
+
+
 def add_engine_argument(p: argparse.ArgumentParser) -> None:
     """`--engine duckdb|spark` (default: recon.toml's [engine] kind, else duckdb)."""
     p.add_argument(

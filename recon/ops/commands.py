@@ -12,6 +12,7 @@ from recon.clitools import (
     console,
     parse_date,
     positive_int,
+    print_line,
     print_verdict,
     with_progress,
 )
@@ -47,8 +48,8 @@ def run_daily_command(args: argparse.Namespace) -> int:
     out.print(run_table(result.run_dir, title=f"daily {result.date} ({what} run {result.run_id})"))
     out.print(run_line(result.run_dir))
     if result.imported:
-        out.print(f"imported from the inbox: {', '.join(result.imported)}")
-    out.print(f"report: {result.report}")
+        print_line(out, f"imported from the inbox: {', '.join(result.imported)}")
+    print_line(out, f"report: {result.report}")
     print_verdict(result.exit_code, result.reasons)
     return result.exit_code
 
@@ -79,9 +80,9 @@ def run_erase_command(args: argparse.Namespace) -> int:
     out = console()
     out.print(result.summary())
     for name in result.files_rewritten:
-        out.print(f"  rewritten: {name}")
+        print_line(out, f"  rewritten: {name}")
     for name in result.files_deleted:
-        out.print(f"  deleted: {name}")
+        print_line(out, f"  deleted: {name}")
     return 0
 
 

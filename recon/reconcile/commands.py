@@ -16,6 +16,7 @@ from recon.clitools import (
     console,
     data_dir,
     parse_timestamp,
+    print_line,
     print_verdict,
     progress,
 )
@@ -38,7 +39,7 @@ def run_reconcile(args: argparse.Namespace) -> int:
     out = console()
     out.print(run_table(Path(result.path), title=f"run {result.run_id}"))
     out.print(run_line(Path(result.path)))
-    out.print(f"run written to {result.path}")
+    print_line(out, f"run written to {result.path}")
     print_verdict(verdict.exit_code, verdict.reasons)
     return verdict.exit_code
 

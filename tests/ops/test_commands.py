@@ -244,3 +244,19 @@ def test_reconcile_bad_config_exits_2(
     cfg.write_text(text)
     assert main(["reconcile", "--data", str(data_dir.root), "--config", str(cfg)]) == 2
     assert message in error_line(capsys.readouterr().err)
+
+
+def test_paths_in_a_log_are_whole_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Out of a terminal (a job's log, a pipe) the console is 120 columns wide, but a path
+    is printed whole on its line: a script reads `run written to …` and `report: …`, and a
+    long data dir's path must not be split over two lines."""
+    root = tmp_path.joinpath(*["a-folder-deep-in-a-shared-drive"] * 5, "data")
+    data = DataDir(root).ensure()
+    assert len(str(root)) > 130
+    use_fake_steps(monkeypatch, FakeSteps())
+    assert main(["daily", "--data", str(root), "--date", "2026-11-19", "--quiet"]) == 0
+    report = [line for line in capsys.readouterr().out.splitlines() if line.startswith("report:")]
+    assert len(report) == 1, report
+    assert report[0].startswith(f"report: {data.reports}/") and report[0].endswith(".html")

@@ -85,7 +85,7 @@ def test_cli_reconcile_resolve_report_on_the_real_engine(
     p1 = [r for r in rows if r["priority"] == "P1"]
     assert p1, "the world of seed 3 plants P1 breaks"
     assert code == 1
-    assert "category" in out.out and f"run written to {run}" in out.out.replace("\n", "")
+    assert "category" in out.out and f"run written to {run}\n" in out.out
     assert "open breaks" in out.out and "checks passed" in out.out
     assert "open P1 break(s)" in out.err
 

@@ -34,6 +34,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from recon.clitools import print_line
 from recon.config import DataDir
 from recon.errors import ApiError, UsageError
 from recon.pii import redact_file
@@ -407,10 +408,11 @@ def print_demo(result: DemoResult, console: Any) -> None:
         console.print(f"missed (expected, not found): {key}")
     for key in result.unexpected[:10]:
         console.print(f"unexpected (found, not expected): {key}")
-    console.print(f"report: {result.report}")
-    console.print(f"data: {result.data_dir}")
+    print_line(console, f"report: {result.report}")
+    print_line(console, f"data: {result.data_dir}")
     if (result.data_dir / "snapshots").is_dir():
-        console.print(
+        print_line(
+            console,
             'next: recon sql "select category, count(*) from recon_exceptions group by 1" '
-            f"--data {result.data_dir}"
+            f"--data {result.data_dir}",
         )

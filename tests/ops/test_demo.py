@@ -79,7 +79,8 @@ def test_demo_end_to_end_on_a_tiny_world(
     assert "precision" in out and "recall" in out
     root = tmp_path / "demo-3"
     reports = list((root / "reports").glob("*/report.html"))
-    assert len(reports) == 1 and f"report: {reports[0]}" in out.replace("\n", "")
+    assert len(reports) == 1 and f"report: {reports[0]}\n" in out  # a whole line
+    assert f"data: {root}\n" in out
     html = reports[0].read_text(encoding="utf-8")
     assert html.count("data:image/png;base64,") >= 4
     assert (reports[0].parent / "breaks.csv").is_file()

@@ -5,7 +5,7 @@ command for a concern lives beside the code that does it; this module only assem
 and turns every way a command can end into one exit code (`recon.errors.exit_code_for`):
 0 ok, 1 finished but found breaks above the threshold, 2 usage or input error, 3 upstream/API
 failure after retries, 70 anything unexpected (its traceback is written to a log file and
-stderr gets one line saying where), 130 interrupted.
+stderr gets one line saying where), 130 interrupted, 141 the output's reader went away.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import argparse
 import importlib
 import logging
 import os
+import select
 import sys
 import tempfile
 import traceback
@@ -21,7 +22,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from recon.errors import EXIT_USAGE, ReconError, exit_code_for, redact
+from recon.errors import EXIT_PIPE, EXIT_USAGE, ReconError, exit_code_for, redact
 from recon.pii import PersonalDataFilter, redact_text
 
 COMMAND_MODULES = (
@@ -103,18 +104,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt as exc:
         print("recon: interrupted", file=sys.stderr)
         return exit_code_for(exc)
+    except BrokenPipeError as exc:
+        if not _stdout_gone():  # a socket, not our output: unexpected, as below
+            return _crashed(exc)
+        # `recon … | head`: the reader has what it wanted; stop quietly, as Unix tools do,
+        # and let nothing try to flush into the closed pipe on the way out
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_PIPE
     except Exception as exc:  # anything else is unexpected: a bug, memory, disk
-        where = log_crash(exc)
-        kind = type(exc).__name__
-        print(
-            f"recon: error: unexpected {kind}: {_one_line(_redacted(str(exc)))[:300]}"
-            f" (exit 70; traceback in {where or 'no writable place: see above'})",
-            file=sys.stderr,
-        )
-        if not where:
-            traceback.print_exception(exc, file=sys.stderr)
-        return exit_code_for(exc)
+        return _crashed(exc)
     return int(code or 0)
+
+
+def _stdout_gone() -> bool:
+    """Whether standard output is a pipe whose reading end was closed."""
+    try:
+        poll = select.poll()
+        poll.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poll.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll(), no file descriptor
+        return False
+
+
+def _crashed(exc: Exception) -> int:
+    """Anything unexpected: the traceback to a log file, one line to stderr, exit 70."""
+    where = log_crash(exc)
+    kind = type(exc).__name__
+    print(
+        f"recon: error: unexpected {kind}: {_one_line(_redacted(str(exc)))[:300]}"
+        f" (exit 70; traceback in {where or 'no writable place: see above'})",
+        file=sys.stderr,
+    )
+    if not where:
+        traceback.print_exception(exc, file=sys.stderr)
+    return exit_code_for(exc)
 
 
 def _one_line(text: str) -> str:

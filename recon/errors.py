@@ -38,6 +38,8 @@ Exit codes, defined here and nowhere else (`exit_code_for` maps any exception):
     70  EXIT_SOFTWARE    anything unexpected: a bug, out of memory, disk full (sysexits'
                          EX_SOFTWARE); the traceback goes to a log file, one line to stderr
     130 EXIT_INTERRUPTED interrupted (Ctrl-C)
+    141 EXIT_PIPE        whoever read the output stopped reading (`recon … | head`): quiet,
+                         as a Unix tool ended by SIGPIPE (128 + 13)
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ __all__ = [
     "EXIT_BREAKS",
     "EXIT_INTERRUPTED",
     "EXIT_OK",
+    "EXIT_PIPE",
     "EXIT_SOFTWARE",
     "EXIT_UPSTREAM",
     "EXIT_USAGE",
@@ -82,7 +85,7 @@ __all__ = [
 ]
 
 EXIT_OK, EXIT_BREAKS, EXIT_USAGE, EXIT_UPSTREAM = 0, 1, 2, 3
-EXIT_SOFTWARE, EXIT_INTERRUPTED = 70, 130
+EXIT_SOFTWARE, EXIT_INTERRUPTED, EXIT_PIPE = 70, 130, 141
 
 REDACTED = "***"
 

@@ -119,3 +119,36 @@ def test_recon_error_is_one_line_with_its_code(
     assert _run_raising(monkeypatch, errors.ApiConnectionError("down\nfor good")) == 3
     assert capsys.readouterr().err == "recon: error: down for good\n"
     assert _run_raising(monkeypatch, errors.NotebookError("cell 3 failed")) == 2
+
+
+def test_output_closed_by_its_reader_ends_quietly(tmp_path: Path) -> None:
+    """`recon … | head`: the reader closes the pipe; recon stops with 141 (as a Unix tool
+    ended by SIGPIPE), no error line and no crash log (it was exit 70 with a traceback)."""
+    import subprocess
+    import sys
+
+    fixture = Path(__file__).parents[1] / "statements" / "fixtures" / "statement.ofx"
+    data = tmp_path / "data"
+    data.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "recon", "statements", "inspect", str(fixture), "--lines", "5"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**__import__("os").environ, "RECON_DATA": str(data)},
+    )
+    assert proc.stdout is not None
+    proc.stdout.close()  # before recon has printed anything: its first write breaks the pipe
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == errors.EXIT_PIPE == 141, err
+    assert err == b""
+    assert not list((data / "logs").glob("recon-crash-*.log")) if (data / "logs").exists() else True
+
+
+def test_a_broken_socket_is_still_unexpected(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only our own output going away is quiet: a BrokenPipeError from anything else (a
+    connection) is a crash like any other (stdout here is pytest's capture, still open)."""
+    monkeypatch.setenv("RECON_DATA", str(tmp_path))
+    assert _run_raising(monkeypatch, BrokenPipeError(errno.EPIPE, "Broken pipe")) == 70
+    assert capsys.readouterr().err.startswith("recon: error: unexpected BrokenPipeError")

@@ -137,9 +137,17 @@ def _mask_digits(text: str, keep: Container[int]) -> str:
     return "".join(out)
 
 
+# The characters banks mask a document's digits with (BACEN writes '*'; Nubank '•')
+_MASKED_DOCUMENT = re.compile(r"[0-9./\s-]*[*•●·xX][0-9*•●·xX./\s-]*")
+_MASK_CHAR = re.compile(r"[•●·xX]")
+
+
 def mask_document(text: str) -> str:
     """A CPF or CNPJ (bare or formatted) masked as BACEN shows it; length kept. One that is
-    masked already is kept as it is (its visible digits are what rules compare)."""
+    masked already is kept (its visible digits are what rules compare), each mask character
+    written as '*' (Nubank's `•••.123.456-••` is `***.123.456-**`)."""
+    if _MASKED_DOCUMENT.fullmatch(text):
+        return _MASK_CHAR.sub("*", text)
     if "*" in text:
         return text
     n = len(_digits(text))
@@ -236,11 +244,25 @@ _STAMP = re.compile(
 )
 
 
+def bare_document(digits: str) -> str | None:
+    """A run of 11 or 14 bare digits that is a document: a CPF or a CNPJ (check digits
+    right; a yyyyMMddHHmmss time stamp that happens to pass the CNPJ check is not one), or
+    Banco do Brasil's 14-digit form of a CPF (000 and the CPF): the CPF or CNPJ, else None."""
+    if len(digits) == 11:
+        return digits if _cpf_ok(digits) else None
+    if len(digits) != 14 or _STAMP.fullmatch(digits):
+        return None
+    if _cnpj_ok(digits):
+        return digits
+    return digits[3:] if digits.startswith("000") and _cpf_ok(digits[3:]) else None
+
+
 def _bare(m: re.Match[str]) -> str:
     d = m.group(0)
-    if (len(d) == 11 and _cpf_ok(d)) or (len(d) == 14 and _cnpj_ok(d) and not _STAMP.fullmatch(d)):
-        return mask_document(d)
-    return d
+    document = bare_document(d)
+    if document is None:
+        return d
+    return d[: len(d) - len(document)] + mask_document(document)
 
 
 def redact_text(text: str) -> str:

@@ -28,6 +28,7 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
+from recon.pii import bare_document, mask_document
 from recon.statements.lines import E2E_RE, pix_ids
 
 __all__ = ["Described", "describe", "direction_from_text"]
@@ -73,7 +74,9 @@ _LEADS = re.compile(
     r"|pagamento\s+com\s+c[óo]digo\s+qr\s+pix"
     r"|transfer[êe]ncia\s+pix\s+(?:recebida|enviada)"
     r"|pix\s+(?:recebido|enviado|recebida|enviada)(?:\s+(?:de|para|devolvido))?"
+    r"|pix\s*-\s*recebimento(?:\s+devolvido)?"
     r"|pix\s*-\s*(?:recebido|enviado)"
+    r"|qr\s*code\s+pix\s+(?:recebido|enviado)"
     r"|pix\s+(?:transf|qrs|qrd|trans)\b"
     r"|transfe\s+pix"
     r"|(?:recebimento|envio|pagamento)\s+(?:de\s+)?pix"
@@ -94,11 +97,39 @@ def _is_lead_only(part: str) -> bool:
 
 def _masked(document: str) -> str:
     """A full CPF masked the way BACEN shows one (``***.456.789-**``): a person's document
-    is personal data and never stored whole; masked CPFs and CNPJs (companies) as written."""
+    is personal data and never stored whole; a masked one with its mask characters written
+    as '*' (Nubank's bullets), so that every reader stores one form; a CNPJ (a company's)
+    as written."""
     digits = "".join(c for c in document if c.isdigit())
     if len(digits) == 11 and len(digits) == sum(c.isalnum() for c in document):
         return f"***.{digits[3:6]}.{digits[6:9]}-**"
-    return document
+    return mask_document(document) if _MASK_ONLY.search(document) else document
+
+
+_MASK_ONLY = re.compile(r"[*•●·xX]")
+# a run of digits alone between blanks: in a name it is a document, an account or an id
+_DIGITS_TOKEN = re.compile(r"(?<!\S)[0-9]+(?!\S)")
+
+
+def _name_and_document(name: str | None, document: str | None) -> tuple[str | None, str | None]:
+    """A bare CPF or CNPJ written into the name (a MEI's registered name carries its owner's
+    CPF; Banco do Brasil writes ``000`` + CPF before the payer's name) becomes the document
+    when the text gave none, and leaves the name; so do runs of 4+ digits at either end of
+    it (an agency and account: Inter's ``00019 253084687 NAME``). Shorter numbers are part
+    of a name ("99 TAXIS")."""
+    if not name:
+        return name, document
+    for token in _DIGITS_TOKEN.findall(name):
+        found = bare_document(token) if len(token) in (11, 14) else None
+        if found is not None:
+            document = document or found
+            name = name.replace(token, " ")
+    words = name.split()
+    while words and words[0].isdigit() and len(words[0]) >= 4:
+        words.pop(0)
+    while words and words[-1].isdigit() and len(words[-1]) >= 4:
+        words.pop()
+    return _tidy(" ".join(words)), document
 
 
 def _document(text: str) -> str | None:
@@ -193,6 +224,7 @@ def describe(text: str | None, direction: str | None = None) -> Described:
     name = _tidy(name)
     if name and document:
         name = _tidy(name.replace(document, " "))
+    name, document = _name_and_document(name, document)
     return Described(
         name=name,
         document=_masked(document) if document else None,

@@ -209,9 +209,11 @@ def _one_time(text: str | None, index: int, bad: list[tuple[int, str]]) -> str |
 
 def personal_columns(arrays: Mapping[str, Any]) -> dict[str, pa.Array]:
     """The parsed documents and PIX keys as recon stores them (recon.pii): masked, with the
-    HMAC of each full value beside it; descriptions with any document or phone masked."""
+    HMAC of each full value beside it; descriptions and counterparty names with any document
+    or phone masked (a bank may write the payer's CPF into the name field)."""
     docs, keys = arrays["counterparty_document"], arrays["counterparty_key"]
     return {
+        "counterparty_name": pii.map_unique(arrays["counterparty_name"], pii.redact_text),
         "counterparty_document": pii.map_unique(docs, pii.mask_document),
         "counterparty_document_hash": pii.map_unique(docs, pii.document_digest),
         "counterparty_key": pii.map_unique(keys, pii.mask_key),

@@ -128,6 +128,10 @@ def test_masks_keep_what_the_rules_compare() -> None:
     assert pii.mask_document("123.456.789-09") == "***.456.789-**"
     assert pii.mask_document("12345678909") == "***456789**"
     assert pii.mask_document("11.222.333/0001-81") == "**.222.333/0001-**"
+    # masked already (Nubank writes bullets): kept, every mask character written as '*'
+    assert pii.mask_document("•••.876.933-••") == "***.876.933-**"
+    assert pii.mask_document("***.876.933-**") == "***.876.933-**"
+    assert pii.mask_document("XXX.876.933-XX") == "***.876.933-**"
     assert pii.mask_key("+55 11 98765-4321") == "+55 11 *****-4321"
     assert pii.mask_key("ana.souza@example.com") == "ana.souza@example.com"
     assert pii.key_digest("+55 11 98765-4321") == pii.key_digest("(11) 98765-4321")
@@ -135,6 +139,11 @@ def test_masks_keep_what_the_rules_compare() -> None:
     assert pii.key_digest("***.961.068-**") is None
     assert pii.redact_text("OFX <DTPOSTED>20261018130953 CPF 73996106815") == (
         "OFX <DTPOSTED>20261018130953 CPF ***961068**"
+    )
+    # Banco do Brasil's 14-digit form of a CPF (000 and the CPF) is a CPF
+    assert (
+        pii.redact_text("Pix - Recebido 00073996106815 JOAO")
+        == "Pix - Recebido 000***961068** JOAO"
     )
 
 

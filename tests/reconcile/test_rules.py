@@ -9,6 +9,7 @@ from datetime import timedelta
 import pyarrow.parquet as pq
 import pytest
 
+from recon import testing
 from recon.reconcile import ReconcileSettings
 
 from .helpers import breaks, exception_rows, matches, run
@@ -185,6 +186,18 @@ def test_a_name_never_confirms_what_the_document_contradicts(world):
     world.snapshot([intent(1, name="João Pedro da Silva", doc="***.456.789-**")], AS_OF)
     world.statement([line(1, amount=10_000, name="JOAO P SILVA", doc="***.999.789-**")])
     assert matches(run(world)) == set()
+
+
+@pytest.mark.parametrize("stored", ["as imported now", "as an older recon stored it"])
+def test_a_document_masked_with_bullets_agrees_with_stars(world, monkeypatch, stored):
+    """Nubank masks a payer's CPF with bullets (•••.456.789-••), the API with stars: the same
+    visible digits agree, whether the line was stored with its bullets turned into stars (an
+    import today) or as written (data imported before)."""
+    if stored == "as an older recon stored it":
+        monkeypatch.setattr(testing, "personal_columns", lambda arrays: {})
+    world.snapshot([intent(1, name="ANA SOUZA", doc="***.456.789-**")], AS_OF)
+    world.statement([line(1, amount=10_000, name="ANA SOUZA", doc="•••.456.789-••")])
+    assert matches(run(world)) == {(uid(1), e2e(1), "attributes")}
 
 
 def test_compatible_names_still_need_a_unique_candidate(world):

@@ -19,7 +19,7 @@ TABLE = [
         "(0260) Agência: 1 Conta: 1234567-8",
         "credit",
         "MARIA DA SILVA",
-        "•••.123.456-••",
+        "***.123.456-**",  # Nubank's bullets written as BACEN's stars: one mask character
         "NU PAGAMENTOS - IP (0260)",
     ),
     (
@@ -64,6 +64,65 @@ TABLE = [
     ("Mercado Pago", "Pagamento com Código QR Pix Jorge Luis", "debit", "Jorge Luis", None, None),
     ("PagBank", "Pix recebido - Juliano Pereira", "credit", "Juliano Pereira", None, None),
     ("Caixa", "CRED PIX", "credit", None, None, None),
+    # Banco do Brasil writes the payer's CPF as 14 digits, 000 and the CPF, before the name
+    (
+        "Banco do Brasil",
+        "Pix - Recebido - 01/12 00:06 00052998224725 JOAO VITOR",
+        "credit",
+        "JOAO VITOR",
+        "***.982.247-**",
+        None,
+    ),
+    (
+        "Banco do Brasil",
+        "Pix - Recebido - 30/12 10:24 11222333000181 M C EMPREEN",
+        "credit",
+        "M C EMPREEN",
+        "11222333000181",
+        None,
+    ),
+    (
+        "Banco do Brasil",
+        "Pix-Recebimento devolvido - 30/06 13:35 CINTIA ANDRADE CORREIA",
+        "credit",
+        "CINTIA ANDRADE CORREIA",
+        None,
+        None,
+    ),
+    # a MEI's registered name carries its owner's CPF; the CNPJ after it is the company's
+    (
+        "Nubank",
+        "Transferência enviada pelo Pix - CLAUDIA PEREIRA 52998224725 - 11.222.333/0001-81 - "
+        "PAGSEGURO INTERNET IP S.A. (0290) Agência: 1 Conta: 1234567-8",
+        "debit",
+        "CLAUDIA PEREIRA",
+        "11.222.333/0001-81",
+        "PAGSEGURO INTERNET IP S.A. (0290)",
+    ),
+    (
+        "Inter",
+        'Pix enviado: "Cp :16501555-BRUNO DE ASSIS 52998224725"',
+        "debit",
+        "BRUNO DE ASSIS",
+        "***.982.247-**",
+        "16501555",
+    ),
+    (
+        "Inter",
+        'Pix recebido: "00019 253084687 ADELINO SILVA"',
+        "credit",
+        "ADELINO SILVA",
+        None,
+        None,
+    ),
+    (
+        "PagBank",
+        "QR Code Pix enviado - Comercial De Doces Tiete",
+        "debit",
+        "Comercial De Doces Tiete",
+        None,
+        None,
+    ),
     ("sandbox", f"PIX RECEBIDO {E2E} MARIA SILVA", "credit", "MARIA SILVA", None, None),
 ]
 
@@ -91,6 +150,22 @@ def test_a_full_cpf_is_never_kept_whole() -> None:
     assert (said.document, said.name) == ("***.456.789-**", "MARIA")
     company = describe("PIX ENVIADO - LOJA - 12.345.678/0001-90", "debit")
     assert company.document == "12.345.678/0001-90"  # a CNPJ names a company, not a person
+
+
+def test_digits_that_are_not_a_document_stay_out_of_it() -> None:
+    # 11 digits failing the CPF check are not a CPF (an account, an id): not a document
+    said = describe("PIX RECEBIDO - MARIA SILVA 12345678900", "credit")
+    assert said.document is None
+    # a short number is part of a name ("99 TAXIS"), a long bare number is not
+    assert describe("Pix enviado - 99 TAXIS", "debit").name == "99 TAXIS"
+    # a time stamp that passes the CNPJ check is still a time stamp
+    assert describe("Pix recebido 20261018130953 LOJA", "credit").document is None
+
+
+def test_every_mask_character_is_written_as_a_star() -> None:
+    for written in ("•••.123.456-••", "●●●.123.456-●●", "xxx.123.456-xx", "***.123.456-**"):
+        text = f"Transferência recebida pelo Pix - ANA - {written} - NU PAGAMENTOS (0260)"
+        assert describe(text, "credit").document == "***.123.456-**", written
 
 
 def test_direction_word_never_contradicts_the_sign() -> None:

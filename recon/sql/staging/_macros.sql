@@ -68,9 +68,10 @@ CREATE OR REPLACE TEMP MACRO names_agree(ta, tb) AS
                 CASE WHEN array_length(ta) <= array_length(tb) THEN tb[2:-2] ELSE ta[2:-2] END,
                 lambda y: name_tokens_agree(x, y))) > 0)) IS NOT false;
 
--- A document (CPF/CNPJ, possibly masked) reduced to its digits and mask stars.
+-- A document (CPF/CNPJ, possibly masked) reduced to its digits and mask stars; other mask
+-- characters (Nubank's bullets, as lines imported before were stored) count as stars.
 CREATE OR REPLACE TEMP MACRO norm_doc(s) AS
-    nullif(regexp_replace(s, '[^0-9*]', '', 'g'), '');
+    nullif(regexp_replace(regexp_replace(s, '[•●·xX]', '*', 'g'), '[^0-9*]', '', 'g'), '');
 
 -- Masked documents are compatible when either is unknown, or they have the same length and
 -- agree on every position where both show a digit ('***456789**' vs '12345678901').

@@ -135,6 +135,9 @@ class ParseResult:
     checks: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     coverage: list[Coverage] | None = None
+    # What the lines' first-to-last-day period (coverage None) lists: "all", or "received"
+    # for a source that lists credits only (an Open Finance page asked for CREDITO).
+    lines_scope: str = "all"
     info: dict[str, Any] = field(default_factory=dict)  # how the file was read (inspect)
 
     def to_table(self) -> pa.Table:

@@ -17,7 +17,7 @@ from recon.statements.lines import days_coverage
 from recon.statements.openfinance import parse_documents, parse_file
 from recon.statements.sniff import sniff_format
 
-from .conftest import FIXTURES, by_e2e
+from .conftest import FIXTURES, by_e2e, view_rows
 
 PAGE: dict[str, Any] = json.loads((FIXTURES / "open_finance_page.json").read_text())
 E1 = "E18236120202611011000s0123456789"
@@ -120,3 +120,104 @@ def test_not_a_page(tmp_path: Path, data_dir: DataDir) -> None:
     path.write_text(json.dumps({"data": {"creditDebitType": "CREDITO"}}))
     with pytest.raises(StatementError, match="not an Open Finance"):
         import_statements([path], data_dir, format="open-finance")
+
+
+# ---------------------------------------------------------------- what a request covers
+# A covered period with no line in it means "nothing moved": a page covers only what its
+# request (links.self) listed, and nothing when its lines contradict that request.
+
+SELF = "https://api.banco.com.br/open-banking/accounts/v2/accounts/acc-1/transactions"
+
+
+def _page(query: str, *items: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "data": list(items),
+        "links": {"self": f"{SELF}?{query}"},
+        "meta": {"totalRecords": len(items), "totalPages": 1},
+    }
+
+
+def _credit(**extra: Any) -> dict[str, Any]:
+    return {**PAGE["data"][0], **extra}
+
+
+def _debit(**extra: Any) -> dict[str, Any]:
+    return {**PAGE["data"][1], **extra}
+
+
+def test_credits_only_request_covers_the_credit_side(tmp_path: Path, data_dir: DataDir) -> None:
+    page = _page(
+        "fromBookingDate=2026-11-01&toBookingDate=2026-11-03&creditDebitIndicator=CREDITO",
+        _credit(),
+    )
+    (period,) = parse_documents([page], "p.json").coverage
+    assert period.scope == "received"  # the engine's scope that covers credits only
+    assert period.basis.endswith("creditDebitIndicator=CREDITO")
+    path = tmp_path / "credits.json"
+    path.write_text(json.dumps(page))
+    import_statements([path], data_dir)
+    (row,) = view_rows(data_dir, "statement_coverage")
+    assert row["scope"] == "received"
+
+
+def test_credits_only_request_without_dates_covers_the_lines_days_for_credits(
+    tmp_path: Path,
+) -> None:
+    from recon.statements.inspect import inspect_statements
+
+    path = tmp_path / "credits.json"
+    path.write_text(json.dumps(_page("creditDebitIndicator=CREDITO", _credit())))
+    (report,), errors = inspect_statements([path], tmp_path / "data")
+    assert errors == []
+    assert [(p["first"], p["last"], p["scope"]) for p in report["periods"]] == [
+        ("2026-11-01", "2026-11-01", "received")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("query", "why"),
+    [
+        ("creditDebitIndicator=DEBITO", "debits only"),
+        ("creditDebitIndicator=AMBOS", "not CREDITO or DEBITO"),
+        ("type=PIX", "query parameters recon does not know (type)"),
+    ],
+)
+def test_a_request_that_narrows_the_listing_otherwise_covers_nothing(
+    tmp_path: Path, data_dir: DataDir, query: str, why: str
+) -> None:
+    page = _page(f"fromBookingDate=2026-11-01&toBookingDate=2026-11-01&{query}", _debit())
+    result = parse_documents([page], "p.json")
+    assert result.coverage == []
+    assert len(result.all_rows()) == 1  # its lines are read all the same
+    assert any(why in w and "no statement period" in w for w in result.warnings)
+    path = tmp_path / "debits.json"
+    path.write_text(json.dumps(page))
+    report = import_statements([path], data_dir)
+    assert report.imported == 1 and view_rows(data_dir, "statement_coverage") == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "fromBookingDate=2025-11-01&toBookingDate=2025-11-03",  # the lines are a year later
+        "toBookingDate=2025-11-03",
+        "fromBookingDate=2026-11-02",
+    ],
+)
+def test_lines_outside_the_requested_period_cover_nothing(query: str) -> None:
+    result = parse_documents([_page(query, _credit(), _debit())], "p.json")
+    assert result.coverage == []
+    assert len(result.all_rows()) == 2
+    (warning,) = result.warnings
+    assert "lines booked 2026-11-01..2026-11-01 fall outside the requested" in warning
+
+
+def test_a_debit_in_a_credits_only_page_covers_nothing() -> None:
+    page = _page("creditDebitIndicator=CREDITO", _credit(), _debit())
+    result = parse_documents([page], "p.json")
+    assert result.coverage == [] and any("a debit line" in w for w in result.warnings)
+
+
+def test_lines_inside_a_one_sided_request_keep_the_lines_days() -> None:
+    result = parse_documents([_page("fromBookingDate=2026-10-01", _credit())], "p.json")
+    assert result.coverage is None and result.lines_scope == "all" and result.warnings == []

@@ -57,6 +57,7 @@ from recon.statements.lines import (
     days_coverage,
     iso_to_us,
     json_documents,
+    json_shape,
 )
 
 CARRIED_OUT = "TRANSACAO_EFETIVADA"
@@ -74,7 +75,7 @@ def _pages(docs: list[Any], source: str) -> list[dict[str, Any]]:
         if not isinstance(doc, dict) or not isinstance(doc.get("data"), list):
             raise StatementError(
                 f"{source}: not an Open Finance transactions page (expected an object with "
-                "a 'data' list)"
+                f"a 'data' list; seen: {json_shape(doc)})"
             )
         pages.append(doc)
     return pages

@@ -51,6 +51,7 @@ from recon.statements.lines import (
     clean,
     iso_to_us,
     json_documents,
+    json_shape,
     vclean,
 )
 
@@ -71,7 +72,8 @@ def _items(docs: Iterable[Any], source: str) -> Iterator[Any]:
             yield doc  # a bare pix item (one per NDJSON line)
         else:
             raise StatementError(
-                f"{source}: not an API Pix body (expected an object with a 'pix' list)"
+                f"{source}: not an API Pix body (expected an object with a 'pix' list, or PIX "
+                f"items with an 'endToEndId'; seen: {json_shape(doc)})"
             )
 
 

@@ -67,6 +67,7 @@ PIX_TYPES = frozenset({"PIX"})
 _ACCOUNT = re.compile(r"/accounts/([^/?#]+)/transactions")
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _PLAIN = re.compile(r"([0-9]{1,16})\.([0-9]{2})(?:00)?")
+_FRACTION = re.compile(r"[0-9]{1,16}\.[0-9]{2}([0-9]+)")  # digits past the cents
 
 
 def _pages(docs: list[Any], source: str) -> list[dict[str, Any]]:
@@ -92,29 +93,43 @@ def _text(item: dict[str, Any], key: str, *, required: bool = False) -> str | No
     return value
 
 
-def _cents(item: dict[str, Any]) -> int:
+def _cents(number: int, item: dict[str, Any]) -> int:
     amount = item.get("transactionAmount")
     if amount is not None:
         if not isinstance(amount, dict):
             raise LineError("transactionAmount", "must be an object {amount, currency}")
-        value, currency, field = amount.get("amount"), amount.get("currency"), "transactionAmount"
-    else:
-        value, currency, field = item.get("amount"), item.get("transactionCurrency"), "amount"
+        value, currency = amount.get("amount"), amount.get("currency")
+        where, currency_field = "transactionAmount.amount", "transactionAmount.currency"
+    else:  # v1
+        value, currency = item.get("amount"), item.get("transactionCurrency")
+        where, currency_field = "amount", "transactionCurrency"
     if isinstance(value, (Decimal, int)) and not isinstance(value, bool):
         value = format(Decimal(value), "f")
     if not isinstance(value, str):
-        raise LineError(f"{field}.amount" if amount is not None else field, "missing")
+        raise LineError(where, "missing")
     if currency is not None and currency != "BRL":
-        raise LineError(f"{field}.currency", f"{str(currency)[:10]!r}, not BRL")
+        raise LineError(currency_field, f"{str(currency)[:10]!r}, not BRL")
     plain = _PLAIN.fullmatch(value)
     if plain is not None:  # "110.0000", the API's own form: exact integer arithmetic
         return int(plain.group(1)) * 100 + int(plain.group(2))
+    fraction = _FRACTION.fullmatch(value.strip())
+    if fraction is not None and fraction.group(1).strip("0"):
+        # The API allows 4 decimals; the official mock data fills them ('9848.2852'). Money
+        # moves in whole cents (a PIX cannot carry part of one), and recon never rounds.
+        tx_id = item.get("transactionId")
+        named = f" (transactionId {str(tx_id)[:40]!r})" if tx_id else ""
+        raise LineError(
+            where,
+            f"item {number}{named}: {value[:40]!r} has a fraction of a cent "
+            f"({len(fraction.group(1))} decimals past the cents); money moves in whole cents "
+            "and recon never rounds, so the amount is refused rather than rounded",
+        )
     try:
         cents = parse_cents(value.strip(), decimal_mark=".")
     except AmountError as exc:
-        raise LineError(f"{field}.amount", str(exc)) from exc
+        raise LineError(where, str(exc)) from exc
     if cents < 0:
-        raise LineError(f"{field}.amount", f"amounts are unsigned, got {value[:40]!r}")
+        raise LineError(where, f"amounts are unsigned, got {value[:40]!r}")
     return cents
 
 
@@ -157,7 +172,7 @@ def _row(number: int, item: Any) -> tuple[Any, ...]:
     if side not in ("CREDITO", "DEBITO"):
         raise LineError("creditDebitType", f"must be CREDITO or DEBITO, got {str(side)[:20]!r}")
     direction = "credit" if side == "CREDITO" else "debit"
-    cents = _cents(item)
+    cents = _cents(number, item)
     booked = _booked(item)
     tx_id = clean(_text(item, "transactionId"))
     name = clean(_text(item, "transactionName"))

@@ -221,3 +221,62 @@ def test_a_debit_in_a_credits_only_page_covers_nothing() -> None:
 def test_lines_inside_a_one_sided_request_keep_the_lines_days() -> None:
     result = parse_documents([_page("fromBookingDate=2026-10-01", _credit())], "p.json")
     assert result.coverage is None and result.lines_scope == "all" and result.warnings == []
+
+
+# ---------------------------------------------------------------- fractions of a cent
+# The API allows 4 decimals and the official mock data fills them ('9848.2852'). Money moves
+# in whole cents and recon never rounds: such an amount is refused, by name.
+
+
+def test_an_amount_with_a_fraction_of_a_cent_is_refused_by_name(
+    tmp_path: Path, data_dir: DataDir
+) -> None:
+    page = copy.deepcopy(PAGE)
+    page["data"][1]["transactionAmount"]["amount"] = "9848.2852"
+    path = tmp_path / "page.json"
+    path.write_text(json.dumps(page))
+    with pytest.raises(StatementParseError) as err:
+        import_statements([path], data_dir)
+    assert (err.value.file, err.value.line, err.value.field) == (
+        str(path),
+        2,
+        "transactionAmount.amount",
+    )
+    message = str(err.value)
+    assert "item 2 (transactionId 'TRF20261101000002')" in message
+    assert "'9848.2852' has a fraction of a cent" in message
+    assert "never rounds" in message and "\n" not in message
+    report = import_statements([path], data_dir, quarantine=True)
+    assert (report.imported, report.quarantined) == (1, 1)
+
+
+@pytest.mark.parametrize("amount", ["10.0050", "10.001", "10.10000001"])
+def test_every_fraction_of_a_cent_is_named_so(amount: str) -> None:
+    page = copy.deepcopy(PAGE)
+    page["data"][0]["transactionAmount"]["amount"] = amount
+    (bad,) = parse_documents([page], "p.json").bad
+    assert bad.field == "transactionAmount.amount" and "fraction of a cent" in bad.reason
+
+
+def test_a_v1_number_with_a_fraction_of_a_cent_names_its_own_field() -> None:
+    from decimal import Decimal
+
+    item = {
+        "transactionId": "X1",
+        "completedAuthorisedPaymentType": "TRANSACAO_EFETIVADA",
+        "creditDebitType": "DEBITO",
+        "type": "TED",
+        "amount": Decimal("9848.2852"),
+        "transactionCurrency": "BRL",
+        "transactionDate": "2026-11-03",
+    }
+    (bad,) = parse_documents([{"data": [item]}], "p.json").bad
+    assert bad.field == "amount" and "'9848.2852' has a fraction of a cent" in bad.reason
+    (bad,) = parse_documents([{"data": [{**item, "transactionCurrency": "USD"}]}], "p").bad
+    assert bad.field == "transactionCurrency"
+
+
+def test_trailing_zeros_past_the_cents_are_read() -> None:
+    page = copy.deepcopy(PAGE)
+    page["data"][0]["transactionAmount"]["amount"] = "110.000000"
+    assert parse_documents([page], "p.json").all_rows()[0][2] == 11000

@@ -525,8 +525,8 @@ def file_coverage(
 ) -> list[Coverage]:
     """The periods one file covers: a declared `period` (whole business days) wins; else
     what the file states (parsed.coverage); else, when it states nothing (None), the first
-    to the last business day of its lines (a CSV); a file with no lines and no period of
-    its own covers nothing."""
+    to the last business day of its lines (a CSV), for what the lines list
+    (parsed.lines_scope); a file with no lines and no period of its own covers nothing."""
     if period is not None:
         return [days_coverage(period[0], period[1], "declared")]
     if parsed.coverage is not None:
@@ -535,7 +535,7 @@ def file_coverage(
     if table.num_rows == 0 or booked.null_count == table.num_rows:
         return []
     low, high = (v.as_py().astimezone(BUSINESS_TZ).date() for v in (pc.min(booked), pc.max(booked)))
-    return [days_coverage(low, high, "lines first/last day")]
+    return [days_coverage(low, high, "lines first/last day")._replace(scope=parsed.lines_scope)]
 
 
 def _coverage_table(
@@ -577,7 +577,7 @@ def describe(period: Coverage) -> str:
         (EPOCH + timedelta(microseconds=us)).astimezone(BUSINESS_TZ).strftime("%Y-%m-%d %H:%M")
         for us in (period.start_us, period.end_us)
     )
-    scope = "" if period.scope == "all" else f", {period.scope} PIX only"
+    scope = "" if period.scope == "all" else ", credits only"  # scope "received"
     return f"{start} .. {end} {BUSINESS_TZ} ({period.basis}{scope})"
 
 

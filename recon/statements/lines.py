@@ -135,6 +135,9 @@ class ParseResult:
     checks: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     coverage: list[Coverage] | None = None
+    # What the lines' first-to-last-day period (coverage None) lists: "all", or "received"
+    # for a source that lists credits only (an Open Finance page asked for CREDITO).
+    lines_scope: str = "all"
     info: dict[str, Any] = field(default_factory=dict)  # how the file was read (inspect)
 
     def to_table(self) -> pa.Table:
@@ -351,6 +354,36 @@ def load_json(text: str, source: str) -> Any:
         raise StatementError(f"{source}: unreadable JSON: {exc}") from exc
     except RecursionError as exc:
         raise StatementError(f"{source}: JSON nested too deep") from exc
+
+
+def json_shape(doc: Any) -> str:
+    """What a decoded JSON document is, in a few words for an error: "an object with keys
+    'mensagens', 'resultado'", "a list of 3 objects (keys 'a', 'b')", "a string"."""
+    if isinstance(doc, dict):
+        keys = [repr(str(k)[:30]) for k in list(doc)[:8]]
+        more = ", ..." if len(doc) > 8 else ""
+        return f"an object with keys {', '.join(keys)}{more}" if keys else "an empty object"
+    if isinstance(doc, list):
+        if not doc:
+            return "an empty list"
+        first = doc[0]
+        inner = f" ({json_shape(first)})" if isinstance(first, dict) else ""
+        return f"a list of {len(doc)}, the first {_kind(first)}{inner}"
+    return _kind(doc)
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return "a number"
 
 
 def json_documents(text: str, source: str) -> list[Any]:

@@ -24,7 +24,10 @@ A page is `{"data": [...], "links": {"self", "first", "prev", "next", "last"},
   the description.
 
 Coverage: the `fromBookingDate`/`toBookingDate` of the request (from `links.self`), for the
-accountId in its path; without them, the first and last booking days read.
+accountId in its path; without them, the first and last booking days read. Only for what
+the request listed: `creditDebitIndicator=CREDITO` covers credits only (scope "received"),
+`DEBITO` or a query parameter recon does not know covers nothing, and so does a page whose
+lines contradict its request (booked outside its period); each with a warning.
 If a file holds every page of one request (pages 1..totalPages), its items must add up to
 `meta.totalRecords`.
 `source_line` is the item's position in the file (1-based, over all pages).
@@ -34,7 +37,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -45,6 +48,7 @@ from recon.money import AmountError, parse_cents
 from recon.statements.lines import (
     BUSINESS_TZ,
     E2E_FULL,
+    EPOCH,
     Bad,
     LineError,
     ParseResult,
@@ -53,6 +57,7 @@ from recon.statements.lines import (
     days_coverage,
     iso_to_us,
     json_documents,
+    json_shape,
 )
 
 CARRIED_OUT = "TRANSACAO_EFETIVADA"
@@ -62,6 +67,7 @@ PIX_TYPES = frozenset({"PIX"})
 _ACCOUNT = re.compile(r"/accounts/([^/?#]+)/transactions")
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _PLAIN = re.compile(r"([0-9]{1,16})\.([0-9]{2})(?:00)?")
+_FRACTION = re.compile(r"[0-9]{1,16}\.[0-9]{2}([0-9]+)")  # digits past the cents
 
 
 def _pages(docs: list[Any], source: str) -> list[dict[str, Any]]:
@@ -70,7 +76,7 @@ def _pages(docs: list[Any], source: str) -> list[dict[str, Any]]:
         if not isinstance(doc, dict) or not isinstance(doc.get("data"), list):
             raise StatementError(
                 f"{source}: not an Open Finance transactions page (expected an object with "
-                "a 'data' list)"
+                f"a 'data' list; seen: {json_shape(doc)})"
             )
         pages.append(doc)
     return pages
@@ -87,29 +93,43 @@ def _text(item: dict[str, Any], key: str, *, required: bool = False) -> str | No
     return value
 
 
-def _cents(item: dict[str, Any]) -> int:
+def _cents(number: int, item: dict[str, Any]) -> int:
     amount = item.get("transactionAmount")
     if amount is not None:
         if not isinstance(amount, dict):
             raise LineError("transactionAmount", "must be an object {amount, currency}")
-        value, currency, field = amount.get("amount"), amount.get("currency"), "transactionAmount"
-    else:
-        value, currency, field = item.get("amount"), item.get("transactionCurrency"), "amount"
+        value, currency = amount.get("amount"), amount.get("currency")
+        where, currency_field = "transactionAmount.amount", "transactionAmount.currency"
+    else:  # v1
+        value, currency = item.get("amount"), item.get("transactionCurrency")
+        where, currency_field = "amount", "transactionCurrency"
     if isinstance(value, (Decimal, int)) and not isinstance(value, bool):
         value = format(Decimal(value), "f")
     if not isinstance(value, str):
-        raise LineError(f"{field}.amount" if amount is not None else field, "missing")
+        raise LineError(where, "missing")
     if currency is not None and currency != "BRL":
-        raise LineError(f"{field}.currency", f"{str(currency)[:10]!r}, not BRL")
+        raise LineError(currency_field, f"{str(currency)[:10]!r}, not BRL")
     plain = _PLAIN.fullmatch(value)
     if plain is not None:  # "110.0000", the API's own form: exact integer arithmetic
         return int(plain.group(1)) * 100 + int(plain.group(2))
+    fraction = _FRACTION.fullmatch(value.strip())
+    if fraction is not None and fraction.group(1).strip("0"):
+        # The API allows 4 decimals; the official mock data fills them ('9848.2852'). Money
+        # moves in whole cents (a PIX cannot carry part of one), and recon never rounds.
+        tx_id = item.get("transactionId")
+        named = f" (transactionId {str(tx_id)[:40]!r})" if tx_id else ""
+        raise LineError(
+            where,
+            f"item {number}{named}: {value[:40]!r} has a fraction of a cent "
+            f"({len(fraction.group(1))} decimals past the cents); money moves in whole cents "
+            "and recon never rounds, so the amount is refused rather than rounded",
+        )
     try:
         cents = parse_cents(value.strip(), decimal_mark=".")
     except AmountError as exc:
-        raise LineError(f"{field}.amount", str(exc)) from exc
+        raise LineError(where, str(exc)) from exc
     if cents < 0:
-        raise LineError(f"{field}.amount", f"amounts are unsigned, got {value[:40]!r}")
+        raise LineError(where, f"amounts are unsigned, got {value[:40]!r}")
     return cents
 
 
@@ -152,7 +172,7 @@ def _row(number: int, item: Any) -> tuple[Any, ...]:
     if side not in ("CREDITO", "DEBITO"):
         raise LineError("creditDebitType", f"must be CREDITO or DEBITO, got {str(side)[:20]!r}")
     direction = "credit" if side == "CREDITO" else "debit"
-    cents = _cents(item)
+    cents = _cents(number, item)
     booked = _booked(item)
     tx_id = clean(_text(item, "transactionId"))
     name = clean(_text(item, "transactionName"))
@@ -197,7 +217,9 @@ def parse_documents(docs: list[Any], source: str) -> ParseResult:
     result = ParseResult()
     not_money: dict[str, int] = {}
     number = 0
+    page_rows: list[list[tuple[Any, ...]]] = []
     for page in pages:
+        first_row = len(result.rows)
         for item in page["data"]:
             number += 1
             try:
@@ -206,13 +228,14 @@ def parse_documents(docs: list[Any], source: str) -> ParseResult:
                 not_money[skip.status] = not_money.get(skip.status, 0) + 1
             except LineError as exc:
                 result.bad.append(Bad(number, exc.field, exc.reason, _raw(item)))
+        page_rows.append(result.rows[first_row:])
     if not_money:
         counts = ", ".join(f"{k} {v}" for k, v in sorted(not_money.items()))
         result.checks.append(
             f"{sum(not_money.values())} items not carried out, not lines ({counts})"
         )
     _check_total(pages, number, result, source)
-    _coverage(pages, result)
+    _coverage(pages, page_rows, result)
     return result
 
 
@@ -251,9 +274,105 @@ def _check_total(pages: list[dict[str, Any]], items: int, result: ParseResult, s
     result.checks.append(f"{count} pages, {items} transactions = meta.totalRecords")
 
 
-def _coverage(pages: list[dict[str, Any]], result: ParseResult) -> None:
+# The query parameters of `GET /accounts/{accountId}/transactions` and `.../transactions-current`
+# (accounts API v1 and v2): paging, the booking-date period, and `creditDebitIndicator`, the
+# one filter of what is listed. A parameter outside these may have filtered the listing too.
+_PAGING = frozenset({"page", "page-size", "pagination-key"})
+_KNOWN_PARAMETERS = _PAGING | {"fromBookingDate", "toBookingDate", "creditDebitIndicator"}
+
+
+def _listing(query: dict[str, list[str]]) -> tuple[str | None, str]:
+    """What a request lists, from its query: ("all", ""), ("received", "") for credits only
+    (creditDebitIndicator=CREDITO: the engine's scope that covers the credit side only), or
+    (None, why) for a request whose listing covers no period recon can use."""
+    unknown = sorted(k for k in query if k not in _KNOWN_PARAMETERS)
+    if unknown:
+        names = ", ".join(k[:40] for k in unknown[:5])
+        return None, (
+            f"the request has query parameters recon does not know ({names}), which may have "
+            "filtered what is listed"
+        )
+    values = {v.strip().upper() for v in query.get("creditDebitIndicator", [])}
+    if not values:
+        return "all", ""
+    if values == {"CREDITO"}:
+        return "received", ""
+    if values == {"DEBITO"}:
+        return None, (
+            "the request asked for debits only (creditDebitIndicator=DEBITO): a period is "
+            "recorded for every movement or for credits only, and a debits-only one would "
+            "claim that no credit came in"
+        )
+    shown = ",".join(sorted(v[:20] for v in values))
+    return None, f"creditDebitIndicator={shown} is not CREDITO or DEBITO"
+
+
+def _bound(query: dict[str, list[str]], key: str) -> date | None:
+    values = query.get(key)
+    if not values or not _DAY.fullmatch(values[0]):
+        return None
+    try:
+        return date.fromisoformat(values[0])
+    except ValueError:
+        return None
+
+
+def _day(booked: str) -> date:
+    """The business day of a parsed line's booking time."""
+    return (EPOCH + timedelta(microseconds=iso_to_us(booked))).astimezone(BUSINESS_TZ).date()
+
+
+def _contradiction(query: dict[str, list[str]], scope: str, rows: list[tuple[Any, ...]]) -> str:
+    """Why a page's lines are not what its request (links.self) asked for; "" when they are."""
+    if not rows:
+        return ""
+    if scope == "received" and any(row[3] == "debit" for row in rows):
+        return "a debit line in a page requested with creditDebitIndicator=CREDITO"
+    low, high = _bound(query, "fromBookingDate"), _bound(query, "toBookingDate")
+    if low is None and high is None:
+        return ""
+    days = sorted({_day(row[1]) for row in rows})
+    if (low is not None and days[0] < low) or (high is not None and days[-1] > high):
+        asked = " ".join(
+            f"{key}={day}"
+            for key, day in (("fromBookingDate", low), ("toBookingDate", high))
+            if day is not None
+        )
+        return f"lines booked {days[0]}..{days[-1]} fall outside the requested {asked}"
+    return ""
+
+
+def _coverage(
+    pages: list[dict[str, Any]], page_rows: list[list[tuple[Any, ...]]], result: ParseResult
+) -> None:
     """The request's fromBookingDate .. toBookingDate (whole days) from `links.self`; without
-    them the importer takes the lines' first to last day."""
+    them the importer takes the lines' first to last day. Either covers only what the request
+    listed: a page asked for credits only (creditDebitIndicator=CREDITO) covers the credit
+    side (scope "received"); one asked for debits only, or with a parameter recon does not
+    know, covers nothing (a warning says why). A page whose lines contradict its request
+    (booked outside the requested period, a debit in a credits-only page) is not what it says
+    it answers: it covers nothing either (a warning), though its lines are read. Several pages
+    in one file: the narrowest of their scopes."""
+    scopes: set[str] = set()
+    for page, rows in zip(pages, page_rows, strict=True):
+        query = _query(page)[1]
+        scope, why = _listing(query)
+        if scope is None:
+            result.warnings.append(f"{why}: no statement period recorded")
+            result.coverage = []
+            return
+        wrong = _contradiction(query, scope, rows)
+        if wrong:
+            result.warnings.append(
+                f"{wrong} (links.self): the page is not what its request asked for, so "
+                "neither the requested period nor the lines' days are trusted: no statement "
+                "period recorded"
+            )
+            result.coverage = []
+            return
+        scopes.add(scope)
+    scope = "received" if "received" in scopes else "all"
+    result.lines_scope = scope
     starts: list[str] = []
     ends: list[str] = []
     for page in pages:
@@ -272,7 +391,10 @@ def _coverage(pages: list[dict[str, Any]], result: ParseResult) -> None:
     if last < first:
         result.warnings.append("toBookingDate is before fromBookingDate: no statement period")
         return
-    result.coverage = [days_coverage(first, last, "open-finance fromBookingDate/toBookingDate")]
+    basis = "open-finance fromBookingDate/toBookingDate"
+    if scope == "received":
+        basis += " creditDebitIndicator=CREDITO"
+    result.coverage = [days_coverage(first, last, basis)._replace(scope=scope)]
 
 
 def _raw(item: Any) -> str:

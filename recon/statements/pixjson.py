@@ -18,6 +18,13 @@ changes after the fact, so a later import of the same devolução is stored as a
   NAO_REALIZADO     never happened: stored as a void version (0 cents) so that a devolução
                     first seen EM_PROCESSAMENTO disappears from statement_lines; the view
                     hides refund lines whose winning version is void.
+
+A PIX *sent* (PSP extensions; see `_direction`) is a `pix_out` debit. Efí's
+`GET /v2/gn/pix/enviados/:e2eid` body is one such item on its own: a top-level `idEnvio`
+(the id we gave the PSP when asking it to send), `status`, `horario {solicitacao,
+liquidacao}` (booked at liquidacao, else solicitacao), `favorecido` (the payee: `chave`, and
+`identificacao` or `contaBanco` {nome, cpf|cnpj, codigoBanco, agencia, conta}); its top-level
+`chave` is the key we sent from (the request's `pagador.chave`), not the key paid.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ from recon.statements.lines import (
     clean,
     iso_to_us,
     json_documents,
+    json_shape,
     vclean,
 )
 
@@ -64,7 +72,8 @@ def _items(docs: Iterable[Any], source: str) -> Iterator[Any]:
             yield doc  # a bare pix item (one per NDJSON line)
         else:
             raise StatementError(
-                f"{source}: not an API Pix body (expected an object with a 'pix' list)"
+                f"{source}: not an API Pix body (expected an object with a 'pix' list, or PIX "
+                f"items with an 'endToEndId'; seen: {json_shape(doc)})"
             )
 
 
@@ -108,6 +117,57 @@ def _person(payer: Any, where: str) -> tuple[str | None, str | None]:
     if doc is not None and not isinstance(doc, str):
         raise LineError(f"{where}.cpf", "must be text")
     return clean(name), clean(doc)
+
+
+def _payee(payee: Any) -> tuple[str | None, str | None, str | None, list[str]]:
+    """(name, document, PIX key, account words) of a sent PIX's `favorecido`: {nome,
+    cpf|cnpj} as such, or (Efí's `GET /v2/gn/pix/enviados`) {chave, identificacao {nome,
+    cpf|cnpj}} for a PIX to a key, {contaBanco {nome, cpf|cnpj, codigoBanco, agencia, conta,
+    tipoConta}} for one to bank details; the account joins the description."""
+    if payee is None:
+        return None, None, None, []
+    if not isinstance(payee, dict):
+        raise LineError("favorecido", "must be an object")
+    name, doc = _person(payee, "favorecido")
+    words: list[str] = []
+    for part in ("identificacao", "contaBanco"):
+        inner = payee.get(part)
+        if inner is None:
+            continue
+        where = f"favorecido.{part}"
+        inner_name, inner_doc = _person(inner, where)
+        name, doc = name or inner_name, doc or inner_doc
+        assert isinstance(inner, dict)
+        for label, name_ in (("banco", "codigoBanco"), ("ag", "agencia"), ("conta", "conta")):
+            value = inner.get(name_)
+            if value is not None and not isinstance(value, str):
+                raise LineError(f"{where}.{name_}", "must be text")
+            if shown := clean(value):
+                words.append(f"{label} {shown}")
+    key = payee.get("chave")
+    if key is not None and not isinstance(key, str):
+        raise LineError("favorecido.chave", "must be text")
+    return name, doc, clean(key), words
+
+
+def _booked(item: dict[str, Any], *, sent: bool) -> str:
+    """`horario`: RFC 3339 text; for a sent PIX also Efí's {solicitacao, liquidacao}
+    (the money left at liquidacao; solicitacao when it is not there yet)."""
+    value = item.get("horario")
+    if sent and isinstance(value, dict):
+        times = {}
+        for key in ("liquidacao", "solicitacao"):
+            try:
+                times[key] = _text(value, key)
+            except LineError as exc:
+                raise LineError(f"horario.{key}", exc.reason) from exc
+        booked = times["liquidacao"] or times["solicitacao"]
+        if booked is None:
+            raise LineError("horario.liquidacao", "missing (and no horario.solicitacao)")
+        return booked
+    horario = _text(item, "horario", required=True)
+    assert horario is not None
+    return horario
 
 
 def _extras(item: dict[str, Any]) -> dict[str, Any]:
@@ -158,8 +218,10 @@ def _direction(item: dict[str, Any], extras: dict[str, Any]) -> str:
         if tipo in RECEIVED_TYPES:
             return "received"
         raise LineError("tipo", f"unknown PIX tipo {tipo[:40]!r}: cannot tell sent from received")
-    if extras.get("idEnvio") is not None:
-        return "sent"  # Efí's id of a PIX we asked it to send
+    if extras.get("idEnvio") is not None or item.get("idEnvio") is not None:
+        # Efí's id of a PIX we asked it to send: in its webhook's gnExtras, or at the top
+        # of its `GET /v2/gn/pix/enviados/:e2eid` body
+        return "sent"
     if status is not None:
         raise LineError("tipo", "an item with a status but no tipo: cannot tell sent from received")
     return "received"
@@ -172,17 +234,22 @@ def _item_rows(number: int, item: Any) -> list[tuple[Any, ...]]:
     direction = _direction(item, extras)
     e2e = _text(item, "endToEndId", required=True)
     cents = _valor(item)
-    horario = _text(item, "horario", required=True)
+    horario = _booked(item, sent=direction == "sent")
     txid = _text(item, "txid")
     chave = _text(item, "chave")
     info = _text(item, "infoPagador")
     if direction == "sent":
-        name, doc = _person(item.get("favorecido") or extras.get("favorecido"), "favorecido")
-        reference = extras.get("idEnvio")
+        name, doc, key, words = _payee(item.get("favorecido") or extras.get("favorecido"))
+        own_body = item.get("idEnvio") is not None  # Efí's GET /v2/gn/pix/enviados body
+        reference = item.get("idEnvio") if own_body else extras.get("idEnvio")
         if reference is not None and not isinstance(reference, str):
-            raise LineError("gnExtras.idEnvio", "must be text")
-        row = (number, horario, -cents, "debit", "pix_out", e2e, txid, None, name, doc, chave)
-        rows: list[tuple[Any, ...]] = [(*row, clean(info), clean(reference))]
+            raise LineError("idEnvio" if own_body else "gnExtras.idEnvio", "must be text")
+        # The key paid: the payee's own `chave`; else the webhook item's `chave`. The
+        # enviados body's top-level `chave` is the key we sent from, never the payee's.
+        key = key or (None if own_body else chave)
+        description = clean(" ".join([info or "", *words]))
+        row = (number, horario, -cents, "debit", "pix_out", e2e, txid, None, name, doc, key)
+        rows: list[tuple[Any, ...]] = [(*row, description, clean(reference))]
     else:
         name, doc = _person(item.get("pagador") or extras.get("pagador"), "pagador")
         row = (number, horario, cents, "credit", "pix_in", e2e, txid, None, name, doc, chave)
@@ -386,13 +453,14 @@ _ITEM = pa.struct(
         ("tipo", _S),
         ("status", _S),
         ("gnExtras", pa.struct([("idEnvio", _S)])),
+        ("idEnvio", _S),
     ]
 )
 _BODY = pa.schema(
     [("parametros", pa.struct([("inicio", _S), ("fim", _S)])), ("pix", pa.list_(_ITEM))]
 )
 # Fields only the item path reads (direction, PSP extensions): their presence means "slow path".
-_ITEM_PATH_KEYS = ("tipo", "status", "gnExtras", "favorecido")
+_ITEM_PATH_KEYS = ("tipo", "status", "gnExtras", "favorecido", "idEnvio")
 
 
 def _periods(params: Iterable[Any], result: ParseResult) -> list[Coverage]:
@@ -441,7 +509,7 @@ def _arrow_file(path: Path) -> ParseResult | None:
     def field(name: str) -> Any:
         return pc.struct_field(items, name)
 
-    if any(field(k).null_count < len(items) for k in ("tipo", "status", "gnExtras")):
+    if any(field(k).null_count < len(items) for k in ("tipo", "status", "gnExtras", "idEnvio")):
         return None
     payer = field("pagador")
     names = pc.struct_field(payer, "nome")

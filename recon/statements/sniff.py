@@ -2,12 +2,64 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any
 
 from recon.errors import StatementError
+from recon.statements.lines import json_shape
 
 _HEAD = 1 << 16
+
+# The JSON formats recon reads, as the error for other JSON lists them.
+JSON_FORMATS = (
+    "API Pix JSON (a 'pix' list: GET /pix pages, webhook bodies; or items with 'endToEndId')",
+    "Open Finance Brasil transaction pages (a 'data' list, 'links' and 'meta')",
+)
+_KEY = re.compile(rb'"([^"\\\r\n]{1,40})"\s*:')
+
+
+def _first_document(text: bytes) -> tuple[bool, Any]:
+    """(True, the first JSON document) when the head holds it whole (one document, or the
+    first line of one per line); (False, None) when the head ends inside it."""
+    try:
+        doc, _ = json.JSONDecoder().raw_decode(text.decode("utf-8", errors="replace"))
+    except (ValueError, RecursionError):  # cut short, damaged, or a 4,300-digit number
+        return False, None
+    return True, doc
+
+
+def _json_format(doc: Any) -> str | None:
+    """open-finance | pix-json | None for a decoded document, by its shape."""
+    if isinstance(doc, list):
+        if not doc:
+            return "pix-json"  # an empty list of saved bodies: nothing to read, as before
+        doc = doc[0]
+    if not isinstance(doc, dict):
+        return None
+    if "pix" in doc or "endToEndId" in doc:
+        return "pix-json"
+    if all(isinstance(doc.get(k), t) for k, t in (("data", list), ("links", dict), ("meta", dict))):
+        return "open-finance"  # the page envelope, even with no item (an empty page)
+    return None
+
+
+def _sniff_json(text: bytes) -> tuple[str | None, str]:
+    """(format or None, what was seen) for content that starts like JSON."""
+    if b'"creditDebitType"' in text or b'"completedAuthorisedPaymentType"' in text:
+        return "open-finance", ""
+    whole, doc = _first_document(text)
+    if whole:
+        return _json_format(doc), json_shape(doc)
+    # The head ends inside the document (a file over 64 KiB): by the keys it names.
+    if all(k in text for k in (b'"data"', b'"links"', b'"meta"')):
+        return "open-finance", ""
+    if b'"pix"' in text or b'"endToEndId"' in text:
+        return "pix-json", ""
+    keys = list(dict.fromkeys(m.group(1).decode("utf-8", "replace") for m in _KEY.finditer(text)))
+    named = ", ".join(repr(k) for k in keys[:8]) or "no keys"
+    return None, f"a document whose first 64 KiB name {named}"
 
 
 def sniff_bytes(head: bytes, name: str = "") -> str | None:
@@ -22,9 +74,7 @@ def sniff_bytes(head: bytes, name: str = "") -> str | None:
     if text[:1] == b"<" and b"urn:iso:std:iso:20022:tech:xsd:camt.05" in text:
         return "camt"
     if text[:1] in (b"{", b"["):
-        if b'"creditDebitType"' in text or b'"completedAuthorisedPaymentType"' in text:
-            return "open-finance"
-        return "pix-json"
+        return _sniff_json(text)[0]
     first = text.split(b"\n", 1)[0].rstrip(b"\r")
     if len(first) == 240 and first[:8].isdigit() and first[7:8] == b"0":
         return "cnab240"
@@ -48,6 +98,14 @@ def sniff_format(path: Path, *, csv_profile: Any = None) -> str:
     if found is None and csv_profile is not None:
         return "csv"
     if found is None:
+        text = head.lstrip(b"\xef\xbb\xbf").lstrip()
+        if text[:1] in (b"{", b"["):
+            seen = _sniff_json(text)[1]
+            raise StatementError(
+                f"{path}: JSON that is none of the formats recon reads (seen: {seen}); recon "
+                f"reads {JSON_FORMATS[0]} and {JSON_FORMATS[1]}; --format pix-json or "
+                "--format open-finance reads it as one of them and names what is missing"
+            )
         raise StatementError(
             f"{path}: unknown statement format (not API Pix JSON, camt, Open Finance, OFX, CNAB 240 or a known "
             "CSV); pass --format, or --csv-profile for another CSV shape"

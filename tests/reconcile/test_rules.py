@@ -86,6 +86,28 @@ def test_api_pix_covers_received_pix_only(world):
     assert {c["direction"] for c in result.summary.control_totals} <= {"credit"}
 
 
+def test_open_finance_credits_only_page_covers_no_payout(world, tmp_path):
+    """An Open Finance page requested with creditDebitIndicator=CREDITO lists credits only:
+    a credit missing from it is a break, a payout missing from it waits (it would be a false
+    missing-payout break if the page claimed to cover every movement)."""
+    import json
+
+    from recon.statements import import_statements
+
+    url = (
+        "https://api.banco.com.br/open-banking/accounts/v2/accounts/acc-1/transactions"
+        "?fromBookingDate=2026-11-01&toBookingDate=2026-11-02&creditDebitIndicator=CREDITO"
+    )
+    page = {"data": [], "links": {"self": url}, "meta": {"totalRecords": 0, "totalPages": 1}}
+    path = tmp_path / "credits.json"
+    path.write_text(json.dumps(page))
+    world.snapshot([intent(1), intent(2, destination="a@b.c", **OFF)], AS_OF)
+    import_statements([path], world.data, format="open-finance")
+    result = run(world)
+    assert breaks(result) == {("onramp_missing_credit", uid(1), None)}
+    assert awaiting(result) == {("offramp_missing_payout", uid(2))}
+
+
 def test_control_totals_only_on_covered_days(world):
     world.snapshot([intent(1, created=T0 - timedelta(days=2))], AS_OF)
     world.statement([line(1, amount=10_000, at=T0 - timedelta(days=2) + M)],

@@ -7,6 +7,7 @@ The bodies are modeled on a large PSP's documented webhook (Efí: `tipo`, `statu
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -155,3 +156,100 @@ def test_sent_and_received_in_one_file_keep_their_signs(tmp_path: Path, data_dir
     lines = by_e2e(data_dir)
     assert lines[E_IN]["amount_cents"] == 1000 and lines[E_OUT]["amount_cents"] == -2510
     assert E_SHORT not in lines
+
+
+# Efí's `GET /v2/gn/pix/enviados/:e2eid` body (its API documentation's two examples, with our
+# own ids): one sent PIX on its own, a top-level `idEnvio`, `horario` as an object, and the
+# payee under `favorecido` (a key and `identificacao`, or bank details in `contaBanco`).
+def _enviado(**extra: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "endToEndId": E_OUT,
+        "idEnvio": "pagamento0042",
+        "valor": "12.34",
+        "chave": "19974764017",  # the key we sent from (the request's pagador.chave)
+        "status": "REALIZADO",
+        "infoPagador": "pedido 42",
+        "horario": {
+            "solicitacao": "2026-11-01T12:00:05.000Z",
+            "liquidacao": "2026-11-01T12:00:07.000Z",
+        },
+        "favorecido": {
+            "chave": "fulano@example.com",
+            "identificacao": {"nome": "Fulano de Tal", "cpf": "***.456.789-**"},
+        },
+    }
+    body.update(extra)
+    return body
+
+
+def test_efi_sent_pix_body_is_one_payout(tmp_path: Path, data_dir: DataDir) -> None:
+    path = tmp_path / "enviado.json"
+    path.write_text(json.dumps(_enviado(), indent=2), encoding="utf-8")
+    report = import_statements([path], data_dir)
+    assert (report.read, report.imported) == (1, 1)
+    line = by_e2e(data_dir)[E_OUT]
+    assert (line["amount_cents"], line["direction"], line["kind"]) == (-1234, "debit", "pix_out")
+    assert line["booked_at"] == datetime(2026, 11, 1, 12, 0, 7, tzinfo=UTC)  # liquidacao
+    assert line["bank_reference"] == "pagamento0042"
+    assert line["counterparty_name"] == "Fulano de Tal"
+    assert line["counterparty_document"] == "***.456.789-**"
+    assert line["counterparty_key"] == "fulano@example.com"  # the key paid, never ours
+    assert line["description"] == "pedido 42"
+
+
+def test_efi_sent_pix_to_bank_details() -> None:
+    body = _enviado(
+        favorecido={
+            "contaBanco": {
+                "nome": "Fulano de Tal",
+                "cnpj": "**.345.678/0001-**",
+                "codigoBanco": "09089356",
+                "agencia": "1",
+                "conta": "12345678",
+                "tipoConta": "corrente",
+            }
+        },
+        horario={"solicitacao": "2026-11-01T12:00:05.000Z"},  # not settled yet: requested
+    )
+    (row,) = parse_documents([body], "enviado.json").all_rows()
+    assert row[1:5] == ("2026-11-01T12:00:05.000Z", -1234, "debit", "pix_out")
+    assert row[8:13] == (
+        "Fulano de Tal",
+        "**.345.678/0001-**",
+        None,  # no payee key; the top-level chave is ours
+        "pedido 42 banco 09089356 ag 1 conta 12345678",
+        "pagamento0042",
+    )
+
+
+@pytest.mark.parametrize("status", ["NAO_REALIZADO", "EM_PROCESSAMENTO"])
+def test_efi_sent_pix_body_not_carried_out_is_no_money(status: str) -> None:
+    result = parse_documents([_enviado(status=status)], "enviado.json")
+    assert result.all_rows() == [] and result.bad == []
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"idEnvio": 42}, "idEnvio"),
+        ({"horario": {}}, "horario.liquidacao"),
+        ({"horario": {"liquidacao": 1}}, "horario.liquidacao"),
+        ({"favorecido": "Fulano"}, "favorecido"),
+        ({"favorecido": {"contaBanco": {"nome": "F", "conta": 12}}}, "favorecido.contaBanco.conta"),
+    ],
+)
+def test_efi_sent_pix_body_malformed(change: dict[str, Any], field: str) -> None:
+    result = parse_documents([_enviado(**change)], "enviado.json")
+    assert [(b.source_line, b.field) for b in result.bad] == [(1, field)]
+
+
+def test_top_level_id_envio_never_read_as_received_by_the_fast_paths(tmp_path: Path) -> None:
+    import recon.statements.pixjson as pixjson
+
+    item = {"endToEndId": E_OUT, "idEnvio": "X1", "valor": "1.00", "horario": "2026-11-01T12:00Z"}
+    path = tmp_path / "one_line.json"
+    path.write_text(json.dumps({"pix": [item]}), encoding="utf-8")  # pyarrow's reader takes it
+    assert pixjson._arrow_file(path) is None
+    assert pixjson._fast([item]) is None
+    (row,) = pixjson.parse_file(path).all_rows()
+    assert row[3:5] == ("debit", "pix_out") and row[12] == "X1"

@@ -119,6 +119,12 @@ class CsvProfile:
     continuation: bool = False  # a row with only text continues the line above
     label: str = ""  # the bank layout, for people (inspect, errors)
     headerless: bool = False  # no header line: columns are "c0", "c1", ... by position
+    # How an indicator is read: "listed" (a TOML profile: debit_values are debits, anything
+    # else a credit); "words" (sniffed, amounts unsigned: every line needs a credit/debit word,
+    # csvsniff.flag_direction); "words-or-sign" (sniffed, amounts signed: a blank flag leaves
+    # the amount's own sign). With words, a negative amount flagged credit is an error.
+    flags: str = "listed"
+    refused: tuple[int, str, str] | None = None  # (line, column, reason): not read at all
 
     def __post_init__(self) -> None:
         unknown = set(self.columns) - set(TARGETS)
@@ -254,6 +260,8 @@ def profile_from_sniff(sniffed: csvsniff.Sniffed) -> CsvProfile:
         continuation=layout.continuation,
         label=layout.label,
         headerless=sniffed.header_index < 0 or not sniffed.header,
+        flags="words" if sniffed.unsigned else "words-or-sign",
+        refused=sniffed.refused,
     )
 
 
@@ -459,6 +467,9 @@ def _reader_after(text: str, skipped: int, delimiter: str) -> Any:
 
 def parse_text(text: str, source: str, profile: CsvProfile) -> ParseResult:
     """Parse CSV text with `profile`."""
+    if profile.refused is not None:
+        line, column, reason = profile.refused
+        raise StatementParseError(reason, file=source, line=line, field=column)
     if text.startswith("\ufeff"):
         text = text[1:]
     if profile.skip_lines is not None:
@@ -532,8 +543,22 @@ def _add_info(
         date_format=profile.date_format,
         header_line=header_line,
         card=profile.card,
+        sign=_sign_rule(profile),
         declared_account=csvsniff.declared_account(preamble),
     )
+
+
+def _sign_rule(profile: CsvProfile) -> str:
+    """How the file's lines get their direction, for people (inspect)."""
+    if profile.sign == "indicator":
+        debits = ", ".join(profile.debit_values)
+        column = profile.columns.get("indicator")
+        return f"flag column {column!r} (debit: {debits})"
+    if profile.sign == "split":
+        return "credit/debit columns"
+    if profile.sign == "inverted":
+        return "amount turned (a positive amount, a purchase, is a debit)"
+    return "signed amount"
 
 
 _FAST_AMOUNT = r"^[+-]?[0-9]{1,16}(\.[0-9]{1,2})?$"
@@ -688,6 +713,8 @@ def _rows(
     money_cells = [i for i in (i_amount, i_credit, i_debit) if i is not None]
     sign = profile.sign
     debit_values = {v.strip().casefold() for v in profile.debit_values}
+    flags = profile.flags
+    flag_way = lru_cache(maxsize=256)(csvsniff.flag_direction)
     kinds = profile.kinds
     card = profile.card
     balance: int | None = None
@@ -696,7 +723,7 @@ def _rows(
     plain = profile.decimal_mark == "." and sign == "signed"
     last: tuple[_Row, list[Any]] | None = None  # the line a continuation row extends
 
-    def signed(cells: list[str]) -> int:
+    def signed(cells: list[str], balance_row: bool = False) -> int:
         if plain:
             amount_text = cells[i_amount].strip()  # type: ignore[index]
             if len(amount_text) > MAX_AMOUNT_CHARS:
@@ -717,9 +744,23 @@ def _rows(
             return -cents
         if sign == "indicator":
             assert i_ind is not None
-            flag = cells[i_ind].strip().casefold()
-            return -abs(cents) if flag in debit_values else abs(cents)
+            if flags == "listed":
+                flag = cells[i_ind].strip().casefold()
+                return -abs(cents) if flag in debit_values else abs(cents)
+            return flagged(cells[i_ind].strip(), cents, balance_row)
         return cents
+
+    def flagged(flag: str, cents: int, balance_row: bool) -> int:
+        """A sniffed D/C flag: a credit/debit word, never a guess (see CsvProfile.flags)."""
+        way = flag_way(flag) if flag else None
+        if way is None:
+            if not flag and (balance_row or flags == "words-or-sign" or cents < 0):
+                return cents  # no flag: the amount as written ("Saldo Anterior", a signed file)
+            said = f"{flag[:40]!r} is no credit/debit word" if flag else "no credit/debit flag"
+            raise LineError("indicator", f"{said}; the amount carries no sign")
+        if way == "credit" and cents < 0:
+            raise LineError("indicator", f"a negative amount flagged {flag[:40]!r} (credit)")
+        return abs(cents) if way == "credit" else -abs(cents)
 
     def finish(row: _Row, values: list[Any]) -> tuple[Any, ...]:
         e2e, txid, refund_of, cp_name, cp_doc, cp_key, ref, refund_id = values
@@ -819,7 +860,7 @@ def _rows(
             if (
                 balance_label and has_money and (i_balance is None or not cells[i_balance].strip())
             ):  # BB / Caixa: the balance written in the amount column
-                stated = signed(cells)
+                stated = signed(cells, balance_row=True)
                 if sign == "inverted":
                     stated = -stated
                 balance, balance_line = _check_stated(

@@ -152,6 +152,17 @@ PAGBANK = (
     "28ff075b-0eab-4f00-9000-000000000003;03/10/2026;Pix enviado;Padaria Bom Dia;-25,90\n"
 )
 
+# An extrato in the shape a published spreadsheet importer reads (Banco do Brasil's texts):
+# every amount unsigned, the direction in "Tipo de Transação" as (+) / (-).
+BB_SINAIS = (
+    "Data,Valor,Tipo de Transação,Descrição,Tipo de Serviço\n"
+    '31/10/2026,"1.000,00",(+),Saldo Anterior,- - -\n'
+    '03/11/2026,"8,00",(-),Pix - Enviado,Joao Souza\n'
+    '03/11/2026,"4,00",(+),Pix - Recebido,Maria Silva\n'
+    '04/11/2026,"5,42",(-),Compra com Cartão,PADARIA X\n'
+    '04/11/2026,"5,42",(+),Estorno de Débito,- - -\n'
+)
+
 # (name, text, encoding, expected layout, [(cents, kind, counterparty)], period)
 SAMPLES: list[tuple[str, str, str, str, list[tuple[int, str, str | None]], tuple | None]] = [
     (
@@ -296,6 +307,22 @@ SAMPLES: list[tuple[str, str, str, str, list[tuple[int, str, str | None]], tuple
         (date(2026, 10, 1), date(2026, 10, 3)),
     ),
 ]
+
+SAMPLES.append(
+    (
+        "bb-sinais",
+        BB_SINAIS,
+        "utf-8",
+        "generic",
+        [
+            (-800, "pix_out", None),
+            (400, "pix_in", None),
+            (-542, "other", None),
+            (542, "other", None),
+        ],
+        (date(2026, 11, 3), date(2026, 11, 4)),
+    )
+)
 
 ITAU_SEM_CABECALHO = (
     "01/11/2026;PIX TRANSF  FULANO S01/11;-50,00\n"

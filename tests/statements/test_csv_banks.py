@@ -12,7 +12,7 @@ from recon.statements import import_statements
 from recon.statements.csvfile import parse_file, resolve_profile
 from recon.statements.sniff import sniff_format
 
-from .bank_samples import SAMPLES
+from .bank_samples import BB_SINAIS, SAMPLES
 from .conftest import view_rows
 
 
@@ -110,3 +110,91 @@ def test_generic_english_header(tmp_path):
     assert (profile.name, profile.decimal_mark, profile.date_format) == ("generic", ".", "%Y-%m-%d")
     row = parse_file(path, profile).all_rows()[0]
     assert (row[2], row[4], row[8]) == (123456, "pix_in", "ANA")
+
+
+@pytest.mark.parametrize(
+    ("header", "credit", "debit"),
+    [
+        ("Tipo de Transação", "(+)", "(-)"),
+        ("Tipo de Lançamento", "+", "-"),
+        ("Tipo de Lançamento", "( + )", "( - )"),
+        ("Sentido", "Crédito", "Débito"),  # no flag name: its values say it
+        ("Sentido", "C", "D"),
+    ],
+)
+def test_sign_words_in_a_flag_column_give_the_direction(tmp_path, header, credit, debit):
+    text = BB_SINAIS.replace("Tipo de Transação", header)
+    text = text.replace(",(+),", f",{credit},").replace(",(-),", f",{debit},")
+    path = _write(tmp_path, "extrato", text, "utf-8")
+    profile = resolve_profile(None, path)
+    assert (profile.sign, profile.columns["indicator"]) == ("indicator", header)
+    result = parse_file(path, profile)
+    assert [(r[2], r[4]) for r in result.all_rows()] == [
+        (-800, "pix_out"),
+        (400, "pix_in"),
+        (-542, "other"),
+        (542, "other"),
+    ]
+
+
+def test_flag_past_the_sniffed_rows_is_never_a_guess(tmp_path):
+    rows = "".join(f'05/11/2026,"1,00",(-),Compra {i},X\n' for i in range(450))
+    for bad, reason in [("(?)", "'(?)' is no credit/debit word"), ("", "no credit/debit flag")]:
+        text = BB_SINAIS + rows + f'06/11/2026,"9,00",{bad},Compra,X\n'
+        path = _write(tmp_path, "extrato", text, "utf-8")
+        result = parse_file(path, resolve_profile(None, path))
+        assert len(result.all_rows()) == 454
+        ((line, field, said, _),) = result.bad
+        assert (line, field) == (457, "Tipo de Transação")
+        assert said.startswith(reason) and "the amount carries no sign" in said
+
+
+def test_signed_amount_flagged_the_other_way_is_an_error(tmp_path):
+    from .bank_samples import BB
+
+    bad = BB.replace('"-370,00","Saída"', '"-370,00","Entrada"')
+    path = _write(tmp_path, "bb", bad, "latin-1")
+    ((line, field, said, _),) = parse_file(path, resolve_profile(None, path)).bad
+    assert (line, field) == (3, "Tipo Lançamento")
+    assert said == "a negative amount flagged 'Entrada' (credit)"
+
+
+def test_unsigned_amounts_and_a_text_that_says_debit_are_refused(tmp_path):
+    text = (
+        "Data;Descrição;Valor\n"
+        "01/11/2026;Pix - Recebido Maria;10,00\n"
+        "02/11/2026;Pix - Enviado Joao;8,00\n"
+    )
+    path = _write(tmp_path, "extrato", text, "utf-8")
+    with pytest.raises(StatementError, match="the amounts carry no sign") as info:
+        parse_file(path, resolve_profile(None, path))
+    assert (info.value.line, info.value.field) == (3, "Descrição")
+    assert "'Pix - Enviado Joao' says it is a debit" in str(info.value)
+    with pytest.raises(StatementError, match="carry no sign"):  # a folder: refused, not skipped
+        import_statements([tmp_path], data=DataDir(tmp_path / "data").ensure())
+
+
+def test_flag_column_holding_other_values_is_refused(tmp_path):
+    text = "Data;Histórico;Valor;D/C\n01/11/2026;TED;10,00;C\n02/11/2026;TED;8,00;E\n"
+    path = _write(tmp_path, "extrato", text, "utf-8")
+    with pytest.raises(StatementError, match="column 'D/C' gives the direction") as info:
+        parse_file(path, resolve_profile(None, path))
+    assert (info.value.line, info.value.field) == (3, "D/C")
+
+
+def test_unsigned_amounts_read_as_written_when_nothing_says_otherwise(tmp_path):
+    # a column of one bare "-" is a placeholder, not a D/C flag; no text says debit
+    text = "Data;Descrição;Valor;Categoria\n01/11/2026;TED MARIA;10,00;-\n02/11/2026;DOC;8,00;-\n"
+    path = _write(tmp_path, "extrato", text, "utf-8")
+    profile = resolve_profile(None, path)
+    assert profile.sign == "signed"
+    assert [r[2] for r in parse_file(path, profile).all_rows()] == [1000, 800]
+
+
+def test_named_layout_sign_convention_is_known(tmp_path):
+    # Nubank signs its debits: an all-positive file is all credits, whatever its texts say
+    from .bank_samples import NUBANK_CONTA
+
+    text = NUBANK_CONTA.replace("-37.79", "37.79").replace("-1200.50", "1200.50")
+    path = _write(tmp_path, "nubank", text, "utf-8")
+    assert all(r[2] > 0 for r in parse_file(path, resolve_profile(None, path)).all_rows())

@@ -22,6 +22,7 @@ Profiles (`--csv-profile`):
       skip_lines = 3               # preamble lines before the header (default: search)
       sign = "signed"              # signed | inverted | split | indicator
       debit_values = ["D"]         # indicator values meaning debit (sign = "indicator")
+      card = false                 # a card bill: lines of kind other (with sign = "inverted")
       [columns]                    # recon field = CSV column
       booked_at = "Data"           # required
       amount = "Valor"             # required unless sign = "split" (credit, debit)
@@ -37,7 +38,9 @@ delimiter, decimal mark, date format and preamble, named bank layouts).
 
 Without a kind column the kind comes from the text (recon.statements.lines.classify), and
 the counterparty, document and key from the description when the columns have none
-(recon.statements.describe). Card statements: kind other, a purchase is a debit.
+(recon.statements.describe). Card statements: kind other, a purchase is a debit. A sniffed
+file named like a card bill ("fatura") whose content does not say card is read as it is, with
+a warning (a name is weaker evidence than columns).
 `source_line` is the physical line number in the file (preamble and header counted).
 """
 
@@ -49,7 +52,7 @@ import io
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, tzinfo
 from functools import lru_cache
 from pathlib import Path
@@ -124,6 +127,7 @@ class CsvProfile:
     # csvsniff.flag_direction); "words-or-sign" (sniffed, amounts signed: a blank flag leaves
     # the amount's own sign). With words, a negative amount flagged credit is an error.
     flags: str = "listed"
+    notes: tuple[str, ...] = ()  # warnings on how the file is read (sniffing, its name)
     refused: tuple[int, str, str] | None = None  # (line, column, reason): not read at all
 
     def __post_init__(self) -> None:
@@ -224,9 +228,16 @@ def load_profile(path: Path) -> CsvProfile:
             sign=str(section.get("sign", "signed")),
             debit_values=tuple(str(v) for v in section.get("debit_values", ["D"])),
             kinds={str(k): str(v) for k, v in section.get("kinds", {}).items()},
+            card=_bool(section.get("card", False), "card", path),
         )
     except TypeError as exc:
         raise ConfigError(f"{path}: bad csv profile: {exc}") from exc
+
+
+def _bool(value: Any, key: str, path: Path) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{path}: {key} must be true or false")
+    return value
 
 
 def detect_profile(head: str) -> CsvProfile | None:
@@ -261,6 +272,7 @@ def profile_from_sniff(sniffed: csvsniff.Sniffed) -> CsvProfile:
         label=layout.label,
         headerless=sniffed.header_index < 0 or not sniffed.header,
         flags="words" if sniffed.unsigned else "words-or-sign",
+        notes=tuple(sniffed.notes),
         refused=sniffed.refused,
     )
 
@@ -316,13 +328,32 @@ def resolve_profile(profile: Any, path: Path) -> CsvProfile:
         found = sniff_head(head)
         if found is None:
             raise unknown_shape(head, str(path))
-        return found
+        return _by_name(found, path)
     name = str(profile)
     if name in PROFILES:
         return PROFILES[name]
     if name.endswith(".toml") or Path(name).is_file():
         return load_profile(Path(name))
     raise UsageError(f"unknown csv profile {name!r}; use psp, bank or a .toml file")
+
+
+_CARD_NAME = re.compile(r"(?i)fatura")
+
+
+def _by_name(profile: CsvProfile, path: Path) -> CsvProfile:
+    """A sniffed profile with a warning when the file's name says card bill ("fatura") but its
+    content does not: a name is weaker evidence than columns, so it never changes the reading."""
+    if profile.card or profile.name not in ("generic", csvsniff.HEADERLESS.name):
+        return profile
+    said = _CARD_NAME.search(path.name)
+    if said is None:
+        return profile
+    note = (
+        f"the file name says {said.group(0)!r} (a card bill?) but nothing in its columns says "
+        "card: read as account lines (a positive amount is a credit); a card bill needs "
+        '--csv-profile with card = true and sign = "inverted"'
+    )
+    return replace(profile, notes=(*profile.notes, note))
 
 
 @lru_cache(maxsize=16384)
@@ -522,6 +553,7 @@ def _add_info(
     result: ParseResult, profile: CsvProfile, preamble: list[str], header_line: int
 ) -> None:
     """What inspect shows and coverage needs: profile, period (declared or first/last day)."""
+    result.warnings[:0] = profile.notes
     declared = csvsniff.declared_period(preamble)
     table = result.to_table()
     days = pc.utf8_slice_codeunits(table.column("booked_at"), 0, 10)

@@ -22,7 +22,11 @@
   "1234.56"; unknown (every value ambiguous, like "1.234") falls back to recon.money's rules;
 - the **named bank layout** whose header signature it has (LAYOUTS: where each came from is
   in docs/statements.md), which adds what the header cannot say: card statements, a daily
-  (not running) balance column, continuation lines.
+  (not running) balance column, continuation lines; a signature other banks share is told
+  apart by the header as written, the delimiter and the dates (Layout.matches);
+- a **card statement by its columns** when no layout is named (CARD_COLUMNS: Portador,
+  Parcela, Final do Cartão, ...; not beside a merchant's sales columns, SALES_COLUMNS, nor
+  when most amounts are negative: a warning then).
 
 A file none of this recognizes is an error naming the headers seen and the nearest layout.
 """
@@ -35,6 +39,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
+from typing import Any
 
 __all__ = [
     "LAYOUTS",
@@ -260,9 +265,24 @@ class Layout:
     card: bool = False  # a card statement: purchases, not money of the account
     daily_balance: bool = False  # its balance column is the day's closing, not per line
     continuation: bool = False  # rows without date and amount continue the line above
+    # A signature whose normalized names another bank's export shares is told apart by how
+    # the file is written: the header cells exactly as written, the delimiter, the dates.
+    written: tuple[str, ...] = ()
+    delimiter: str = ""
+    date_format: str = ""
+
+    def matches(self, cells: Sequence[str], delimiter: str, date_format: str | None) -> bool:
+        """Whether a header (and the file's delimiter and dates) is this layout's."""
+        if not self.signature <= {normalize(c) for c in cells}:
+            return False
+        if self.written and tuple(c.strip() for c in cells) != self.written:
+            return False
+        if self.delimiter and delimiter != self.delimiter:
+            return False
+        return not self.date_format or date_format == self.date_format
 
 
-def _layout(name: str, label: str, cells: Sequence[str], **kw: bool) -> Layout:
+def _layout(name: str, label: str, cells: Sequence[str], **kw: Any) -> Layout:
     return Layout(name, label, _names(*cells), **kw)
 
 
@@ -323,6 +343,15 @@ LAYOUTS: tuple[Layout, ...] = (
     ),
     _layout("itau", "Itaú", ["data", "lançamento", "ag./origem", "valor (R$)"]),
     _layout(
+        "itau-cartao",
+        "Itaú (cartão)",
+        ["data", "lançamento", "valor"],
+        card=True,
+        written=("data", "lançamento", "valor"),
+        delimiter=",",
+        date_format="%Y-%m-%d",
+    ),
+    _layout(
         "bradesco",
         "Bradesco",
         ["Data", "Histórico", "Docto.", "Crédito (R$)", "Débito (R$)", "Saldo (R$)"],
@@ -347,6 +376,41 @@ LAYOUTS: tuple[Layout, ...] = (
 )
 GENERIC = Layout("generic", "by the header vocabulary", frozenset())
 
+# Columns only a card statement has (the card, its holder, the installment): a file of no named
+# layout that has one is a card statement, unless it also has columns of a merchant's sales
+# report (an acquirer's or PSP's list of card sales, where the buyer's card is named too and a
+# sale is money in), or its amounts are mostly negative (purchases already written as debits).
+CARD_COLUMNS = _names(
+    "Portador",
+    "Nome do Portador",
+    "Parcela",
+    "Parcelas",
+    "Final do Cartão",
+    "Final Cartão",
+    "Nome no Cartão",
+    "Cartão",
+    "Número do Cartão",
+)
+SALES_COLUMNS = _names(
+    "Bandeira",
+    "Adquirente",
+    "Credenciadora",
+    "NSU",
+    "Código de Autorização",
+    "Autorização",
+    "MDR",
+    "Taxa",
+    "Taxa MDR",
+    "Valor Bruto",
+    "Valor Líquido",
+    "Modalidade",
+    "Terminal",
+    "Data de Pagamento",
+    "Data Prevista",
+    "Previsão de Pagamento",
+    "Estabelecimento Comercial",
+)
+
 
 @dataclass
 class Sniffed:
@@ -365,6 +429,7 @@ class Sniffed:
     ignored: list[str] = field(default_factory=list)  # header cells not read
     skip: int = 0  # headerless files: lines before the first data row
     unsigned: bool = False  # the sampled amounts carry no sign at all
+    notes: list[str] = field(default_factory=list)  # warnings on how it is read
     refused: tuple[int, str, str] | None = None  # (line, column, reason): direction unreadable
 
 
@@ -485,6 +550,7 @@ def _indicator_values(values: Iterable[str]) -> tuple[str, ...] | None:
 
 
 _SIGN_MARK = re.compile(r"[-+()\u2212]")
+_NEGATIVE = re.compile(r"[-(\u2212]")
 _BALANCE_CELL = re.compile(r"(?i)^\s*(?:saldo\b|s\s+a\s+l\s+d\s+o\b)")
 
 
@@ -500,10 +566,11 @@ def _placeholder(values: Iterable[str]) -> bool:
     return marks <= {"-"} or marks <= {"+"}
 
 
-def _layout_for(cells: Sequence[str]) -> Layout:
-    names = {normalize(c) for c in cells}
+def _layout_for(
+    cells: Sequence[str], delimiter: str = "", date_format: str | None = None
+) -> Layout:
     for layout in LAYOUTS:
-        if layout.signature <= names:
+        if layout.matches(cells, delimiter, date_format):
             return layout
     return GENERIC
 
@@ -563,6 +630,7 @@ def sniff_text(text: str) -> Sniffed | None:
 
     columns: dict[str, str] = {}
     used: set[int] = set()
+    notes: list[str] = []
 
     def take(target: str, i: int) -> None:
         columns[target] = header[i]
@@ -570,7 +638,7 @@ def sniff_text(text: str) -> Sniffed | None:
 
     date_i = found["booked_at"][0]
     found_format = _date_format(values(date_i))
-    layout = _layout_for(header)
+    layout = _layout_for(header, delimiter, found_format)
     take("booked_at", date_i)
     amount_i = found["amount"][0] if "amount" in found else None
     unsigned = amount_i is not None and _unsigned(values(amount_i))
@@ -620,6 +688,8 @@ def sniff_text(text: str) -> Sniffed | None:
         take("detail", texts[1])
     if "balance" in columns and normalize(columns["balance"]) in DAILY_BALANCE:
         layout = replace(layout, daily_balance=True)
+    if layout is GENERIC:
+        layout = _card_by_columns(header, values(amount_i) if amount_i is not None else None, notes)
     if "amount" in columns:
         sign = "indicator" if indicator is not None else ("inverted" if layout.card else "signed")
     else:
@@ -642,6 +712,7 @@ def sniff_text(text: str) -> Sniffed | None:
         preamble=lines[:index],
         ignored=[h for i, h in enumerate(header) if i not in used and h],
         unsigned=unsigned,
+        notes=notes,
         refused=refused,
     )
 
@@ -657,6 +728,33 @@ def _filled(rows: Sequence[Sequence[str]], i: int, amount_i: int | None) -> bool
         if not any(_BALANCE_CELL.match(c) for c in r):
             return False
     return True
+
+
+def _card_by_columns(header: Sequence[str], amounts: list[str] | None, notes: list[str]) -> Layout:
+    """GENERIC, or a card statement when its columns are a card's (see CARD_COLUMNS)."""
+    cards = [h for h in header if normalize(h) in CARD_COLUMNS]
+    if not cards:
+        return GENERIC
+    sales = [h for h in header if normalize(h) in SALES_COLUMNS]
+    if sales:
+        notes.append(
+            f"columns {cards} are a card's, but columns {sales} are a merchant's sales report: "
+            "read as account lines (a sale is a credit); a card bill needs --csv-profile "
+            "with card = true"
+        )
+        return GENERIC
+    if amounts is not None:
+        negative = sum(1 for v in amounts if _NEGATIVE.search(v))
+        positive = sum(1 for v in amounts if v.strip()) - negative
+        if negative >= positive:
+            notes.append(
+                f"columns {cards} are a card statement's, but most amounts are negative "
+                "(purchases already written as debits): read with the amounts' own signs"
+            )
+            return GENERIC
+    return replace(
+        GENERIC, name="cartao", label=f"card statement, by its columns {cards}", card=True
+    )
 
 
 def _unstated_direction(

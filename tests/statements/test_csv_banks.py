@@ -198,3 +198,90 @@ def test_named_layout_sign_convention_is_known(tmp_path):
     text = NUBANK_CONTA.replace("-37.79", "37.79").replace("-1200.50", "1200.50")
     path = _write(tmp_path, "nubank", text, "utf-8")
     assert all(r[2] > 0 for r in parse_file(path, resolve_profile(None, path)).all_rows())
+
+
+# Card statements outside the named card layouts.
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\ufeffdata;lançamento;valor (R$)\n01/11/2026;PIX QRS PADARIA01/11;-20,00\n"
+        "02/11/2026;TED 102.0001 MARIA;1.500,00\n",  # Itaú's account CSV: same names
+        "data,lançamento,valor\n01/11/2026,LOJA,-20.00\n02/11/2026,TED MARIA,1500.00\n",
+    ],
+)
+def test_itau_card_layout_needs_its_whole_shape(tmp_path, text):
+    path = _write(tmp_path, "extrato", text, "utf-8")
+    profile = resolve_profile(None, path)
+    assert (profile.name, profile.card, profile.sign) == ("generic", False, "signed")
+    assert [r[2] for r in parse_file(path, profile).all_rows()] == [-2000, 150000]
+
+
+def test_card_columns_beside_a_merchants_sales_columns_are_no_card(tmp_path):
+    text = (
+        "Data da Transação;Portador;Cartão;Bandeira;Valor Líquido\n"
+        "01/11/2026;MARIA SILVA;****1234;VISA;97,50\n"
+        "02/11/2026;JOAO SOUZA;****9876;MASTERCARD;-10,00\n"
+    )
+    path = _write(tmp_path, "vendas", text, "utf-8")
+    result = parse_file(path, resolve_profile(None, path))
+    assert [r[2] for r in result.all_rows()] == [9750, -1000]  # a sale is money in
+    (warning,) = result.warnings
+    assert "['Portador', 'Cartão'] are a card's" in warning
+    assert "['Bandeira', 'Valor Líquido'] are a merchant's sales report" in warning
+
+
+def test_card_columns_with_purchases_already_negative_keep_the_signs(tmp_path):
+    text = (
+        "Data;Descrição;Portador;Valor\n"
+        "01/11/2026;LOJA;MARIA SILVA;-20,00\n"
+        "02/11/2026;MERCADO;MARIA SILVA;-30,00\n"
+        "03/11/2026;ESTORNO LOJA;MARIA SILVA;20,00\n"
+    )
+    path = _write(tmp_path, "gastos", text, "utf-8")
+    result = parse_file(path, resolve_profile(None, path))
+    assert [r[2] for r in result.all_rows()] == [-2000, -3000, 2000]
+    assert result.info["card"] is False
+    assert "most amounts are negative" in result.warnings[0]
+
+
+def test_a_file_named_fatura_is_a_warning_not_a_card(tmp_path):
+    text = "Data;Descrição;Valor\n01/11/2026;LOJA;20,00\n02/11/2026;MERCADO;-30,00\n"
+    path = _write(tmp_path, "Fatura-2026-11", text, "utf-8")
+    result = parse_file(path, resolve_profile(None, path))
+    assert [r[2] for r in result.all_rows()] == [2000, -3000]  # read as written
+    (warning,) = result.warnings
+    assert "the file name says 'Fatura' (a card bill?)" in warning
+    report = import_statements([path], data=DataDir(tmp_path / "data").ensure())
+    assert report.per_file[0].warnings == (warning,)
+    # a named layout, or a card by its columns, is told by content: no warning
+    for name, sample in (("fatura-itau", "ITAU_CARTAO"), ("fatura-nubank", "NUBANK_CONTA")):
+        from . import bank_samples
+
+        path = _write(tmp_path, name, getattr(bank_samples, sample), "utf-8")
+        assert parse_file(path, resolve_profile(None, path)).warnings == []
+
+
+def test_toml_profile_reads_a_card_bill(tmp_path):
+    from recon.errors import ConfigError
+    from recon.statements.csvfile import load_profile
+
+    toml = tmp_path / "cartao.toml"
+    toml.write_text(
+        'delimiter = ";"\ndecimal_mark = ","\ndate_format = "%d/%m/%Y"\nsign = "inverted"\n'
+        'card = true\n[columns]\nbooked_at = "Quando"\namount = "Quanto"\n'
+        'description = "Onde"\n',
+        encoding="utf-8",
+    )
+    path = _write(
+        tmp_path,
+        "c",
+        "Quando;Onde;Quanto\n01/11/2026;PIX LOJA;20,00\n02/11/2026;PAGO;-50,00\n",
+        "utf-8",
+    )
+    rows = parse_file(path, load_profile(toml)).all_rows()
+    assert [(r[2], r[4]) for r in rows] == [(-2000, "other"), (5000, "other")]
+    toml.write_text('card = "yes"\n[columns]\nbooked_at = "d"\namount = "v"\n')
+    with pytest.raises(ConfigError, match="card must be true or false"):
+        load_profile(toml)

@@ -701,6 +701,8 @@ def _fast(
     return ParseResult(table=out)
 
 
+# What a line cannot be read without; a row short of other (trailing) columns reads them empty.
+_REQUIRED = ("booked_at", "amount", "credit", "debit", "indicator", "kind")
 _BALANCE_LABEL = re.compile(r"(?i)^\s*(?:saldo\b|s\s+a\s+l\s+d\s+o\b)")
 _FOOTER = re.compile(r"(?i)^\s*(?:total\b|[úu]ltimos\s+lan[çc]amentos|lan[çc]amentos\s+futuros)")
 
@@ -743,6 +745,10 @@ def _rows(
         )
     ]
     money_cells = [i for i in (i_amount, i_credit, i_debit) if i is not None]
+    # A row may lack trailing columns only where nothing it needs is: the date, the money and
+    # the flag or kind that say what it is (a missing Saldo or text is read as empty).
+    required = {t: where[t] for t in _REQUIRED if t in where}
+    needed = max(required.values())
     sign = profile.sign
     debit_values = {v.strip().casefold() for v in profile.debit_values}
     flags = profile.flags
@@ -860,7 +866,13 @@ def _rows(
                 if len(cells) == 1 and stopped_at is None and _FOOTER.match(cells[0]):
                     stopped_at = line
                     break
-                raise LineError("columns", f"{len(cells)} columns, the header has {width}")
+                if len(cells) <= needed:
+                    missing = [profile.columns[t] for t, i in required.items() if i >= len(cells)]
+                    raise LineError(
+                        "columns",
+                        f"{len(cells)} columns, the header has {width} (no {', '.join(missing)})",
+                    )
+                cells = cells + [""] * (width - len(cells))  # trailing optional columns
             date_text = cells[i_booked].strip()
             has_money = any(cells[i].strip() for i in money_cells)
             if not date_text and not has_money and profile.continuation:

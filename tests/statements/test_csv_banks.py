@@ -285,3 +285,49 @@ def test_toml_profile_reads_a_card_bill(tmp_path):
     toml.write_text('card = "yes"\n[columns]\nbooked_at = "d"\namount = "v"\n')
     with pytest.raises(ConfigError, match="card must be true or false"):
         load_profile(toml)
+
+
+# Inter's 5-column export whose rows stop before the (empty) Saldo: `…;Valor` and no `;`.
+INTER_SEM_SALDO = (
+    " Extrato Conta Corrente \n"
+    "Conta ;72385499\n"
+    "Período ;01/07/2026 a 31/07/2026\n"
+    "\n"
+    "Data Lançamento;Histórico;Descrição;Valor;Saldo\n"
+    "07/07/2026;Pagamento efetuado;Fatura cartão Inter;-1.184,18\n"
+    "07/07/2026;Pix recebido;MARIA SILVA;100,00\n"
+    "06/07/2026;Pix recebido;MARIA SILVA;1.084,00;3.000,00\n"
+)
+
+
+def test_row_short_of_trailing_optional_columns_is_read(tmp_path):
+    path = _write(tmp_path, "inter", INTER_SEM_SALDO, "utf-8")
+    result = parse_file(path, resolve_profile(None, path))
+    assert result.bad == []
+    assert [(r[0], r[2], r[4], r[8]) for r in result.all_rows()] == [
+        (6, -118418, "other", None),
+        (7, 10000, "pix_in", "MARIA SILVA"),
+        (8, 108400, "pix_in", "MARIA SILVA"),
+    ]
+
+
+def test_row_short_of_a_required_column_is_an_error(tmp_path):
+    text = INTER_SEM_SALDO + "08/07/2026;Pix recebido;JOAO\n"
+    path = _write(tmp_path, "inter", text, "utf-8")
+    result = parse_file(path, resolve_profile(None, path))
+    assert len(result.all_rows()) == 3
+    ((line, field, reason, _),) = result.bad
+    assert (line, field, reason) == (9, "columns", "3 columns, the header has 5 (no Valor)")
+
+
+def test_running_balance_checked_across_a_row_without_saldo(tmp_path):
+    from .bank_samples import INTER_CONTA
+
+    short = INTER_CONTA.replace("-250,00;2.742,51", "-250,00")
+    path = _write(tmp_path, "inter", short, "utf-8")
+    result = parse_file(path, resolve_profile(None, path))
+    assert [r[2] for r in result.all_rows()] == [100000, -25000, -5590]
+    assert result.checks == ["running balance verified on 1 lines"]
+    path = _write(tmp_path, "inter", short.replace("-55,90;2.686,61", "-55,90;2.686,62"), "utf-8")
+    with pytest.raises(StatementError, match="running balance"):
+        parse_file(path, resolve_profile(None, path))

@@ -652,7 +652,7 @@ def sniff_text(text: str) -> Sniffed | None:
     money = [i for t in ("amount", "credit", "debit") for i in found.get(t, [])]
     if indicator is None and unsigned:
         # Amounts without a sign: a column whose every value is a credit/debit word says the
-        # direction, whatever its header (MichelH4cker's BB export: "Tipo de Transação" (-)).
+        # direction, whatever its header ("Sentido" C/D).
         not_flags = {date_i, *money, *found.get("balance", [])}
         for i in range(len(header)):
             if i in not_flags or i in used:
@@ -686,10 +686,11 @@ def sniff_text(text: str) -> Sniffed | None:
         take("description", texts[0])
     if len(texts) > 1:
         take("detail", texts[1])
+    named = layout is not GENERIC
+    if not named:
+        layout = _card_by_columns(header, values(amount_i) if amount_i is not None else None, notes)
     if "balance" in columns and normalize(columns["balance"]) in DAILY_BALANCE:
         layout = replace(layout, daily_balance=True)
-    if layout is GENERIC:
-        layout = _card_by_columns(header, values(amount_i) if amount_i is not None else None, notes)
     if "amount" in columns:
         sign = "indicator" if indicator is not None else ("inverted" if layout.card else "signed")
     else:
@@ -697,7 +698,7 @@ def sniff_text(text: str) -> Sniffed | None:
     refused = None
     if sign == "signed" and unsigned:
         skip = {date_i, *money, *found.get("balance", [])}
-        refused = _unstated_direction(header, numbered, skip, texts=layout is GENERIC)
+        refused = _unstated_direction(header, numbered, skip, texts=not named)
     money_values = [v for i in money + found.get("balance", []) for v in values(i)]
     return Sniffed(
         layout=layout,

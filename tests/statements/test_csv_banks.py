@@ -159,11 +159,12 @@ def test_signed_amount_flagged_the_other_way_is_an_error(tmp_path):
     assert said == "a negative amount flagged 'Entrada' (credit)"
 
 
-def test_unsigned_amounts_and_a_text_that_says_debit_are_refused(tmp_path):
+@pytest.mark.parametrize("daily", ["", ";Saldo do Dia"])  # a layout told by a column, too
+def test_unsigned_amounts_and_a_text_that_says_debit_are_refused(tmp_path, daily):
     text = (
-        "Data;Descrição;Valor\n"
-        "01/11/2026;Pix - Recebido Maria;10,00\n"
-        "02/11/2026;Pix - Enviado Joao;8,00\n"
+        f"Data;Descrição;Valor{daily}\n"
+        f"01/11/2026;Pix - Recebido Maria;10,00{daily and ';10,00'}\n"
+        f"02/11/2026;Pix - Enviado Joao;8,00{daily and ';2,00'}\n"
     )
     path = _write(tmp_path, "extrato", text, "utf-8")
     with pytest.raises(StatementError, match="the amounts carry no sign") as info:
@@ -216,6 +217,14 @@ def test_itau_card_layout_needs_its_whole_shape(tmp_path, text):
     profile = resolve_profile(None, path)
     assert (profile.name, profile.card, profile.sign) == ("generic", False, "signed")
     assert [r[2] for r in parse_file(path, profile).all_rows()] == [-2000, 150000]
+
+
+def test_card_columns_with_a_daily_balance_column(tmp_path):
+    text = "Data;Descrição;Portador;Valor;Saldo do Dia\n01/11/2026;LOJA;MARIA;10,00;5,00\n"
+    path = _write(tmp_path, "c", text, "utf-8")
+    profile = resolve_profile(None, path)
+    assert (profile.name, profile.card, profile.daily_balance) == ("cartao", True, True)
+    assert [r[2] for r in parse_file(path, profile).all_rows()] == [-1000]
 
 
 def test_card_columns_beside_a_merchants_sales_columns_are_no_card(tmp_path):

@@ -22,6 +22,7 @@ Profiles (`--csv-profile`):
       skip_lines = 3               # preamble lines before the header (default: search)
       sign = "signed"              # signed | inverted | split | indicator
       debit_values = ["D"]         # indicator values meaning debit (sign = "indicator")
+      card = false                 # a card bill: lines of kind other (with sign = "inverted")
       [columns]                    # recon field = CSV column
       booked_at = "Data"           # required
       amount = "Valor"             # required unless sign = "split" (credit, debit)
@@ -37,7 +38,9 @@ delimiter, decimal mark, date format and preamble, named bank layouts).
 
 Without a kind column the kind comes from the text (recon.statements.lines.classify), and
 the counterparty, document and key from the description when the columns have none
-(recon.statements.describe). Card statements: kind other, a purchase is a debit.
+(recon.statements.describe). Card statements: kind other, a purchase is a debit. A sniffed
+file named like a card bill ("fatura") whose content does not say card is read as it is, with
+a warning (a name is weaker evidence than columns).
 `source_line` is the physical line number in the file (preamble and header counted).
 """
 
@@ -49,7 +52,7 @@ import io
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, tzinfo
 from functools import lru_cache
 from pathlib import Path
@@ -119,6 +122,13 @@ class CsvProfile:
     continuation: bool = False  # a row with only text continues the line above
     label: str = ""  # the bank layout, for people (inspect, errors)
     headerless: bool = False  # no header line: columns are "c0", "c1", ... by position
+    # How an indicator is read: "listed" (a TOML profile: debit_values are debits, anything
+    # else a credit); "words" (sniffed, amounts unsigned: every line needs a credit/debit word,
+    # csvsniff.flag_direction); "words-or-sign" (sniffed, amounts signed: a blank flag leaves
+    # the amount's own sign). With words, a negative amount flagged credit is an error.
+    flags: str = "listed"
+    notes: tuple[str, ...] = ()  # warnings on how the file is read (sniffing, its name)
+    refused: tuple[int, str, str] | None = None  # (line, column, reason): not read at all
 
     def __post_init__(self) -> None:
         unknown = set(self.columns) - set(TARGETS)
@@ -218,9 +228,16 @@ def load_profile(path: Path) -> CsvProfile:
             sign=str(section.get("sign", "signed")),
             debit_values=tuple(str(v) for v in section.get("debit_values", ["D"])),
             kinds={str(k): str(v) for k, v in section.get("kinds", {}).items()},
+            card=_bool(section.get("card", False), "card", path),
         )
     except TypeError as exc:
         raise ConfigError(f"{path}: bad csv profile: {exc}") from exc
+
+
+def _bool(value: Any, key: str, path: Path) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{path}: {key} must be true or false")
+    return value
 
 
 def detect_profile(head: str) -> CsvProfile | None:
@@ -254,6 +271,9 @@ def profile_from_sniff(sniffed: csvsniff.Sniffed) -> CsvProfile:
         continuation=layout.continuation,
         label=layout.label,
         headerless=sniffed.header_index < 0 or not sniffed.header,
+        flags="words" if sniffed.unsigned else "words-or-sign",
+        notes=tuple(sniffed.notes),
+        refused=sniffed.refused,
     )
 
 
@@ -308,13 +328,32 @@ def resolve_profile(profile: Any, path: Path) -> CsvProfile:
         found = sniff_head(head)
         if found is None:
             raise unknown_shape(head, str(path))
-        return found
+        return _by_name(found, path)
     name = str(profile)
     if name in PROFILES:
         return PROFILES[name]
     if name.endswith(".toml") or Path(name).is_file():
         return load_profile(Path(name))
     raise UsageError(f"unknown csv profile {name!r}; use psp, bank or a .toml file")
+
+
+_CARD_NAME = re.compile(r"(?i)fatura")
+
+
+def _by_name(profile: CsvProfile, path: Path) -> CsvProfile:
+    """A sniffed profile with a warning when the file's name says card bill ("fatura") but its
+    content does not: a name is weaker evidence than columns, so it never changes the reading."""
+    if profile.card or profile.name not in ("generic", csvsniff.HEADERLESS.name):
+        return profile
+    said = _CARD_NAME.search(path.name)
+    if said is None:
+        return profile
+    note = (
+        f"the file name says {said.group(0)!r} (a card bill?) but nothing in its columns says "
+        "card: read as account lines (a positive amount is a credit); a card bill needs "
+        '--csv-profile with card = true and sign = "inverted"'
+    )
+    return replace(profile, notes=(*profile.notes, note))
 
 
 @lru_cache(maxsize=16384)
@@ -459,6 +498,9 @@ def _reader_after(text: str, skipped: int, delimiter: str) -> Any:
 
 def parse_text(text: str, source: str, profile: CsvProfile) -> ParseResult:
     """Parse CSV text with `profile`."""
+    if profile.refused is not None:
+        line, column, reason = profile.refused
+        raise StatementParseError(reason, file=source, line=line, field=column)
     if text.startswith("\ufeff"):
         text = text[1:]
     if profile.skip_lines is not None:
@@ -511,6 +553,7 @@ def _add_info(
     result: ParseResult, profile: CsvProfile, preamble: list[str], header_line: int
 ) -> None:
     """What inspect shows and coverage needs: profile, period (declared or first/last day)."""
+    result.warnings[:0] = profile.notes
     declared = csvsniff.declared_period(preamble)
     table = result.to_table()
     days = pc.utf8_slice_codeunits(table.column("booked_at"), 0, 10)
@@ -532,8 +575,22 @@ def _add_info(
         date_format=profile.date_format,
         header_line=header_line,
         card=profile.card,
+        sign=_sign_rule(profile),
         declared_account=csvsniff.declared_account(preamble),
     )
+
+
+def _sign_rule(profile: CsvProfile) -> str:
+    """How the file's lines get their direction, for people (inspect)."""
+    if profile.sign == "indicator":
+        debits = ", ".join(profile.debit_values)
+        column = profile.columns.get("indicator")
+        return f"flag column {column!r} (debit: {debits})"
+    if profile.sign == "split":
+        return "credit/debit columns"
+    if profile.sign == "inverted":
+        return "amount turned (a positive amount, a purchase, is a debit)"
+    return "signed amount"
 
 
 _FAST_AMOUNT = r"^[+-]?[0-9]{1,16}(\.[0-9]{1,2})?$"
@@ -644,6 +701,8 @@ def _fast(
     return ParseResult(table=out)
 
 
+# What a line cannot be read without; a row short of other (trailing) columns reads them empty.
+_REQUIRED = ("booked_at", "amount", "credit", "debit", "indicator", "kind")
 _BALANCE_LABEL = re.compile(r"(?i)^\s*(?:saldo\b|s\s+a\s+l\s+d\s+o\b)")
 _FOOTER = re.compile(r"(?i)^\s*(?:total\b|[úu]ltimos\s+lan[çc]amentos|lan[çc]amentos\s+futuros)")
 
@@ -686,8 +745,14 @@ def _rows(
         )
     ]
     money_cells = [i for i in (i_amount, i_credit, i_debit) if i is not None]
+    # A row may lack trailing columns only where nothing it needs is: the date, the money and
+    # the flag or kind that say what it is (a missing Saldo or text is read as empty).
+    required = {t: where[t] for t in _REQUIRED if t in where}
+    needed = max(required.values())
     sign = profile.sign
     debit_values = {v.strip().casefold() for v in profile.debit_values}
+    flags = profile.flags
+    flag_way = lru_cache(maxsize=256)(csvsniff.flag_direction)
     kinds = profile.kinds
     card = profile.card
     balance: int | None = None
@@ -696,7 +761,7 @@ def _rows(
     plain = profile.decimal_mark == "." and sign == "signed"
     last: tuple[_Row, list[Any]] | None = None  # the line a continuation row extends
 
-    def signed(cells: list[str]) -> int:
+    def signed(cells: list[str], balance_row: bool = False) -> int:
         if plain:
             amount_text = cells[i_amount].strip()  # type: ignore[index]
             if len(amount_text) > MAX_AMOUNT_CHARS:
@@ -717,9 +782,23 @@ def _rows(
             return -cents
         if sign == "indicator":
             assert i_ind is not None
-            flag = cells[i_ind].strip().casefold()
-            return -abs(cents) if flag in debit_values else abs(cents)
+            if flags == "listed":
+                flag = cells[i_ind].strip().casefold()
+                return -abs(cents) if flag in debit_values else abs(cents)
+            return flagged(cells[i_ind].strip(), cents, balance_row)
         return cents
+
+    def flagged(flag: str, cents: int, balance_row: bool) -> int:
+        """A sniffed D/C flag: a credit/debit word, never a guess (see CsvProfile.flags)."""
+        way = flag_way(flag) if flag else None
+        if way is None:
+            if not flag and (balance_row or flags == "words-or-sign" or cents < 0):
+                return cents  # no flag: the amount as written ("Saldo Anterior", a signed file)
+            said = f"{flag[:40]!r} is no credit/debit word" if flag else "no credit/debit flag"
+            raise LineError("indicator", f"{said}; the amount carries no sign")
+        if way == "credit" and cents < 0:
+            raise LineError("indicator", f"a negative amount flagged {flag[:40]!r} (credit)")
+        return abs(cents) if way == "credit" else -abs(cents)
 
     def finish(row: _Row, values: list[Any]) -> tuple[Any, ...]:
         e2e, txid, refund_of, cp_name, cp_doc, cp_key, ref, refund_id = values
@@ -787,7 +866,13 @@ def _rows(
                 if len(cells) == 1 and stopped_at is None and _FOOTER.match(cells[0]):
                     stopped_at = line
                     break
-                raise LineError("columns", f"{len(cells)} columns, the header has {width}")
+                if len(cells) <= needed:
+                    missing = [profile.columns[t] for t, i in required.items() if i >= len(cells)]
+                    raise LineError(
+                        "columns",
+                        f"{len(cells)} columns, the header has {width} (no {', '.join(missing)})",
+                    )
+                cells = cells + [""] * (width - len(cells))  # trailing optional columns
             date_text = cells[i_booked].strip()
             has_money = any(cells[i].strip() for i in money_cells)
             if not date_text and not has_money and profile.continuation:
@@ -819,7 +904,7 @@ def _rows(
             if (
                 balance_label and has_money and (i_balance is None or not cells[i_balance].strip())
             ):  # BB / Caixa: the balance written in the amount column
-                stated = signed(cells)
+                stated = signed(cells, balance_row=True)
                 if sign == "inverted":
                     stated = -stated
                 balance, balance_line = _check_stated(

@@ -10,7 +10,11 @@
   below; lines before it are the preamble (bank name, account, period, balance);
 - **columns** by the header vocabulary (Portuguese and English synonyms, accents, case,
   "(R$)" and punctuation ignored); a "tipo"-like column is the D/C flag only when its values
-  are all credit/debit words (C, D, Crédito, Débito, Entrada, Saída, ...);
+  are all credit/debit words (C, D, Crédito, Débito, Entrada, Saída, +, -, (+), (-), ...);
+- **direction** when the amounts carry no sign: a column of credit/debit words under any
+  header is the flag; a file that states the direction where recon cannot read it (a D/C
+  column of other values; with no named layout, a text that says debit) is refused
+  (`Sniffed.refused`) rather than read as all credits;
 - **date format** from the values: dd/mm/yyyy, dd/mm/yy, yyyy-mm-dd, dd-mm-yyyy, dd.mm.yyyy,
   yyyymmdd, ISO 8601 with offset, each with an optional time; mm/dd/yyyy only when the
   values cannot be day-first;
@@ -18,7 +22,11 @@
   "1234.56"; unknown (every value ambiguous, like "1.234") falls back to recon.money's rules;
 - the **named bank layout** whose header signature it has (LAYOUTS: where each came from is
   in docs/statements.md), which adds what the header cannot say: card statements, a daily
-  (not running) balance column, continuation lines.
+  (not running) balance column, continuation lines; a signature other banks share is told
+  apart by the header as written, the delimiter and the dates (Layout.matches);
+- a **card statement by its columns** when no layout is named (CARD_COLUMNS: Portador,
+  Parcela, Final do Cartão, ...; not beside a merchant's sales columns, SALES_COLUMNS, nor
+  when most amounts are negative: a warning then).
 
 A file none of this recognizes is an error naming the headers seen and the nearest layout.
 """
@@ -31,6 +39,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
+from typing import Any
 
 __all__ = [
     "LAYOUTS",
@@ -120,6 +129,13 @@ VOCABULARY: dict[str, frozenset[str]] = {
         "Credit/Debit",
         "Tipo",
         "Tipo de Lançamento",
+        "Tipo de Transação",
+        "Tipo Transação",
+        "Tipo de Movimento",
+        "Tipo de Movimentação",
+        "Tipo de Operação",
+        "Entrada/Saída",
+        "E/S",
     ),
     "text": _names(
         "Histórico",
@@ -197,9 +213,46 @@ VOCABULARY: dict[str, frozenset[str]] = {
     "counterparty_key": _names("Chave Pix", "Chave"),
 }
 DAILY_BALANCE = _names("Saldo do Dia")
+# Headers that can only mean a D/C flag: when the amounts carry no sign and such a column holds
+# values that are no credit/debit words, the file states the direction in a way recon cannot
+# read, and it is refused rather than read as all credits.
+FLAG_ONLY = _names(
+    "D/C",
+    "DC",
+    "C/D",
+    "CD",
+    "Deb_Cred",
+    "Débito/Crédito",
+    "Crédito/Débito",
+    "Credit/Debit",
+    "Natureza",
+    "Sinal",
+    "Entrada/Saída",
+    "E/S",
+)
 
-_INDICATOR_DEBIT = frozenset({"d", "debito", "saida", "debit", "-", "db", "deb"})
-_INDICATOR_CREDIT = frozenset({"c", "credito", "entrada", "credit", "+", "cr", "cred"})
+_FLAG_DEBIT = frozenset({"d", "debito", "debitos", "saida", "saidas", "debit", "db", "deb", "dr"})
+_FLAG_CREDIT = frozenset(
+    {"c", "credito", "creditos", "entrada", "entradas", "credit", "cr", "cred"}
+)
+_FLAG_SYMBOLS = {"+": "credit", "(+)": "credit", "-": "debit", "(-)": "debit"}
+
+
+def flag_direction(value: str) -> str | None:
+    """The direction a D/C flag value says: "credit", "debit", or None (blank included).
+
+    Words (C, D, Crédito, Débito, Entrada, Saída, credit, debit, CR, DB, ...; accents and case
+    ignored) and signs (`+`, `-`, `(+)`, `(-)`, spaces ignored).
+    """
+    compact = "".join(value.split())
+    if compact in _FLAG_SYMBOLS:
+        return _FLAG_SYMBOLS[compact]
+    n = normalize(value)
+    if n in _FLAG_DEBIT:
+        return "debit"
+    if n in _FLAG_CREDIT:
+        return "credit"
+    return None
 
 
 @dataclass(frozen=True)
@@ -212,9 +265,24 @@ class Layout:
     card: bool = False  # a card statement: purchases, not money of the account
     daily_balance: bool = False  # its balance column is the day's closing, not per line
     continuation: bool = False  # rows without date and amount continue the line above
+    # A signature whose normalized names another bank's export shares is told apart by how
+    # the file is written: the header cells exactly as written, the delimiter, the dates.
+    written: tuple[str, ...] = ()
+    delimiter: str = ""
+    date_format: str = ""
+
+    def matches(self, cells: Sequence[str], delimiter: str, date_format: str | None) -> bool:
+        """Whether a header (and the file's delimiter and dates) is this layout's."""
+        if not self.signature <= {normalize(c) for c in cells}:
+            return False
+        if self.written and tuple(c.strip() for c in cells) != self.written:
+            return False
+        if self.delimiter and delimiter != self.delimiter:
+            return False
+        return not self.date_format or date_format == self.date_format
 
 
-def _layout(name: str, label: str, cells: Sequence[str], **kw: bool) -> Layout:
+def _layout(name: str, label: str, cells: Sequence[str], **kw: Any) -> Layout:
     return Layout(name, label, _names(*cells), **kw)
 
 
@@ -275,6 +343,15 @@ LAYOUTS: tuple[Layout, ...] = (
     ),
     _layout("itau", "Itaú", ["data", "lançamento", "ag./origem", "valor (R$)"]),
     _layout(
+        "itau-cartao",
+        "Itaú (cartão)",
+        ["data", "lançamento", "valor"],
+        card=True,
+        written=("data", "lançamento", "valor"),
+        delimiter=",",
+        date_format="%Y-%m-%d",
+    ),
+    _layout(
         "bradesco",
         "Bradesco",
         ["Data", "Histórico", "Docto.", "Crédito (R$)", "Débito (R$)", "Saldo (R$)"],
@@ -299,6 +376,41 @@ LAYOUTS: tuple[Layout, ...] = (
 )
 GENERIC = Layout("generic", "by the header vocabulary", frozenset())
 
+# Columns only a card statement has (the card, its holder, the installment): a file of no named
+# layout that has one is a card statement, unless it also has columns of a merchant's sales
+# report (an acquirer's or PSP's list of card sales, where the buyer's card is named too and a
+# sale is money in), or its amounts are mostly negative (purchases already written as debits).
+CARD_COLUMNS = _names(
+    "Portador",
+    "Nome do Portador",
+    "Parcela",
+    "Parcelas",
+    "Final do Cartão",
+    "Final Cartão",
+    "Nome no Cartão",
+    "Cartão",
+    "Número do Cartão",
+)
+SALES_COLUMNS = _names(
+    "Bandeira",
+    "Adquirente",
+    "Credenciadora",
+    "NSU",
+    "Código de Autorização",
+    "Autorização",
+    "MDR",
+    "Taxa",
+    "Taxa MDR",
+    "Valor Bruto",
+    "Valor Líquido",
+    "Modalidade",
+    "Terminal",
+    "Data de Pagamento",
+    "Data Prevista",
+    "Previsão de Pagamento",
+    "Estabelecimento Comercial",
+)
+
 
 @dataclass
 class Sniffed:
@@ -316,6 +428,9 @@ class Sniffed:
     preamble: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)  # header cells not read
     skip: int = 0  # headerless files: lines before the first data row
+    unsigned: bool = False  # the sampled amounts carry no sign at all
+    notes: list[str] = field(default_factory=list)  # warnings on how it is read
+    refused: tuple[int, str, str] | None = None  # (line, column, reason): direction unreadable
 
 
 def decode_auto(raw: bytes) -> tuple[str, str]:
@@ -423,21 +538,39 @@ def _indicator_values(values: Iterable[str]) -> tuple[str, ...] | None:
     debit: set[str] = set()
     seen = False
     for v in values:
-        n = normalize(v)
-        if not n:
+        if not v.strip():
             continue
         seen = True
-        if n in _INDICATOR_DEBIT:
-            debit.add(v.strip())
-        elif n not in _INDICATOR_CREDIT:
+        way = flag_direction(v)
+        if way is None:
             return None
+        if way == "debit":
+            debit.add(v.strip())
     return tuple(sorted(debit)) if seen else None
 
 
-def _layout_for(cells: Sequence[str]) -> Layout:
-    names = {normalize(c) for c in cells}
+_SIGN_MARK = re.compile(r"[-+()\u2212]")
+_NEGATIVE = re.compile(r"[-(\u2212]")
+_BALANCE_CELL = re.compile(r"(?i)^\s*(?:saldo\b|s\s+a\s+l\s+d\s+o\b)")
+
+
+def _unsigned(values: Iterable[str]) -> bool:
+    """Whether amounts are written without any sign (-, +, parentheses): at least one value."""
+    seen = [v for v in (x.strip() for x in values) if v]
+    return bool(seen) and not any(_SIGN_MARK.search(v) for v in seen)
+
+
+def _placeholder(values: Iterable[str]) -> bool:
+    """A column of one bare sign only ("-" everywhere): a placeholder, not a D/C flag."""
+    marks = {"".join(v.split()) for v in values if v.strip()}
+    return marks <= {"-"} or marks <= {"+"}
+
+
+def _layout_for(
+    cells: Sequence[str], delimiter: str = "", date_format: str | None = None
+) -> Layout:
     for layout in LAYOUTS:
-        if layout.signature <= names:
+        if layout.matches(cells, delimiter, date_format):
             return layout
     return GENERIC
 
@@ -485,22 +618,30 @@ def sniff_text(text: str) -> Sniffed | None:
         return _headerless(lines)
     index, delimiter, cells, found = found_header
     header = [c.strip().lstrip("\ufeff") for c in cells]
-    layout = _layout_for(header)
-    rows = [_split(line, delimiter) for line in lines[index + 1 : index + 1 + SAMPLE_ROWS]]
-    rows = [r for r in rows if any(c.strip() for c in r)]
+    numbered = [
+        (index + 2 + k, _split(line, delimiter))
+        for k, line in enumerate(lines[index + 1 : index + 1 + SAMPLE_ROWS])
+    ]
+    numbered = [(n, r) for n, r in numbered if any(c.strip() for c in r)]
+    rows = [r for _, r in numbered]
 
     def values(i: int) -> list[str]:
         return [r[i] for r in rows if i < len(r)]
 
     columns: dict[str, str] = {}
     used: set[int] = set()
+    notes: list[str] = []
 
     def take(target: str, i: int) -> None:
         columns[target] = header[i]
         used.add(i)
 
     date_i = found["booked_at"][0]
+    found_format = _date_format(values(date_i))
+    layout = _layout_for(header, delimiter, found_format)
     take("booked_at", date_i)
+    amount_i = found["amount"][0] if "amount" in found else None
+    unsigned = amount_i is not None and _unsigned(values(amount_i))
     indicator: tuple[str, ...] | None = None
     for i in found.get("indicator", []):
         flags = _indicator_values(values(i))
@@ -509,6 +650,19 @@ def sniff_text(text: str) -> Sniffed | None:
             indicator = flags
             break
     money = [i for t in ("amount", "credit", "debit") for i in found.get(t, [])]
+    if indicator is None and unsigned:
+        # Amounts without a sign: a column whose every value is a credit/debit word says the
+        # direction, whatever its header ("Sentido" C/D).
+        not_flags = {date_i, *money, *found.get("balance", [])}
+        for i in range(len(header)):
+            if i in not_flags or i in used:
+                continue
+            flags = _indicator_values(values(i))
+            if flags is None or _placeholder(values(i)) or not _filled(rows, i, amount_i):
+                continue
+            take("indicator", i)
+            indicator = flags
+            break
     if "amount" in found:
         take("amount", found["amount"][0])
     elif "credit" in found and "debit" in found:
@@ -532,14 +686,20 @@ def sniff_text(text: str) -> Sniffed | None:
         take("description", texts[0])
     if len(texts) > 1:
         take("detail", texts[1])
+    named = layout is not GENERIC
+    if not named:
+        layout = _card_by_columns(header, values(amount_i) if amount_i is not None else None, notes)
     if "balance" in columns and normalize(columns["balance"]) in DAILY_BALANCE:
         layout = replace(layout, daily_balance=True)
     if "amount" in columns:
         sign = "indicator" if indicator is not None else ("inverted" if layout.card else "signed")
     else:
         sign = "split"
+    refused = None
+    if sign == "signed" and unsigned:
+        skip = {date_i, *money, *found.get("balance", [])}
+        refused = _unstated_direction(header, numbered, skip, texts=not named)
     money_values = [v for i in money + found.get("balance", []) for v in values(i)]
-    date_format = _date_format(values(date_i)) or "%d/%m/%Y"
     return Sniffed(
         layout=layout,
         delimiter=delimiter,
@@ -548,11 +708,103 @@ def sniff_text(text: str) -> Sniffed | None:
         columns=columns,
         sign=sign,
         debit_values=indicator or ("D",),
-        date_format=date_format,
+        date_format=found_format or "%d/%m/%Y",
         decimal_mark=_decimal_mark(money_values),
         preamble=lines[:index],
         ignored=[h for i, h in enumerate(header) if i not in used and h],
+        unsigned=unsigned,
+        notes=notes,
+        refused=refused,
     )
+
+
+def _filled(rows: Sequence[Sequence[str]], i: int, amount_i: int | None) -> bool:
+    """Whether column `i` has a value on every sampled line that has an amount (balance rows,
+    "Saldo Anterior", may leave it blank)."""
+    for r in rows:
+        if amount_i is None or amount_i >= len(r) or not r[amount_i].strip():
+            continue
+        if i < len(r) and r[i].strip():
+            continue
+        if not any(_BALANCE_CELL.match(c) for c in r):
+            return False
+    return True
+
+
+def _card_by_columns(header: Sequence[str], amounts: list[str] | None, notes: list[str]) -> Layout:
+    """GENERIC, or a card statement when its columns are a card's (see CARD_COLUMNS)."""
+    cards = [h for h in header if normalize(h) in CARD_COLUMNS]
+    if not cards:
+        return GENERIC
+    sales = [h for h in header if normalize(h) in SALES_COLUMNS]
+    if sales:
+        notes.append(
+            f"columns {cards} are a card's, but columns {sales} are a merchant's sales report: "
+            "read as account lines (a sale is a credit); a card bill needs --csv-profile "
+            "with card = true"
+        )
+        return GENERIC
+    if amounts is not None:
+        negative = sum(1 for v in amounts if _NEGATIVE.search(v))
+        positive = sum(1 for v in amounts if v.strip()) - negative
+        if negative >= positive:
+            notes.append(
+                f"columns {cards} are a card statement's, but most amounts are negative "
+                "(purchases already written as debits): read with the amounts' own signs"
+            )
+            return GENERIC
+    return replace(
+        GENERIC, name="cartao", label=f"card statement, by its columns {cards}", card=True
+    )
+
+
+def _unstated_direction(
+    header: Sequence[str],
+    numbered: Sequence[tuple[int, Sequence[str]]],
+    skip: set[int],
+    *,
+    texts: bool,
+) -> tuple[int, str, str] | None:
+    """(line, column, reason) when amounts carry no sign and no usable D/C column was found but
+    the file states the direction somewhere recon cannot read; None when nothing says so.
+
+    Where: a column of a D/C flag's name (FLAG_ONLY), or one mostly of credit/debit words,
+    holding other values; and, with `texts` (a file of no named layout, whose sign convention
+    nothing tells), a text that says debit ("Pix - Enviado", "Compra no débito"; not a refund,
+    which is money back). A named layout's all-positive sample is all credits: its bank signs
+    debits."""
+    from recon.statements.describe import describe
+
+    for i, name in enumerate(header):
+        if i in skip:
+            continue
+        cells = [(n, r[i].strip()) for n, r in numbered if i < len(r) and r[i].strip()]
+        worded = [c for _, c in cells if flag_direction(c) and c not in ("+", "-")]
+        odd = [(n, c) for n, c in cells if flag_direction(c) is None]
+        if odd and (normalize(name) in FLAG_ONLY or 2 * len(worded) >= len(cells) > 1):
+            shown = sorted({c[:20] for _, c in odd})[:3]
+            return (
+                odd[0][0],
+                name,
+                f"the amounts carry no sign and column {name!r} gives the direction with "
+                f"values that are no credit/debit words ({', '.join(map(repr, shown))}); recon "
+                "does not guess: pass --csv-profile with a mapping (sign, indicator, "
+                "debit_values)",
+            )
+    for n, r in numbered if texts else ():
+        for i, cell in enumerate(r):
+            if i in skip or not cell.strip():
+                continue
+            said = describe(cell.strip())
+            if said.direction_word == "debit" and not said.refund:
+                return (
+                    n,
+                    header[i] if i < len(header) else f"column {i + 1}",
+                    f"the amounts carry no sign and no credit/debit column was found, but "
+                    f"{cell.strip()[:40]!r} says it is a debit; recon does not guess the "
+                    "direction: pass --csv-profile with a mapping (sign, indicator, debit_values)",
+                )
+    return None
 
 
 HEADERLESS = Layout(

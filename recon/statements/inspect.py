@@ -185,6 +185,8 @@ def render_text(reports: list[dict[str, Any]]) -> str:
                 + (", card statement" if csv_info.get("card") else "")
             )
         out.append(head)
+        if csv_info and csv_info.get("sign"):
+            out.append(f"  sign: {csv_info['sign']}")
         said = f" (the file names account {r['declared_account']})" if r["declared_account"] else ""
         out.append(f"  account: {r['account']}{said}")
         none = "none (no stated period)" if r["lines"] else "none (no lines, no stated period)"

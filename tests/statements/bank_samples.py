@@ -81,6 +81,24 @@ C6_CARTAO = (
     "07/11/2026;MARIA SILVA;9876;Serviços;NETFLIX.COM;Única;0;0;1234.56\n"
 )
 
+# Itaú's card bill CSV: UTF-8 BOM, exactly `data,lançamento,valor`, ISO dates, dot decimals,
+# purchases positive, the bill's payment negative (several importers document the same shape).
+ITAU_CARTAO = (
+    "\ufeffdata,lançamento,valor\n"
+    "2026-11-05,PAGAMENTO EFETUADO,-1500\n"
+    "2026-11-04,LOJA X            02/10,76.09\n"
+    "2026-11-03,PIX QRS PADARIA BOM,4\n"
+    "2026-11-03,MERCADO Y,12.5\n"
+)
+
+# A card bill of no named layout (a broker's card, as published): known by its columns.
+CARTAO_COLUNAS = (
+    "\ufeffData;Estabelecimento;Portador;Valor;Parcela\r\n"
+    "01/11/2026;LOJA MADEIRAS LTDA;MARIA SILVA;R$ 694,80;2 de 10\r\n"
+    "03/11/2026;MERCADO*PRODUTOS;MARIA SILVA;R$ 1.183,21;Única\r\n"
+    "05/11/2026;ESTORNO LOJA;MARIA SILVA;-R$ 10,00;Única\r\n"
+)
+
 BB = (
     '"Data","Lançamento","Detalhes","N° documento","Valor","Tipo Lançamento"\n'
     '"31/10/2026","Saldo Anterior","","","1.000,00",""\n'
@@ -150,6 +168,17 @@ PAGBANK = (
     "Rendimento sobre dinheiro;0,03\n"
     "18ff075b-0eab-4f00-9000-000000000002;02/10/2026;Pix recebido;Juliano Pereira;10\n"
     "28ff075b-0eab-4f00-9000-000000000003;03/10/2026;Pix enviado;Padaria Bom Dia;-25,90\n"
+)
+
+# An extrato in the shape a published spreadsheet importer reads (Banco do Brasil's texts):
+# every amount unsigned, the direction in "Tipo de Transação" as (+) / (-).
+BB_SINAIS = (
+    "Data,Valor,Tipo de Transação,Descrição,Tipo de Serviço\n"
+    '31/10/2026,"1.000,00",(+),Saldo Anterior,- - -\n'
+    '03/11/2026,"8,00",(-),Pix - Enviado,Joao Souza\n'
+    '03/11/2026,"4,00",(+),Pix - Recebido,Maria Silva\n'
+    '04/11/2026,"5,42",(-),Compra com Cartão,PADARIA X\n'
+    '04/11/2026,"5,42",(+),Estorno de Débito,- - -\n'
 )
 
 # (name, text, encoding, expected layout, [(cents, kind, counterparty)], period)
@@ -296,6 +325,48 @@ SAMPLES: list[tuple[str, str, str, str, list[tuple[int, str, str | None]], tuple
         (date(2026, 10, 1), date(2026, 10, 3)),
     ),
 ]
+
+SAMPLES.append(
+    (
+        "bb-sinais",
+        BB_SINAIS,
+        "utf-8",
+        "generic",
+        [
+            (-800, "pix_out", None),
+            (400, "pix_in", None),
+            (-542, "other", None),
+            (542, "other", None),
+        ],
+        (date(2026, 11, 3), date(2026, 11, 4)),
+    )
+)
+
+SAMPLES.append(
+    (
+        "itau-cartao",
+        ITAU_CARTAO,
+        "utf-8",
+        "itau-cartao",
+        [
+            (150000, "other", None),
+            (-7609, "other", None),
+            (-400, "other", "PADARIA BOM"),
+            (-1250, "other", None),
+        ],
+        (date(2026, 11, 3), date(2026, 11, 5)),
+    )
+)
+SAMPLES.append(
+    (
+        "cartao-por-colunas",
+        CARTAO_COLUNAS,
+        "utf-8",
+        "cartao",
+        [(-69480, "other", None), (-118321, "other", None), (1000, "other", None)],
+        (date(2026, 11, 1), date(2026, 11, 5)),
+    )
+)
 
 ITAU_SEM_CABECALHO = (
     "01/11/2026;PIX TRANSF  FULANO S01/11;-50,00\n"

@@ -132,7 +132,14 @@ def test_generated_bank_csv_round_trips(
     text = _render(shape, cents, days, delimiter, mark, grouped, date_style, preamble, seed)
     path = tmp_path / "gen.csv"
     path.write_bytes(text.encode(encoding))
-    result = parse_file(path, resolve_profile(None, path))
+    try:
+        result = parse_file(path, resolve_profile(None, path))
+    except StatementError as exc:
+        # a file of no named layout whose amounts carry no sign while a text says debit is
+        # refused (the direction is not guessed); never when some amount is signed
+        assert "the amounts carry no sign" in str(exc)
+        assert SHAPES[shape][1] == "signed" and all(c > 0 for c in cents)
+        return
     assert result.bad == []
     rows = result.all_rows()
     assert [r[2] for r in rows] == cents

@@ -11,7 +11,7 @@ from recon.cli import main
 from recon.statements import import_statements
 from recon.statements.inspect import inspect_statements
 
-from .bank_samples import INTER_CONTA
+from .bank_samples import BB_SINAIS, INTER_CONTA
 from .conftest import FIXTURES
 
 
@@ -99,3 +99,14 @@ def test_inspect_folder_skips_what_import_skips(tmp_path, capsys) -> None:
     assert code == 0
     assert "README.md: skipped" in out and "expected_breaks.csv: skipped" in out
     assert "inter-conta" in out
+
+
+def test_inspect_says_how_the_direction_is_read(tmp_path, capsys) -> None:
+    path = tmp_path / "extrato.csv"
+    path.write_text(BB_SINAIS, encoding="utf-8")
+    assert main(["statements", "inspect", str(path), "--json"]) == 0
+    (f,) = json.loads(capsys.readouterr().out)["files"]
+    assert f["csv"]["sign"] == "flag column 'Tipo de Transação' (debit: (-))"
+    assert (f["credits"]["count"], f["debits"]["count"]) == (2, 2)
+    assert main(["statements", "inspect", str(_inter(tmp_path))]) == 0
+    assert "\n  sign: signed amount\n" in capsys.readouterr().out

@@ -20,10 +20,17 @@ credits - debits = closing balance; the trailer's sums and record count equal wh
 batch holds; the file trailer's batch and record counts. With --quarantine a batch that
 lost lines to quarantine cannot balance, so its checks become warnings.
 A date-only booking is the start of that day in America/Sao_Paulo.
+
+Records as editors leave them: a UTF-8 BOM is not part of the first record; trailing blanks
+stripped are padded back; blanks beyond position 240 are dropped (anything else there is an
+error naming the line). `decode` and `sniff` read the bytes the same way, so a file the
+reader takes is also recognized by `--format auto`.
 """
 
 from __future__ import annotations
 
+import codecs
+import re
 from datetime import date, datetime
 from functools import lru_cache
 from pathlib import Path
@@ -44,6 +51,10 @@ from recon.statements.lines import (
 
 RECORD = 240
 FEE_CATEGORY = "105"
+# A file header as the reader sees it once padded back to 240: 1-3 bank (digits), 4-7 lot
+# "0000", 8 record type 0, 9-17 blanks (digits in some banks' layouts, e.g. Itaú SISPAG's
+# layout version at 15-17).
+_FILE_HEADER = re.compile(r"[0-9]{3}00000[0-9 ]{9}")
 
 
 @lru_cache(maxsize=8192)
@@ -105,6 +116,16 @@ def _detail(record: str, line: int) -> tuple[Any, ...]:
     )
 
 
+def fit(line: str) -> str:
+    """A record as the reader reads it: without its line end, and without blanks beyond
+    position 240 (an editor's; anything else there stays, to be refused). Shorter records
+    are padded back by the reader itself, which needs to know where they were cut."""
+    record = line.rstrip("\r")
+    if len(record) > RECORD and not record[RECORD:].strip(" "):
+        return record[:RECORD]
+    return record
+
+
 class _Batch:
     __slots__ = ("bad", "credits", "debits", "header_line", "opening", "opening_day", "records")
 
@@ -133,8 +154,10 @@ def parse_text(text: str, source: str) -> ParseResult:
             return
         raise StatementParseError(message, file=source, line=line, field=field)
 
+    if text.startswith("\ufeff"):
+        text = text[1:]  # a BOM is not part of the first record
     for line, raw in enumerate(text.split("\n"), start=1):
-        record = raw.rstrip("\r")
+        record = fit(raw)
         if not record.strip():
             continue
         records += 1
@@ -293,19 +316,52 @@ def _check_batch(record: str, line: int, batch: _Batch, fail: Any, result: Parse
     )
 
 
+def decode(raw: bytes) -> str:
+    """The text of CNAB 240 bytes, as the reader and the sniffer read them.
+
+    A UTF-8 BOM is dropped. Positions count one byte per character in the standard, so one
+    byte is one character (latin-1) unless the bytes say a UTF-8 writer counted characters:
+    they are valid UTF-8 and a record holding an accent is longer than 240 bytes but 240
+    characters in UTF-8 (blanks beyond 240 aside), and no record holding an accent is exactly
+    240 bytes (a writer that counted bytes). Records shortened by an editor do not tell: they
+    are read one byte one character, which at worst puts the history's last character (a
+    blank) before the document number, where UTF-8 read wrongly would cut the document's
+    first character (a PIX id) off.
+    """
+    if raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8) :]
+    if raw.isascii():
+        return raw.decode("ascii")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+    characters = False
+    for record in raw.split(b"\n"):
+        record = record.rstrip(b"\r")
+        if record.isascii():
+            continue
+        if len(record) == RECORD:
+            return raw.decode("latin-1")  # its writer counted bytes
+        if len(record) > RECORD and len(fit(record.decode("utf-8"))) <= RECORD:
+            characters = True
+    return text if characters else raw.decode("latin-1")
+
+
+def sniff(head: bytes) -> bool:
+    """Whether a file starting with `head` opens with a CNAB 240 file header, read as the
+    reader reads it (`decode`, then `fit`): record type 0 at position 8 after lot 0000 and a
+    3-digit bank, blanks or digits at 9-17, and no more than 240 characters (a shorter
+    record is padded back)."""
+    cut = head.rfind(b"\n")
+    text = decode(head[: cut + 1] if cut > 0 else head)
+    for line in text.split("\n", 64):
+        record = fit(line)
+        if record.strip():
+            return len(record) <= RECORD and _FILE_HEADER.match(record.ljust(RECORD)) is not None
+    return False
+
+
 def parse_file(path: Path) -> ParseResult:
-    """Parse a CNAB 240 extrato file (ASCII/latin-1)."""
-    raw = path.read_bytes()
-    # Positions count bytes. Read UTF-8 only when that keeps every record 240 characters
-    # long (accents in UTF-8 would shift the fields); otherwise one byte = one character.
-    text = raw.decode("latin-1")
-    if not raw.isascii():
-        try:
-            utf8 = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            utf8 = None
-        if utf8 is not None and all(
-            len(r.rstrip("\r")) == RECORD for r in utf8.split("\n") if r.strip()
-        ):
-            text = utf8
-    return parse_text(text, str(path))
+    """Parse a CNAB 240 extrato file (ASCII, latin-1 or UTF-8: `decode`)."""
+    return parse_text(decode(path.read_bytes()), str(path))

@@ -25,8 +25,9 @@ def sniff_bytes(head: bytes, name: str = "") -> str | None:
         if b'"creditDebitType"' in text or b'"completedAuthorisedPaymentType"' in text:
             return "open-finance"
         return "pix-json"
-    first = text.split(b"\n", 1)[0].rstrip(b"\r")
-    if len(first) == 240 and first[:8].isdigit() and first[7:8] == b"0":
+    from recon.statements import cnab240
+
+    if cnab240.sniff(head):  # decoded and padded back as its reader does
         return "cnab240"
     from recon.statements.csvfile import sniff_head
     from recon.statements.csvsniff import decode_auto

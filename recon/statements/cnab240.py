@@ -17,8 +17,10 @@ Batch trailer (5): 143-150 closing balance date, 151-168 closing balance, 169 it
 
 Checks, each an error naming the file, line and field when it fails: opening balance +
 credits - debits = closing balance; the trailer's sums and record count equal what the
-batch holds; the file trailer's batch and record counts. With --quarantine a batch that
-lost lines to quarantine cannot balance, so its checks become warnings.
+batch holds; the file trailer's batch and record counts. A record that cannot be read is
+the error, at its own line, even when it is a batch header or trailer (the batch is still
+counted, so the counts after it do not hide it); with --quarantine a batch that lost lines
+to quarantine cannot balance, so its checks (and the file trailer's) become warnings.
 A date-only booking is the start of that day in America/Sao_Paulo.
 
 Records as editors leave them: a UTF-8 BOM is not part of the first record; trailing blanks
@@ -51,6 +53,15 @@ from recon.statements.lines import (
 
 RECORD = 240
 FEE_CATEGORY = "105"
+# The batch services (positions 10-11) a CNAB 240 file may hold, to name what a file is when
+# it is not an extrato (04).
+SERVICES = {
+    "01": "cobrança",
+    "20": "pagamento a fornecedores",
+    "22": "pagamento de tributos",
+    "30": "pagamento de salários",
+    "98": "pagamentos diversos",
+}
 # A file header as the reader sees it once padded back to 240: 1-3 bank (digits), 4-7 lot
 # "0000", 8 record type 0, 9-17 blanks (digits in some banks' layouts, e.g. Itaú SISPAG's
 # layout version at 15-17).
@@ -148,8 +159,10 @@ def parse_text(text: str, source: str) -> ParseResult:
     records = 0
     file_trailer_seen = False
 
-    def fail(line: int, field: str, message: str) -> None:
-        if batch is not None and batch.bad:
+    def fail(line: int, field: str, message: str, lost: bool) -> None:
+        """A failed check: the error, unless lines were lost to bad records before it (then
+        the first bad record is the error, or with --quarantine this is a warning)."""
+        if lost:
             result.warnings.append(f"line {line}: {field}: {message} (lines were quarantined)")
             return
         raise StatementParseError(message, file=source, line=line, field=field)
@@ -178,9 +191,29 @@ def parse_text(text: str, source: str) -> ParseResult:
                     batch.bad += 1
                 continue
         elif len(record) > RECORD:
-            bad.append(Bad(line, "record", f"{len(record)} characters, not {RECORD}", record))
+            bad.append(
+                Bad(
+                    line,
+                    "record",
+                    f"{len(record)} characters, not {RECORD} (more than blanks after "
+                    f"position {RECORD})",
+                    record,
+                )
+            )
+            # Still a record of its batch: a batch header opens its batch and a trailer
+            # closes it, so the counts after it hold and this line is the error.
+            if record[7] == "1":
+                if batch is not None:
+                    _unclosed(batch, source)
+                batch = _Batch(line, None)
+                batches += 1
+            elif record[7] == "9":
+                file_trailer_seen = True
             if batch is not None:
                 batch.bad += 1
+                batch.records += 1
+                if record[7] == "5":
+                    batch = None
             continue
         kind = record[7]
         try:
@@ -197,35 +230,48 @@ def parse_text(text: str, source: str) -> ParseResult:
                 else:
                     batch.credits += row[2]
             elif kind == "1":
-                if record[9:11] != "04":
+                service = record[9:11]
+                if service != "04":
+                    what = f" ({SERVICES[service]})" if service in SERVICES else ""
                     raise StatementError(
-                        f"{source}:{line}: batch service {record[9:11]!r} is not 04 (extrato)"
+                        f"{source}:{line}: batch service {service!r}{what} is not 04 (extrato)"
                     )
-                opening = _signed(record, 151, 168, 169, "saldo_inicial")
-                batch = _Batch(line, opening, _day(record[142:150]))
+                if batch is not None:
+                    _unclosed(batch, source)
+                # The batch is open (and counted) before its balance is read: an unreadable
+                # header is then the error at its line, not the counts after it.
+                batch = _Batch(line, None, _day(record[142:150]))
                 batches += 1
+                batch.opening = _signed(record, 151, 168, 169, "saldo_inicial")
             elif kind == "5":
                 if batch is None:
                     raise LineError("tipo_registro", "batch trailer without a batch header")
-                batch.records += 1
-                _check_batch(record, line, batch, fail, result)
-                _cover(batch.opening_day, _day(record[142:150]), result)
-                batch = None
+                closed, batch = batch, None  # closed even when its trailer is unreadable
+                closed.records += 1
+                try:
+                    _check_batch(record, line, closed, fail, result)
+                except LineError:
+                    closed.bad += 1
+                    raise
+                _cover(closed.opening_day, _day(record[142:150]), result)
             elif kind == "9":
                 file_trailer_seen = True
                 want_batches = _number(record, 18, 23, "qtd_lotes")
                 want_records = _number(record, 24, 29, "qtd_registros")
+                lost = bool(bad)
                 if want_batches != batches:
                     fail(
                         line,
                         "qtd_lotes",
                         f"trailer says {want_batches} batches, file has {batches}",
+                        lost,
                     )
                 if want_records != records:
                     fail(
                         line,
                         "qtd_registros",
                         f"trailer says {want_records} records, file has {records}",
+                        lost,
                     )
                 result.checks.append(f"file trailer: {batches} batches, {records} records")
             elif kind == "0":
@@ -239,12 +285,16 @@ def parse_text(text: str, source: str) -> ParseResult:
     if records == 0:
         raise StatementError(f"{source}: empty CNAB 240 file")
     if batch is not None:
-        raise StatementParseError(
-            "batch has no trailer (file cut short?)", file=source, line=batch.header_line
-        )
+        _unclosed(batch, source)
     if not file_trailer_seen:
         raise StatementParseError("no file trailer (record type 9)", file=source, line=records)
     return result
+
+
+def _unclosed(batch: _Batch, source: str) -> None:
+    raise StatementParseError(
+        "batch has no trailer (file cut short?)", file=source, line=batch.header_line
+    )
 
 
 def _day(text: str) -> date | None:
@@ -284,31 +334,42 @@ def _check_batch(record: str, line: int, batch: _Batch, fail: Any, result: Parse
     count = _number(record, 171, 176, "qtd_registros")
     debits = _number(record, 177, 194, "somatoria_debitos")
     credits = _number(record, 195, 212, "somatoria_creditos")
+    lost = batch.bad > 0  # lines quarantined: the batch cannot balance
     if debits != batch.debits:
         fail(
             line,
             "somatoria_debitos",
             f"trailer says {debits} cents of debits, lines sum to {batch.debits}",
+            lost,
         )
     if credits != batch.credits:
         fail(
             line,
             "somatoria_creditos",
             f"trailer says {credits} cents of credits, lines sum to {batch.credits}",
+            lost,
         )
     if count != batch.records:
         fail(
             line,
             "qtd_registros",
             f"trailer says {count} records in the batch, it has {batch.records}",
+            lost,
         )
-    opening = batch.opening or 0
+    if batch.opening is None:  # its header could not be read (a bad line already)
+        result.warnings.append(
+            f"line {line}: saldo_final: the batch at line {batch.header_line} has no readable "
+            "opening balance, its balance is not checked (lines were quarantined)"
+        )
+        return
+    opening = batch.opening
     if opening + batch.credits - batch.debits != closing:
         fail(
             line,
             "saldo_final",
             f"opening {opening} + credits {batch.credits} - debits {batch.debits} "
             f"= {opening + batch.credits - batch.debits}, closing balance says {closing}",
+            lost,
         )
     result.checks.append(
         f"batch at line {batch.header_line}: opening {opening} + {batch.credits} - "

@@ -279,3 +279,52 @@ def test_blanks_beyond_240_are_editor_noise() -> None:
     result = parse_text(_join(records), "f")
     assert result.bad == []
     assert [r[2] for r in result.all_rows()] == [11000, -350]
+
+
+@pytest.mark.parametrize(
+    ("mutate", "field"),
+    [
+        (lambda r: r + "X", "record"),  # more than blanks beyond 240
+        (lambda r: r[:150] + "00000000000000O000" + r[168:], "saldo_inicial"),  # unreadable
+    ],
+)
+def test_unreadable_batch_header_is_the_error_at_its_line(
+    tmp_path: Path, data_dir: DataDir, mutate: object, field: str
+) -> None:
+    """Not the file trailer's batch count after it: the batch is counted and its details are
+    its own, so the error is the header's line and, with --quarantine, the details import."""
+    records = _records(cnab.extrato(0, LINES))
+    records[1] = mutate(records[1])  # type: ignore[operator]
+    path = tmp_path / "x.ret"
+    path.write_text(_join(records), encoding="ascii")
+    with pytest.raises(StatementParseError) as err:
+        import_statements([path], data_dir)
+    assert (err.value.line, err.value.field) == (2, field)
+    report = import_statements([path], data_dir, quarantine=True)
+    assert (report.read, report.imported, report.quarantined) == (3, 2, 1)
+    assert report.per_file[0].warnings  # the batch cannot balance without its header
+
+
+def test_unreadable_batch_trailer_closes_its_batch(tmp_path: Path, data_dir: DataDir) -> None:
+    records = _records(cnab.extrato(0, LINES))
+    records[4] = records[4][:150] + "0000000000000000O0" + records[4][168:]
+    path = tmp_path / "x.ret"
+    path.write_text(_join(records), encoding="ascii")
+    with pytest.raises(StatementParseError) as err:
+        import_statements([path], data_dir)
+    assert (err.value.line, err.value.field) == (5, "saldo_final")  # not "no trailer" at 2
+
+
+def test_a_service_other_than_extrato_is_named_at_its_line() -> None:
+    records = _records(cnab.extrato(0, LINES))
+    records[1] = cnab.batch_header(0, service="01") + " "  # cobrança, one blank too many
+    with pytest.raises(StatementError, match=r"f:2: batch service '01' \(cobrança\) is not 04"):
+        parse_text(_join(records), "f")
+
+
+def test_a_batch_header_inside_an_open_batch_names_that_batch() -> None:
+    records = _records(cnab.extrato(0, LINES))
+    records[4:4] = [cnab.batch_header(0, lot=2)]  # batch 1 never closed
+    with pytest.raises(StatementParseError, match="no trailer") as err:
+        parse_text(_join(records), "f")
+    assert err.value.line == 2

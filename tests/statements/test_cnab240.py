@@ -335,3 +335,13 @@ def test_zero_filled_document_is_no_reference() -> None:
     rows = parse_text(cnab.extrato(0, lines), "f").all_rows()
     assert [r[12] for r in rows] == [None, None]
     assert parse_file(FIXTURES / "extrato.cnab240").all_rows()[3][12] == "000000123"
+
+
+def test_returned_cheque_is_not_a_pix_refund() -> None:
+    """Itaú's extrato line for a returned cheque (history 177-201 as the bank writes it)."""
+    lines = [
+        (-150000, "04112026", "DEVOL CHQ PAGTO CTA/TIT", "000000000000000", "102"),
+        (-1000, "04112026", "DEVOLUCAO PIX", "D18236120202611021200r0000000001", "213"),
+    ]
+    rows = parse_text(cnab.extrato(0, lines), "f").all_rows()
+    assert [r[4] for r in rows] == ["other", "pix_refund_out"]

@@ -15,8 +15,9 @@ Dt/Dt|DtTm) and `Ntry`:
   that day in America/Sao_Paulo, a time without an offset is Sao Paulo time (as for OFX);
 - `NtryDtls/TxDtls` (several NtryDtls each with TxDtls, or several TxDtls in one): one line
   per transaction of a batch entry when every TxDtls carries its amount (`Amt`, or
-  `AmtDtls/TxAmt/Amt`) and they add up to the entry's (else an error); without amounts the
-  batch stays one line (a warning);
+  `AmtDtls/TxAmt/Amt`), each in the account's currency (the entry's when the account states
+  none), and they add up to the entry's (else an error naming the currencies and both sums as
+  the file writes them); without amounts the batch stays one line (a warning);
 - per transaction: `Refs/EndToEndId` is the PIX end-to-end id (or a devolução's rtrId) when
   it has BACEN's shape, `Refs/AcctSvcrRef` (else the entry's `AcctSvcrRef`, else `NtryRef`,
   else a non-PIX EndToEndId) the bank_reference, `RmtInf/Strd/CdtrRefInf/Ref` the txid,
@@ -46,7 +47,7 @@ from typing import Any
 from lxml import etree
 
 from recon.errors import StatementError, StatementParseError
-from recon.money import AmountError, parse_plain_cents
+from recon.money import AmountError, format_cents, parse_plain_cents
 from recon.statements.lines import (
     BUSINESS_TZ,
     E2E_FULL,
@@ -277,8 +278,12 @@ def _line(entry: _Entry, tx: dict[str, Any] | None, cents: int) -> tuple[Any, ..
     )
 
 
-def _entry_lines(el: Any, result: ParseResult) -> tuple[_Entry, list[tuple[Any, ...]]]:
+def _entry_lines(
+    el: Any, result: ParseResult, account_ccy: str | None
+) -> tuple[_Entry, list[tuple[Any, ...]]]:
     entry = _Entry(el)
+    if entry.currency and account_ccy and entry.currency != account_ccy:
+        raise LineError("Amt@Ccy", f"{entry.currency} in an account kept in {account_ccy}")
     details = [_children(tx) for dtls in _all(el, "NtryDtls") for tx in _all(dtls, "TxDtls")]
     if len(details) <= 1:
         return entry, [_line(entry, details[0] if details else None, entry.cents)]
@@ -289,22 +294,39 @@ def _entry_lines(el: Any, result: ParseResult) -> tuple[_Entry, list[tuple[Any, 
             "amounts is one line"
         )
         return entry, [_line(entry, None, entry.cents)]
-    total = 0
+    own = entry.currency or account_ccy  # the currency every amount of the entry is in
+    signed: list[int] = []
+    totals: dict[str | None, int] = {}  # per currency, in the entry's direction
     for tx, amount in zip(details, amounts, strict=True):
         assert amount is not None
-        own = tx.get("CdtDbtInd")
-        total += amount[0] * (_sign(own, "TxDtls/CdtDbtInd") * entry.sign if own is not None else 1)
-    if total != entry.cents:
-        raise LineError(
-            "NtryDtls", f"transactions add up to {total} cents, the entry says {entry.cents}"
-        )
-    lines = []
-    for tx, amount in zip(details, amounts, strict=True):
-        assert amount is not None
-        own = tx.get("CdtDbtInd")
-        factor = _sign(own, "TxDtls/CdtDbtInd") * entry.sign if own is not None else 1
-        lines.append(_line(entry, tx, amount[0] * factor))
-    return entry, lines
+        cents, ccy = amount
+        ccy = ccy or own
+        if account_ccy and ccy != account_ccy:
+            raise LineError("TxDtls/Amt@Ccy", f"{ccy} in an account kept in {account_ccy}")
+        ind = tx.get("CdtDbtInd")
+        factor = _sign(ind, "TxDtls/CdtDbtInd") * entry.sign if ind is not None else 1
+        signed.append(cents * factor)
+        totals[ccy] = totals.get(ccy, 0) + cents * factor
+    foreign = sorted(c for c in totals if c is not None and c != own) if own else []
+    if foreign or sum(totals.values()) != entry.cents:
+        order = sorted(totals, key=lambda c: (c != own, c or ""))  # the entry's currency first
+        sums = " and ".join(_as_written(totals[c], c, entry.sign) for c in order)
+        says = f"the entry says {_as_written(entry.cents, own, entry.sign)}"
+        if foreign:  # the account states no Ccy: the entry's stands for it
+            raise LineError(
+                "TxDtls/Amt@Ccy",
+                f"{', '.join(foreign)} in an account kept in {own} (the entry's currency; the "
+                f"account states none): transactions add up to {sums}, {says}",
+            )
+        raise LineError("NtryDtls", f"transactions add up to {sums}, {says}")
+    return entry, [_line(entry, tx, cents) for tx, cents in zip(details, signed, strict=True)]
+
+
+def _as_written(net: int, ccy: str | None, entry_sign: int) -> str:
+    """An amount as camt writes it: unsigned, its currency, CRDT or DBIT (`net` counts in
+    the direction of an entry of sign `entry_sign`)."""
+    sign = entry_sign if net >= 0 else -entry_sign
+    return " ".join(t for t in (format_cents(abs(net)), ccy, "CRDT" if sign > 0 else "DBIT") if t)
 
 
 class _Container:
@@ -514,10 +536,8 @@ def _entry(
             return
         if status != BOOKED:
             raise LineError("Sts", f"unknown entry status {status[:20]!r}")
-        entry, rows = _entry_lines(el, result)
+        entry, rows = _entry_lines(el, result, box.currency)
         if entry.currency:
-            if box.currency and entry.currency != box.currency:
-                raise LineError("Amt@Ccy", f"{entry.currency} in an account kept in {box.currency}")
             currencies.add(entry.currency)
     except LineError as exc:
         box.bad += 1

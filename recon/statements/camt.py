@@ -7,7 +7,10 @@ and `Acct/Ccy`, `FrToDt/FrDtTm`-`ToDtTm`, `Bal` (Tp/CdOrPrtry/Cd, Amt@Ccy, CdtDb
 Dt/Dt|DtTm) and `Ntry`:
 
 - `Amt@Ccy` (unsigned decimal), `CdtDbtInd` CRDT | DBIT: the sign; `RvslInd` true marks a
-  reversal (the money still moves as CdtDbtInd says; the line is a refund of what it reverses);
+  reversal (the money still moves as CdtDbtInd says): a reversal of a PIX (a BACEN-shaped
+  EndToEndId or return id, PIX in its texts or its bank transaction code, an E… id it names)
+  is a devolução, `pix_refund_in/out`; any other reversal (a card, a direct debit, a wire
+  returned) keeps its kind, with ESTORNO before its description;
 - `Sts` (`BOOK`, or `<Sts><Cd>BOOK</Cd></Sts>` from 001.08): only booked entries are money;
   PDNG (pending), INFO and FUTR are counted in the checks, never lines; an entry without a
   status is an error (booked or not cannot be guessed);
@@ -207,7 +210,18 @@ def _tx_amount(tx: dict[str, Any]) -> tuple[int, str | None] | None:
 class _Entry:
     """What one Ntry says, read once."""
 
-    __slots__ = ("booked", "cents", "currency", "fee", "info", "line", "ref", "reversal", "sign")
+    __slots__ = (
+        "booked",
+        "cents",
+        "currency",
+        "fee",
+        "info",
+        "line",
+        "pix",
+        "ref",
+        "reversal",
+        "sign",
+    )
 
     def __init__(self, el: Any):
         parts = _children(el)
@@ -225,6 +239,10 @@ class _Entry:
         codes = parts.get("BkTxCd")
         self.fee = codes is not None and any(
             (_text(c) or "").upper() in _FEE_CODES for c in codes.iter() if _local(c.tag) != "Prtry"
+        )
+        # a bank transaction code that says PIX (a Brazilian bank's proprietary code)
+        self.pix = codes is not None and any(
+            "PIX" in (_text(c) or "").upper() for c in codes.iter()
         )
 
 
@@ -255,9 +273,12 @@ def _line(entry: _Entry, tx: dict[str, Any] | None, cents: int) -> tuple[Any, ..
     key = _text(_path(tx.get("RltdPties"), "CdtrAcct", "Prxy", "Id"))
     kind, e2e, refund_of = classify(direction, text, pix_id, fee_hint=entry.fee)
     if entry.reversal and not kind.startswith("pix_refund"):
-        # A reversal gives back what an earlier entry moved: a refund of that movement.
-        kind = "pix_refund_in" if direction == "credit" else "pix_refund_out"
-        refund_of, e2e = e2e, None
+        # A reversal gives back what an earlier entry moved. Of a PIX (its e2e id, PIX in its
+        # texts or its bank transaction code): a devolução of it. Of anything else (a card
+        # payment, a direct debit, a wire returned): the same kind, noted as a reversal.
+        if kind in ("pix_in", "pix_out") or entry.pix:
+            kind = "pix_refund_in" if direction == "credit" else "pix_refund_out"
+            refund_of, e2e = e2e, None
         text = clean(f"ESTORNO {text or ''}")
     if reference in (e2e, refund_of):
         reference = None

@@ -244,3 +244,52 @@ def test_a_batch_that_does_not_add_up_names_both_sums_as_written() -> None:
         "NtryDtls",
         "transactions add up to 15.01 CHF CRDT, the entry says 15.00 CHF CRDT",
     )
+
+
+E_PIX = "E18236120202611011000s0123456789"
+
+
+@pytest.mark.parametrize(
+    ("inner", "ind", "kind", "refund_of"),
+    [
+        # a Swiss direct-debit refund, a card and a wire reversal: no PIX, no devolução
+        (
+            "<AddtlNtryInf>RÜCKBELASTUNG (REFUND) CHDD-BASISLASTSCHRIFT</AddtlNtryInf>",
+            "DBIT",
+            "other",
+            None,
+        ),
+        ("<AddtlNtryInf>CARD PAYMENT REVERSAL</AddtlNtryInf>", "CRDT", "other", None),
+        (
+            "<NtryDtls><TxDtls><Refs><EndToEndId>EndToEndId-001-03-04</EndToEndId></Refs>"
+            "</TxDtls></NtryDtls><AddtlNtryInf>RETOUR</AddtlNtryInf>",
+            "CRDT",
+            "other",
+            None,
+        ),
+        # a reversed fee is still a fee
+        (
+            "<BkTxCd><Domn><Cd>ACMT</Cd><Fmly><Cd>MDOP</Cd><SubFmlyCd>CHRG</SubFmlyCd></Fmly>"
+            "</Domn></BkTxCd>",
+            "CRDT",
+            "fee",
+            None,
+        ),
+        # PIX evidence: a BACEN e2e id, the word PIX, a PIX bank transaction code
+        (
+            f"<NtryDtls><TxDtls><Refs><EndToEndId>{E_PIX}</EndToEndId></Refs></TxDtls></NtryDtls>",
+            "CRDT",
+            "pix_refund_in",
+            E_PIX,
+        ),
+        ("<AddtlNtryInf>PIX ENVIADO</AddtlNtryInf>", "CRDT", "pix_refund_in", None),
+        ("<BkTxCd><Prtry><Cd>PIX</Cd></Prtry></BkTxCd>", "DBIT", "pix_refund_out", None),
+        (f"<AddtlNtryInf>REF {E_PIX}</AddtlNtryInf>", "DBIT", "pix_refund_out", E_PIX),
+    ],
+)
+def test_a_reversal_is_a_devolucao_only_of_a_pix(
+    inner: str, ind: str, kind: str, refund_of: str | None
+) -> None:
+    (row,) = parse_bytes(_doc(_entry("6.00", ind, inner, rvsl=True)), "r.xml").all_rows()
+    assert (row[4], row[5], row[7]) == (kind, None, refund_of)
+    assert row[11].startswith("ESTORNO")  # the reversal is noted

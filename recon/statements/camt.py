@@ -135,12 +135,16 @@ def _amount(el: Any, field: str) -> tuple[int, str | None]:
 
 
 def _sign(el: Any, field: str = "CdtDbtInd") -> int:
+    if el is None:
+        raise LineError(field, "missing: credit or debit cannot be told")
     text = _text(el)
     if text == "CRDT":
         return 1
     if text == "DBIT":
         return -1
-    raise LineError(field, f"must be CRDT or DBIT, got {str(text)[:20]!r}")
+    if text is None:
+        raise LineError(field, "empty: must be CRDT or DBIT")
+    raise LineError(field, f"must be CRDT or DBIT, got {text[:20]!r}")
 
 
 def _when(el: Any, field: str) -> str | None:

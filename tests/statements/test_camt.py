@@ -293,3 +293,18 @@ def test_a_reversal_is_a_devolucao_only_of_a_pix(
     (row,) = parse_bytes(_doc(_entry("6.00", ind, inner, rvsl=True)), "r.xml").all_rows()
     assert (row[4], row[5], row[7]) == (kind, None, refund_of)
     assert row[11].startswith("ESTORNO")  # the reversal is noted
+
+
+def test_missing_indicator_and_status_say_missing() -> None:
+    no_ind = _doc(_entry("6.00", "CRDT").replace("<CdtDbtInd>CRDT</CdtDbtInd>", ""))
+    assert _error(no_ind)[1:] == ("CdtDbtInd", "missing: credit or debit cannot be told")
+    no_sts = _doc(_entry("6.00", "CRDT").replace("<Sts><Cd>BOOK</Cd></Sts>", ""))
+    assert _error(no_sts)[1:] == ("Sts", "missing: booked or pending cannot be told")
+    bal = (
+        '<Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="CHF">1.00</Amt>'
+        "<Dt><Dt>2020-11-25</Dt></Dt></Bal>"
+    )
+    with pytest.raises(StatementParseError) as err:
+        parse_bytes(_doc(_entry("6.00", "CRDT"), bals=bal), "b.xml")
+    assert (err.value.field, err.value.line) == ("Bal/CdtDbtInd", 5)
+    assert "missing" in str(err.value) and "None" not in str(err.value)

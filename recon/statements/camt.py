@@ -479,7 +479,8 @@ def parse_stream(stream: Any, source: str) -> ParseResult:
     box: _Container | None = None
     first = True
     not_money: dict[str, int] = {}
-    currencies: set[str] = set()
+    currencies: set[str] = set()  # of the entries
+    accounts: set[str] = set()  # the accounts' Ccy
     notifications_only = [True]
     events = etree.iterparse(
         stream,
@@ -506,6 +507,8 @@ def parse_stream(stream: Any, source: str) -> ParseResult:
                 else:
                     if box is not None:
                         _close(box, result, source, bool(result.bad))
+                        if box.currency:
+                            accounts.add(box.currency)
                     box = None
                     el.clear()
                 continue
@@ -547,6 +550,8 @@ def parse_stream(stream: Any, source: str) -> ParseResult:
     foreign = sorted(c for c in currencies if c != "BRL")
     if foreign:
         result.warnings.append(f"amounts in {', '.join(foreign)} are read as they are, not BRL")
+    if currencies or accounts:  # inspect shows the amounts in it
+        result.info["currencies"] = sorted(currencies | accounts)
     return result
 
 

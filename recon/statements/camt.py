@@ -7,7 +7,10 @@ and `Acct/Ccy`, `FrToDt/FrDtTm`-`ToDtTm`, `Bal` (Tp/CdOrPrtry/Cd, Amt@Ccy, CdtDb
 Dt/Dt|DtTm) and `Ntry`:
 
 - `Amt@Ccy` (unsigned decimal), `CdtDbtInd` CRDT | DBIT: the sign; `RvslInd` true marks a
-  reversal (the money still moves as CdtDbtInd says; the line is a refund of what it reverses);
+  reversal (the money still moves as CdtDbtInd says): a reversal of a PIX (a BACEN-shaped
+  EndToEndId or return id, PIX in its texts or its bank transaction code, an E… id it names)
+  is a devolução, `pix_refund_in/out`; any other reversal (a card, a direct debit, a wire
+  returned) keeps its kind, with ESTORNO before its description;
 - `Sts` (`BOOK`, or `<Sts><Cd>BOOK</Cd></Sts>` from 001.08): only booked entries are money;
   PDNG (pending), INFO and FUTR are counted in the checks, never lines; an entry without a
   status is an error (booked or not cannot be guessed);
@@ -15,8 +18,9 @@ Dt/Dt|DtTm) and `Ntry`:
   that day in America/Sao_Paulo, a time without an offset is Sao Paulo time (as for OFX);
 - `NtryDtls/TxDtls` (several NtryDtls each with TxDtls, or several TxDtls in one): one line
   per transaction of a batch entry when every TxDtls carries its amount (`Amt`, or
-  `AmtDtls/TxAmt/Amt`) and they add up to the entry's (else an error); without amounts the
-  batch stays one line (a warning);
+  `AmtDtls/TxAmt/Amt`), each in the account's currency (the entry's when the account states
+  none), and they add up to the entry's (else an error naming the currencies and both sums as
+  the file writes them); without amounts the batch stays one line (a warning);
 - per transaction: `Refs/EndToEndId` is the PIX end-to-end id (or a devolução's rtrId) when
   it has BACEN's shape, `Refs/AcctSvcrRef` (else the entry's `AcctSvcrRef`, else `NtryRef`,
   else a non-PIX EndToEndId) the bank_reference, `RmtInf/Strd/CdtrRefInf/Ref` the txid,
@@ -46,7 +50,7 @@ from typing import Any
 from lxml import etree
 
 from recon.errors import StatementError, StatementParseError
-from recon.money import AmountError, parse_plain_cents
+from recon.money import AmountError, format_cents, parse_plain_cents
 from recon.statements.lines import (
     BUSINESS_TZ,
     E2E_FULL,
@@ -131,12 +135,16 @@ def _amount(el: Any, field: str) -> tuple[int, str | None]:
 
 
 def _sign(el: Any, field: str = "CdtDbtInd") -> int:
+    if el is None:
+        raise LineError(field, "missing: credit or debit cannot be told")
     text = _text(el)
     if text == "CRDT":
         return 1
     if text == "DBIT":
         return -1
-    raise LineError(field, f"must be CRDT or DBIT, got {str(text)[:20]!r}")
+    if text is None:
+        raise LineError(field, "empty: must be CRDT or DBIT")
+    raise LineError(field, f"must be CRDT or DBIT, got {text[:20]!r}")
 
 
 def _when(el: Any, field: str) -> str | None:
@@ -206,7 +214,18 @@ def _tx_amount(tx: dict[str, Any]) -> tuple[int, str | None] | None:
 class _Entry:
     """What one Ntry says, read once."""
 
-    __slots__ = ("booked", "cents", "currency", "fee", "info", "line", "ref", "reversal", "sign")
+    __slots__ = (
+        "booked",
+        "cents",
+        "currency",
+        "fee",
+        "info",
+        "line",
+        "pix",
+        "ref",
+        "reversal",
+        "sign",
+    )
 
     def __init__(self, el: Any):
         parts = _children(el)
@@ -224,6 +243,10 @@ class _Entry:
         codes = parts.get("BkTxCd")
         self.fee = codes is not None and any(
             (_text(c) or "").upper() in _FEE_CODES for c in codes.iter() if _local(c.tag) != "Prtry"
+        )
+        # a bank transaction code that says PIX (a Brazilian bank's proprietary code)
+        self.pix = codes is not None and any(
+            "PIX" in (_text(c) or "").upper() for c in codes.iter()
         )
 
 
@@ -254,9 +277,12 @@ def _line(entry: _Entry, tx: dict[str, Any] | None, cents: int) -> tuple[Any, ..
     key = _text(_path(tx.get("RltdPties"), "CdtrAcct", "Prxy", "Id"))
     kind, e2e, refund_of = classify(direction, text, pix_id, fee_hint=entry.fee)
     if entry.reversal and not kind.startswith("pix_refund"):
-        # A reversal gives back what an earlier entry moved: a refund of that movement.
-        kind = "pix_refund_in" if direction == "credit" else "pix_refund_out"
-        refund_of, e2e = e2e, None
+        # A reversal gives back what an earlier entry moved. Of a PIX (its e2e id, PIX in its
+        # texts or its bank transaction code): a devolução of it. Of anything else (a card
+        # payment, a direct debit, a wire returned): the same kind, noted as a reversal.
+        if kind in ("pix_in", "pix_out") or entry.pix:
+            kind = "pix_refund_in" if direction == "credit" else "pix_refund_out"
+            refund_of, e2e = e2e, None
         text = clean(f"ESTORNO {text or ''}")
     if reference in (e2e, refund_of):
         reference = None
@@ -277,8 +303,12 @@ def _line(entry: _Entry, tx: dict[str, Any] | None, cents: int) -> tuple[Any, ..
     )
 
 
-def _entry_lines(el: Any, result: ParseResult) -> tuple[_Entry, list[tuple[Any, ...]]]:
+def _entry_lines(
+    el: Any, result: ParseResult, account_ccy: str | None
+) -> tuple[_Entry, list[tuple[Any, ...]]]:
     entry = _Entry(el)
+    if entry.currency and account_ccy and entry.currency != account_ccy:
+        raise LineError("Amt@Ccy", f"{entry.currency} in an account kept in {account_ccy}")
     details = [_children(tx) for dtls in _all(el, "NtryDtls") for tx in _all(dtls, "TxDtls")]
     if len(details) <= 1:
         return entry, [_line(entry, details[0] if details else None, entry.cents)]
@@ -289,22 +319,39 @@ def _entry_lines(el: Any, result: ParseResult) -> tuple[_Entry, list[tuple[Any, 
             "amounts is one line"
         )
         return entry, [_line(entry, None, entry.cents)]
-    total = 0
+    own = entry.currency or account_ccy  # the currency every amount of the entry is in
+    signed: list[int] = []
+    totals: dict[str | None, int] = {}  # per currency, in the entry's direction
     for tx, amount in zip(details, amounts, strict=True):
         assert amount is not None
-        own = tx.get("CdtDbtInd")
-        total += amount[0] * (_sign(own, "TxDtls/CdtDbtInd") * entry.sign if own is not None else 1)
-    if total != entry.cents:
-        raise LineError(
-            "NtryDtls", f"transactions add up to {total} cents, the entry says {entry.cents}"
-        )
-    lines = []
-    for tx, amount in zip(details, amounts, strict=True):
-        assert amount is not None
-        own = tx.get("CdtDbtInd")
-        factor = _sign(own, "TxDtls/CdtDbtInd") * entry.sign if own is not None else 1
-        lines.append(_line(entry, tx, amount[0] * factor))
-    return entry, lines
+        cents, ccy = amount
+        ccy = ccy or own
+        if account_ccy and ccy != account_ccy:
+            raise LineError("TxDtls/Amt@Ccy", f"{ccy} in an account kept in {account_ccy}")
+        ind = tx.get("CdtDbtInd")
+        factor = _sign(ind, "TxDtls/CdtDbtInd") * entry.sign if ind is not None else 1
+        signed.append(cents * factor)
+        totals[ccy] = totals.get(ccy, 0) + cents * factor
+    foreign = sorted(c for c in totals if c is not None and c != own) if own else []
+    if foreign or sum(totals.values()) != entry.cents:
+        order = sorted(totals, key=lambda c: (c != own, c or ""))  # the entry's currency first
+        sums = " and ".join(_as_written(totals[c], c, entry.sign) for c in order)
+        says = f"the entry says {_as_written(entry.cents, own, entry.sign)}"
+        if foreign:  # the account states no Ccy: the entry's stands for it
+            raise LineError(
+                "TxDtls/Amt@Ccy",
+                f"{', '.join(foreign)} in an account kept in {own} (the entry's currency; the "
+                f"account states none): transactions add up to {sums}, {says}",
+            )
+        raise LineError("NtryDtls", f"transactions add up to {sums}, {says}")
+    return entry, [_line(entry, tx, cents) for tx, cents in zip(details, signed, strict=True)]
+
+
+def _as_written(net: int, ccy: str | None, entry_sign: int) -> str:
+    """An amount as camt writes it: unsigned, its currency, CRDT or DBIT (`net` counts in
+    the direction of an entry of sign `entry_sign`)."""
+    sign = entry_sign if net >= 0 else -entry_sign
+    return " ".join(t for t in (format_cents(abs(net)), ccy, "CRDT" if sign > 0 else "DBIT") if t)
 
 
 class _Container:
@@ -432,7 +479,8 @@ def parse_stream(stream: Any, source: str) -> ParseResult:
     box: _Container | None = None
     first = True
     not_money: dict[str, int] = {}
-    currencies: set[str] = set()
+    currencies: set[str] = set()  # of the entries
+    accounts: set[str] = set()  # the accounts' Ccy
     notifications_only = [True]
     events = etree.iterparse(
         stream,
@@ -459,6 +507,8 @@ def parse_stream(stream: Any, source: str) -> ParseResult:
                 else:
                     if box is not None:
                         _close(box, result, source, bool(result.bad))
+                        if box.currency:
+                            accounts.add(box.currency)
                     box = None
                     el.clear()
                 continue
@@ -500,6 +550,8 @@ def parse_stream(stream: Any, source: str) -> ParseResult:
     foreign = sorted(c for c in currencies if c != "BRL")
     if foreign:
         result.warnings.append(f"amounts in {', '.join(foreign)} are read as they are, not BRL")
+    if currencies or accounts:  # inspect shows the amounts in it
+        result.info["currencies"] = sorted(currencies | accounts)
     return result
 
 
@@ -514,10 +566,8 @@ def _entry(
             return
         if status != BOOKED:
             raise LineError("Sts", f"unknown entry status {status[:20]!r}")
-        entry, rows = _entry_lines(el, result)
+        entry, rows = _entry_lines(el, result, box.currency)
         if entry.currency:
-            if box.currency and entry.currency != box.currency:
-                raise LineError("Amt@Ccy", f"{entry.currency} in an account kept in {box.currency}")
             currencies.add(entry.currency)
     except LineError as exc:
         box.bad += 1

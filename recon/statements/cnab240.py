@@ -17,13 +17,22 @@ Batch trailer (5): 143-150 closing balance date, 151-168 closing balance, 169 it
 
 Checks, each an error naming the file, line and field when it fails: opening balance +
 credits - debits = closing balance; the trailer's sums and record count equal what the
-batch holds; the file trailer's batch and record counts. With --quarantine a batch that
-lost lines to quarantine cannot balance, so its checks become warnings.
+batch holds; the file trailer's batch and record counts. A record that cannot be read is
+the error, at its own line, even when it is a batch header or trailer (the batch is still
+counted, so the counts after it do not hide it); with --quarantine a batch that lost lines
+to quarantine cannot balance, so its checks (and the file trailer's) become warnings.
 A date-only booking is the start of that day in America/Sao_Paulo.
+
+Records as editors leave them: a UTF-8 BOM is not part of the first record; trailing blanks
+stripped are padded back; blanks beyond position 240 are dropped (anything else there is an
+error naming the line). `decode` and `sniff` read the bytes the same way, so a file the
+reader takes is also recognized by `--format auto`.
 """
 
 from __future__ import annotations
 
+import codecs
+import re
 from datetime import date, datetime
 from functools import lru_cache
 from pathlib import Path
@@ -44,6 +53,19 @@ from recon.statements.lines import (
 
 RECORD = 240
 FEE_CATEGORY = "105"
+# The batch services (positions 10-11) a CNAB 240 file may hold, to name what a file is when
+# it is not an extrato (04).
+SERVICES = {
+    "01": "cobrança",
+    "20": "pagamento a fornecedores",
+    "22": "pagamento de tributos",
+    "30": "pagamento de salários",
+    "98": "pagamentos diversos",
+}
+# A file header as the reader sees it once padded back to 240: 1-3 bank (digits), 4-7 lot
+# "0000", 8 record type 0, 9-17 blanks (digits in some banks' layouts, e.g. Itaú SISPAG's
+# layout version at 15-17).
+_FILE_HEADER = re.compile(r"[0-9]{3}00000[0-9 ]{9}")
 
 
 @lru_cache(maxsize=8192)
@@ -86,8 +108,8 @@ def _detail(record: str, line: int) -> tuple[Any, ...]:
     category = record[169:172]
     kind, e2e, refund_of = classify(direction, history, document, fee_hint=category == FEE_CATEGORY)
     # A document that is the PIX id itself is not a bank reference (it would hide the
-    # OFX FITID when the view merges formats).
-    reference = None if document in (e2e, refund_of) else document
+    # OFX FITID when the view merges formats); nor is a zero-filled one (no document).
+    reference = None if document in (e2e, refund_of) or _zeros(document) else document
     return (
         line,
         booked,
@@ -103,6 +125,20 @@ def _detail(record: str, line: int) -> tuple[Any, ...]:
         history,
         reference,
     )
+
+
+def _zeros(document: str | None) -> bool:
+    return document is not None and not document.strip("0")
+
+
+def fit(line: str) -> str:
+    """A record as the reader reads it: without its line end, and without blanks beyond
+    position 240 (an editor's; anything else there stays, to be refused). Shorter records
+    are padded back by the reader itself, which needs to know where they were cut."""
+    record = line.rstrip("\r")
+    if len(record) > RECORD and not record[RECORD:].strip(" "):
+        return record[:RECORD]
+    return record
 
 
 class _Batch:
@@ -127,14 +163,18 @@ def parse_text(text: str, source: str) -> ParseResult:
     records = 0
     file_trailer_seen = False
 
-    def fail(line: int, field: str, message: str) -> None:
-        if batch is not None and batch.bad:
+    def fail(line: int, field: str, message: str, lost: bool) -> None:
+        """A failed check: the error, unless lines were lost to bad records before it (then
+        the first bad record is the error, or with --quarantine this is a warning)."""
+        if lost:
             result.warnings.append(f"line {line}: {field}: {message} (lines were quarantined)")
             return
         raise StatementParseError(message, file=source, line=line, field=field)
 
+    if text.startswith("\ufeff"):
+        text = text[1:]  # a BOM is not part of the first record
     for line, raw in enumerate(text.split("\n"), start=1):
-        record = raw.rstrip("\r")
+        record = fit(raw)
         if not record.strip():
             continue
         records += 1
@@ -155,9 +195,29 @@ def parse_text(text: str, source: str) -> ParseResult:
                     batch.bad += 1
                 continue
         elif len(record) > RECORD:
-            bad.append(Bad(line, "record", f"{len(record)} characters, not {RECORD}", record))
+            bad.append(
+                Bad(
+                    line,
+                    "record",
+                    f"{len(record)} characters, not {RECORD} (more than blanks after "
+                    f"position {RECORD})",
+                    record,
+                )
+            )
+            # Still a record of its batch: a batch header opens its batch and a trailer
+            # closes it, so the counts after it hold and this line is the error.
+            if record[7] == "1":
+                if batch is not None:
+                    _unclosed(batch, source)
+                batch = _Batch(line, None)
+                batches += 1
+            elif record[7] == "9":
+                file_trailer_seen = True
             if batch is not None:
                 batch.bad += 1
+                batch.records += 1
+                if record[7] == "5":
+                    batch = None
             continue
         kind = record[7]
         try:
@@ -174,35 +234,48 @@ def parse_text(text: str, source: str) -> ParseResult:
                 else:
                     batch.credits += row[2]
             elif kind == "1":
-                if record[9:11] != "04":
+                service = record[9:11]
+                if service != "04":
+                    what = f" ({SERVICES[service]})" if service in SERVICES else ""
                     raise StatementError(
-                        f"{source}:{line}: batch service {record[9:11]!r} is not 04 (extrato)"
+                        f"{source}:{line}: batch service {service!r}{what} is not 04 (extrato)"
                     )
-                opening = _signed(record, 151, 168, 169, "saldo_inicial")
-                batch = _Batch(line, opening, _day(record[142:150]))
+                if batch is not None:
+                    _unclosed(batch, source)
+                # The batch is open (and counted) before its balance is read: an unreadable
+                # header is then the error at its line, not the counts after it.
+                batch = _Batch(line, None, _day(record[142:150]))
                 batches += 1
+                batch.opening = _signed(record, 151, 168, 169, "saldo_inicial")
             elif kind == "5":
                 if batch is None:
                     raise LineError("tipo_registro", "batch trailer without a batch header")
-                batch.records += 1
-                _check_batch(record, line, batch, fail, result)
-                _cover(batch.opening_day, _day(record[142:150]), result)
-                batch = None
+                closed, batch = batch, None  # closed even when its trailer is unreadable
+                closed.records += 1
+                try:
+                    _check_batch(record, line, closed, fail, result)
+                except LineError:
+                    closed.bad += 1
+                    raise
+                _cover(closed.opening_day, _day(record[142:150]), result)
             elif kind == "9":
                 file_trailer_seen = True
                 want_batches = _number(record, 18, 23, "qtd_lotes")
                 want_records = _number(record, 24, 29, "qtd_registros")
+                lost = bool(bad)
                 if want_batches != batches:
                     fail(
                         line,
                         "qtd_lotes",
                         f"trailer says {want_batches} batches, file has {batches}",
+                        lost,
                     )
                 if want_records != records:
                     fail(
                         line,
                         "qtd_registros",
                         f"trailer says {want_records} records, file has {records}",
+                        lost,
                     )
                 result.checks.append(f"file trailer: {batches} batches, {records} records")
             elif kind == "0":
@@ -216,12 +289,16 @@ def parse_text(text: str, source: str) -> ParseResult:
     if records == 0:
         raise StatementError(f"{source}: empty CNAB 240 file")
     if batch is not None:
-        raise StatementParseError(
-            "batch has no trailer (file cut short?)", file=source, line=batch.header_line
-        )
+        _unclosed(batch, source)
     if not file_trailer_seen:
         raise StatementParseError("no file trailer (record type 9)", file=source, line=records)
     return result
+
+
+def _unclosed(batch: _Batch, source: str) -> None:
+    raise StatementParseError(
+        "batch has no trailer (file cut short?)", file=source, line=batch.header_line
+    )
 
 
 def _day(text: str) -> date | None:
@@ -261,31 +338,42 @@ def _check_batch(record: str, line: int, batch: _Batch, fail: Any, result: Parse
     count = _number(record, 171, 176, "qtd_registros")
     debits = _number(record, 177, 194, "somatoria_debitos")
     credits = _number(record, 195, 212, "somatoria_creditos")
+    lost = batch.bad > 0  # lines quarantined: the batch cannot balance
     if debits != batch.debits:
         fail(
             line,
             "somatoria_debitos",
             f"trailer says {debits} cents of debits, lines sum to {batch.debits}",
+            lost,
         )
     if credits != batch.credits:
         fail(
             line,
             "somatoria_creditos",
             f"trailer says {credits} cents of credits, lines sum to {batch.credits}",
+            lost,
         )
     if count != batch.records:
         fail(
             line,
             "qtd_registros",
             f"trailer says {count} records in the batch, it has {batch.records}",
+            lost,
         )
-    opening = batch.opening or 0
+    if batch.opening is None:  # its header could not be read (a bad line already)
+        result.warnings.append(
+            f"line {line}: saldo_final: the batch at line {batch.header_line} has no readable "
+            "opening balance, its balance is not checked (lines were quarantined)"
+        )
+        return
+    opening = batch.opening
     if opening + batch.credits - batch.debits != closing:
         fail(
             line,
             "saldo_final",
             f"opening {opening} + credits {batch.credits} - debits {batch.debits} "
             f"= {opening + batch.credits - batch.debits}, closing balance says {closing}",
+            lost,
         )
     result.checks.append(
         f"batch at line {batch.header_line}: opening {opening} + {batch.credits} - "
@@ -293,19 +381,52 @@ def _check_batch(record: str, line: int, batch: _Batch, fail: Any, result: Parse
     )
 
 
+def decode(raw: bytes) -> str:
+    """The text of CNAB 240 bytes, as the reader and the sniffer read them.
+
+    A UTF-8 BOM is dropped. Positions count one byte per character in the standard, so one
+    byte is one character (latin-1) unless the bytes say a UTF-8 writer counted characters:
+    they are valid UTF-8 and a record holding an accent is longer than 240 bytes but 240
+    characters in UTF-8 (blanks beyond 240 aside), and no record holding an accent is exactly
+    240 bytes (a writer that counted bytes). Records shortened by an editor do not tell: they
+    are read one byte one character, which at worst puts the history's last character (a
+    blank) before the document number, where UTF-8 read wrongly would cut the document's
+    first character (a PIX id) off.
+    """
+    if raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8) :]
+    if raw.isascii():
+        return raw.decode("ascii")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+    characters = False
+    for record in raw.split(b"\n"):
+        record = record.rstrip(b"\r")
+        if record.isascii():
+            continue
+        if len(record) == RECORD:
+            return raw.decode("latin-1")  # its writer counted bytes
+        if len(record) > RECORD and len(fit(record.decode("utf-8"))) <= RECORD:
+            characters = True
+    return text if characters else raw.decode("latin-1")
+
+
+def sniff(head: bytes) -> bool:
+    """Whether a file starting with `head` opens with a CNAB 240 file header, read as the
+    reader reads it (`decode`, then `fit`): record type 0 at position 8 after lot 0000 and a
+    3-digit bank, blanks or digits at 9-17, and no more than 240 characters (a shorter
+    record is padded back)."""
+    cut = head.rfind(b"\n")
+    text = decode(head[: cut + 1] if cut > 0 else head)
+    for line in text.split("\n", 64):
+        record = fit(line)
+        if record.strip():
+            return len(record) <= RECORD and _FILE_HEADER.match(record.ljust(RECORD)) is not None
+    return False
+
+
 def parse_file(path: Path) -> ParseResult:
-    """Parse a CNAB 240 extrato file (ASCII/latin-1)."""
-    raw = path.read_bytes()
-    # Positions count bytes. Read UTF-8 only when that keeps every record 240 characters
-    # long (accents in UTF-8 would shift the fields); otherwise one byte = one character.
-    text = raw.decode("latin-1")
-    if not raw.isascii():
-        try:
-            utf8 = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            utf8 = None
-        if utf8 is not None and all(
-            len(r.rstrip("\r")) == RECORD for r in utf8.split("\n") if r.strip()
-        ):
-            text = utf8
-    return parse_text(text, str(path))
+    """Parse a CNAB 240 extrato file (ASCII, latin-1 or UTF-8: `decode`)."""
+    return parse_text(decode(path.read_bytes()), str(path))

@@ -5,7 +5,8 @@ the importer's time cast) and reports: format, CSV layout and how it was sniffed
 delimiter, decimal mark, date format), the account label the lines would get (and the one
 the file names, if any), the period covered (what the import would record in
 statement_coverage: the file's stated period, else its first to last booking day), the first lines parsed, counts per kind, and credit and
-debit totals in cents and in R$. Nothing is written.
+debit totals in cents and in the statement's currency (R$ unless the file states another,
+as a camt file may). Nothing is written.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 from recon.config import DataDir
 from recon.errors import StatementError
-from recon.money import format_brl
+from recon.money import MINUS, format_brl, format_cents
 from recon.statements.importer import (
     FORMAT_CHOICES,
     _expand,
@@ -68,6 +69,16 @@ def _periods(parsed: Any, table: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _money(cents: int, currency: str | None) -> str:
+    """Amount text in pt-BR style: R$ for BRL, else the ISO code ("EUR 1.234,56"); no symbol
+    when a file mixes currencies (None)."""
+    if currency == "BRL":
+        return format_brl(cents)
+    text = format_cents(abs(cents), decimal_mark=",", thousands=".")
+    text = f"{currency} {text}" if currency else text
+    return MINUS + text if cents < 0 else text
+
+
 def _one(path: Path, fmt: str, csv_profile: Any, account: str, lines: int) -> dict[str, Any]:
     fmt, parsed = parse_path(path, fmt, csv_profile=csv_profile)
     table, time_bad = rows_to_table(
@@ -85,13 +96,17 @@ def _one(path: Path, fmt: str, csv_profile: Any, account: str, lines: int) -> di
         row["booked_at"] = row["booked_at"].astimezone(BUSINESS_TZ).isoformat()
         shown.append(row)
     bad = parsed.bad + time_bad
-    info = {k: v for k, v in parsed.info.items() if k != "period"}
+    info = {k: v for k, v in parsed.info.items() if k not in ("period", "currencies")}
+    found = parsed.info.get("currencies") or ["BRL"]  # only camt states a currency
+    currency = found[0] if len(found) == 1 else None
     return {
         "file": str(path),
         "format": fmt,
         "csv": info or None,
         "account": account,
         "declared_account": info.get("declared_account"),
+        "currency": currency,
+        "currencies": found,
         "periods": _periods(parsed, table),
         "lines": table.num_rows,
         "malformed": len(bad),
@@ -101,12 +116,19 @@ def _one(path: Path, fmt: str, csv_profile: Any, account: str, lines: int) -> di
             else None
         ),
         "kinds": dict(sorted(Counter(table.column("kind").to_pylist()).items())),
-        "credits": {"count": len(credits), "cents": sum(credits), "brl": format_brl(sum(credits))},
-        "debits": {"count": len(debits), "cents": sum(debits), "brl": format_brl(sum(debits))},
+        "credits": _totals(credits, currency),
+        "debits": _totals(debits, currency),
         "checks": list(parsed.checks),
         "warnings": list(parsed.warnings),
         "first_lines": shown,
     }
+
+
+def _totals(amounts: list[int], currency: str | None) -> dict[str, Any]:
+    """Count and sum; `text` in the statement's currency, `brl` (R$) only for a BRL one."""
+    total = sum(amounts)
+    brl = format_brl(total) if currency == "BRL" else None
+    return {"count": len(amounts), "cents": total, "brl": brl, "text": _money(total, currency)}
 
 
 def inspect_statements(
@@ -193,9 +215,10 @@ def render_text(reports: list[dict[str, Any]]) -> str:
         periods = [p["text"] for p in r["periods"]] or [none]
         out.extend(f"  covers: {text}" for text in periods)
         c, d = r["credits"], r["debits"]
+        mixed = "" if r["currency"] else f" (mixed currencies: {', '.join(r['currencies'])})"
         out.append(
-            f"  lines: {r['lines']} ({c['count']} credits {c['brl']}, {d['count']} debits "
-            f"{d['brl']}), malformed {r['malformed']}"
+            f"  lines: {r['lines']} ({c['count']} credits {c['text']}, {d['count']} debits "
+            f"{d['text']}){mixed}, malformed {r['malformed']}"
         )
         if r["first_malformed"]:
             m = r["first_malformed"]
@@ -208,7 +231,7 @@ def render_text(reports: list[dict[str, Any]]) -> str:
         for line in r["first_lines"]:
             out.append(
                 f"    {line['source_line']:>6}  {line['booked_at'][:19]}  "
-                f"{format_brl(line['amount_cents']):>16}  {line['kind']:<14} "
+                f"{_money(line['amount_cents'], r['currency']):>16}  {line['kind']:<14} "
                 f"{_cut(line['counterparty_name'], 24):<24}  {_cut(line['description'], 60)}"
             )
     return "\n".join(out)

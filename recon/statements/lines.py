@@ -220,6 +220,9 @@ def pix_ids(text: str | None) -> tuple[str | None, str | None]:
 
 
 _FEE_WORDS = ("TARIFA", "TAXA", "TAR ", "CESTA", "IOF")
+# Words that make a line with PIX evidence a devolução ("DEVOL" covers DEVOLUCAO, DEVOLUÇÃO,
+# DEVOLVIDO and the banks' DEVOL abbreviation).
+REFUND_WORDS = ("DEVOL", "REEMBOLSO", "ESTORNO")
 
 
 def classify(
@@ -231,21 +234,22 @@ def classify(
 ) -> tuple[str, str | None, str | None]:
     """Kind, end-to-end id and refund_of for a bank line, from its text and document number.
 
-    A return id (D…), the word DEVOLUCAO, or REEMBOLSO/ESTORNO with PIX (Nubank's
-    "Reembolso recebido pelo Pix") makes it a devolução: its end_to_end_id is the
-    return id and refund_of the original E… id when the text names it. An E… id makes it
-    pix_in / pix_out. Fee words (TARIFA, …) or `fee_hint` make it a fee; else "other",
-    or pix_in/pix_out when the text says PIX without an id.
+    A devolução is a PIX given back, so it needs PIX evidence: a return id (D…), or a
+    refund word (DEVOLUCAO / DEVOLUÇÃO / DEVOLVIDO / DEVOL, REEMBOLSO, ESTORNO) together with
+    the word PIX or a PIX end-to-end id (E…) — "DEVOLUCAO PIX", Nubank's "Reembolso recebido
+    pelo Pix". A returned cheque ("DEVOL CHQ", "CHEQUE DEVOLVIDO") or TED/DOC
+    ("DEVOLUCAO TED") is not one. A devolução's end_to_end_id is the return id and refund_of
+    the original E… id when the text names it. An E… id makes it pix_in / pix_out. Fee words
+    (TARIFA, …) or `fee_hint` make it a fee; else "other", or pix_in/pix_out when the text
+    says PIX without an id.
     """
     d_e2e, d_rtr = pix_ids(document)
     t_e2e, t_rtr = pix_ids(text)
     e2e = d_e2e or t_e2e
     rtr = d_rtr or t_rtr
     upper = (text or "").upper()
-    refund = (
-        rtr is not None
-        or "DEVOL" in upper
-        or ("PIX" in upper and ("REEMBOLSO" in upper or "ESTORNO" in upper))
+    refund = rtr is not None or (
+        ("PIX" in upper or e2e is not None) and any(w in upper for w in REFUND_WORDS)
     )
     credit = direction == "credit"
     if refund:

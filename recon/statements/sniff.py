@@ -75,8 +75,9 @@ def sniff_bytes(head: bytes, name: str = "") -> str | None:
         return "camt"
     if text[:1] in (b"{", b"["):
         return _sniff_json(text)[0]
-    first = text.split(b"\n", 1)[0].rstrip(b"\r")
-    if len(first) == 240 and first[:8].isdigit() and first[7:8] == b"0":
+    from recon.statements import cnab240
+
+    if cnab240.sniff(head):  # decoded and padded back as its reader does
         return "cnab240"
     from recon.statements.csvfile import sniff_head
     from recon.statements.csvsniff import decode_auto

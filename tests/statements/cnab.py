@@ -15,12 +15,12 @@ def blank() -> list[str]:
     return [" "] * 240
 
 
-def file_header(bank: str = "341") -> str:
+def file_header(bank: str = "341", company: str = "RECON TESTE LTDA") -> str:
     r = blank()
     put(r, 1, 3, bank)
     put(r, 4, 7, 0, num=True)
     put(r, 8, 8, "0")
-    put(r, 73, 102, "RECON TESTE LTDA")
+    put(r, 73, 102, company)
     put(r, 143, 143, "2")
     put(r, 144, 151, "03112026")
     return "".join(r)

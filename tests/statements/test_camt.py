@@ -165,3 +165,146 @@ def test_not_camt(tmp_path: Path, data_dir: DataDir) -> None:
     path.write_text('<?xml version="1.0"?><Document xmlns="urn:x"><Stmt/></Document>')
     with pytest.raises(StatementError, match="not an ISO 20022 camt"):
         import_statements([path], data_dir, format="camt")
+
+
+# --------------------------------------------------------------------------- small documents
+
+
+def _doc(entries: str, ccy: str | None = "CHF", bals: str = "") -> bytes:
+    """A camt.054.001.08 notification of `entries` for an account kept in `ccy` (or one that
+    states no Ccy), one element per line so that the first Ntry is on line 6."""
+    acct_ccy = f"<Ccy>{ccy}</Ccy>" if ccy else ""
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.054.001.08">\n'
+        "<BkToCstmrDbtCdtNtfctn><GrpHdr><MsgId>M</MsgId></GrpHdr>\n"
+        f"<Ntfctn><Id>N</Id><Acct><Id><IBAN>CH2909000000250094239</IBAN></Id>{acct_ccy}</Acct>\n"
+        f"{bals}\n{entries}\n"
+        "</Ntfctn></BkToCstmrDbtCdtNtfctn></Document>\n"
+    ).encode()
+
+
+def _entry(amount: str, ind: str, inner: str = "", *, ccy: str = "CHF", rvsl: bool = False) -> str:
+    reversal = "<RvslInd>true</RvslInd>" if rvsl else ""
+    return (
+        f'<Ntry><Amt Ccy="{ccy}">{amount}</Amt><CdtDbtInd>{ind}</CdtDbtInd>{reversal}'
+        f"<Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>2020-11-25</Dt></BookgDt>{inner}</Ntry>"
+    )
+
+
+def _tx(amount: str, ccy: str = "CHF", ind: str = "", e2e: str = "NOTPROVIDED") -> str:
+    own = f"<CdtDbtInd>{ind}</CdtDbtInd>" if ind else ""
+    return (
+        f"<TxDtls><Refs><EndToEndId>{e2e}</EndToEndId></Refs>"
+        f'<Amt Ccy="{ccy}">{amount}</Amt>{own}</TxDtls>'
+    )
+
+
+def _batch(*txs: str) -> str:
+    return f"<NtryDtls><Btch><NbOfTxs>{len(txs)}</NbOfTxs></Btch>{''.join(txs)}</NtryDtls>"
+
+
+def _error(data: bytes) -> tuple[int | None, str | None, str]:
+    (bad,) = parse_bytes(data, "n.xml").bad
+    return bad.source_line, bad.field, bad.reason
+
+
+def test_a_transaction_of_a_batch_in_another_currency_than_the_account() -> None:
+    """Each transaction of a split batch is checked like an entry: in the account's Ccy."""
+    data = _doc(_entry("15.00", "CRDT", _batch(_tx("10.00"), _tx("5.00", "EUR"))))
+    assert _error(data) == (6, "TxDtls/Amt@Ccy", "EUR in an account kept in CHF")
+    same = _doc(_entry("15.00", "CRDT", _batch(_tx("10.00"), _tx("5.00"))))
+    assert [r[2] for r in parse_bytes(same, "n.xml").all_rows()] == [1000, 500]
+
+
+def test_without_an_account_ccy_the_entry_stands_for_it() -> None:
+    data = _doc(_entry("15.00", "CRDT", _batch(_tx("10.00"), _tx("5.00", "EUR"))), ccy=None)
+    assert _error(data) == (
+        6,
+        "TxDtls/Amt@Ccy",
+        "EUR in an account kept in CHF (the entry's currency; the account states none): "
+        "transactions add up to 10.00 CHF CRDT and 5.00 EUR CRDT, the entry says 15.00 CHF CRDT",
+    )
+
+
+def test_a_batch_that_does_not_add_up_names_both_sums_as_written() -> None:
+    """Unsigned, with currency and direction, as the file writes amounts (not signed cents)."""
+    txs = _batch(_tx("3.10", ind="CRDT"), _tx("3.20", ind="CRDT"))
+    data = _doc(_entry("200000", "DBIT", txs, ccy="SEK").replace("CHF", "SEK"), ccy=None)
+    data = data.replace(b'<Amt Ccy="SEK">3', b'<Amt Ccy="CHF">3')
+    line, field, reason = _error(data)
+    assert line == 6
+    assert field == "TxDtls/Amt@Ccy"
+    assert reason.endswith(
+        "transactions add up to 6.30 CHF CRDT, the entry says 200000.00 SEK DBIT"
+    )
+    short = _doc(_entry("15.00", "CRDT", _batch(_tx("10.00"), _tx("5.01"))))
+    assert _error(short) == (
+        6,
+        "NtryDtls",
+        "transactions add up to 15.01 CHF CRDT, the entry says 15.00 CHF CRDT",
+    )
+
+
+E_PIX = "E18236120202611011000s0123456789"
+
+
+@pytest.mark.parametrize(
+    ("inner", "ind", "kind", "refund_of"),
+    [
+        # a Swiss direct-debit refund, a card and a wire reversal: no PIX, no devolução
+        (
+            "<AddtlNtryInf>RÜCKBELASTUNG (REFUND) CHDD-BASISLASTSCHRIFT</AddtlNtryInf>",
+            "DBIT",
+            "other",
+            None,
+        ),
+        ("<AddtlNtryInf>CARD PAYMENT REVERSAL</AddtlNtryInf>", "CRDT", "other", None),
+        (
+            "<NtryDtls><TxDtls><Refs><EndToEndId>EndToEndId-001-03-04</EndToEndId></Refs>"
+            "</TxDtls></NtryDtls><AddtlNtryInf>RETOUR</AddtlNtryInf>",
+            "CRDT",
+            "other",
+            None,
+        ),
+        # a reversed fee is still a fee
+        (
+            "<BkTxCd><Domn><Cd>ACMT</Cd><Fmly><Cd>MDOP</Cd><SubFmlyCd>CHRG</SubFmlyCd></Fmly>"
+            "</Domn></BkTxCd>",
+            "CRDT",
+            "fee",
+            None,
+        ),
+        # PIX evidence: a BACEN e2e id, the word PIX, a PIX bank transaction code
+        (
+            f"<NtryDtls><TxDtls><Refs><EndToEndId>{E_PIX}</EndToEndId></Refs></TxDtls></NtryDtls>",
+            "CRDT",
+            "pix_refund_in",
+            E_PIX,
+        ),
+        ("<AddtlNtryInf>PIX ENVIADO</AddtlNtryInf>", "CRDT", "pix_refund_in", None),
+        ("<BkTxCd><Prtry><Cd>PIX</Cd></Prtry></BkTxCd>", "DBIT", "pix_refund_out", None),
+        (f"<AddtlNtryInf>REF {E_PIX}</AddtlNtryInf>", "DBIT", "pix_refund_out", E_PIX),
+    ],
+)
+def test_a_reversal_is_a_devolucao_only_of_a_pix(
+    inner: str, ind: str, kind: str, refund_of: str | None
+) -> None:
+    (row,) = parse_bytes(_doc(_entry("6.00", ind, inner, rvsl=True)), "r.xml").all_rows()
+    assert (row[4], row[5], row[7]) == (kind, None, refund_of)
+    assert row[11].startswith("ESTORNO")  # the reversal is noted
+
+
+def test_missing_indicator_and_status_say_missing() -> None:
+    no_ind = _doc(_entry("6.00", "CRDT").replace("<CdtDbtInd>CRDT</CdtDbtInd>", ""))
+    assert _error(no_ind)[1:] == ("CdtDbtInd", "missing: credit or debit cannot be told")
+    no_sts = _doc(_entry("6.00", "CRDT").replace("<Sts><Cd>BOOK</Cd></Sts>", ""))
+    assert _error(no_sts)[1:] == ("Sts", "missing: booked or pending cannot be told")
+    bal = (
+        '<Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="CHF">1.00</Amt>'
+        "<Dt><Dt>2020-11-25</Dt></Dt></Bal>"
+    )
+    with pytest.raises(StatementParseError) as err:
+        parse_bytes(_doc(_entry("6.00", "CRDT"), bals=bal), "b.xml")
+    assert (err.value.field, err.value.line) == ("Bal/CdtDbtInd", 5)
+    assert "missing" in str(err.value) and "None" not in str(err.value)

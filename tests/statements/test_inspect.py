@@ -37,8 +37,19 @@ def test_inspect_json_reports_layout_period_totals(tmp_path, capsys) -> None:
     assert (period["first"], period["last"]) == ("2026-11-01", "2026-11-05")
     assert period["basis"] == "csv preamble period"
     assert f["lines"] == 3 and f["malformed"] == 0
-    assert f["credits"] == {"count": 1, "cents": 100000, "brl": "R$ 1.000,00"}
-    assert f["debits"] == {"count": 2, "cents": -30590, "brl": "\u2212R$ 305,90"}
+    assert f["currency"] == "BRL"
+    assert f["credits"] == {
+        "count": 1,
+        "cents": 100000,
+        "brl": "R$ 1.000,00",
+        "text": "R$ 1.000,00",
+    }
+    assert f["debits"] == {
+        "count": 2,
+        "cents": -30590,
+        "brl": "\u2212R$ 305,90",
+        "text": "\u2212R$ 305,90",
+    }
     assert f["kinds"] == {"other": 1, "pix_in": 1, "pix_out": 1}
     assert f["first_lines"][0]["counterparty_name"] == "MARIA DA SILVA"
     assert f["first_lines"][0]["source_line"] == 7
@@ -110,3 +121,20 @@ def test_inspect_says_how_the_direction_is_read(tmp_path, capsys) -> None:
     assert (f["credits"]["count"], f["debits"]["count"]) == (2, 2)
     assert main(["statements", "inspect", str(_inter(tmp_path))]) == 0
     assert "\n  sign: signed amount\n" in capsys.readouterr().out
+
+
+def test_inspect_shows_a_foreign_statement_in_its_currency(tmp_path, capsys) -> None:
+    """A camt statement kept in EUR: its amounts are not R$."""
+    v08 = (FIXTURES / "camt053_v08.xml").read_text(encoding="utf-8")
+    path = tmp_path / "eur.xml"
+    path.write_text(v08.replace("BRL", "EUR"), encoding="utf-8")
+    code = main(["statements", "inspect", str(path), "--data", str(tmp_path / "d")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "R$" not in out
+    assert "1 credits EUR 110,00, 1 debits \u2212EUR 5,00" in out
+    assert "EUR 110,00  pix_in" in out
+    main(["statements", "inspect", str(path), "--json", "--data", str(tmp_path / "d")])
+    (f,) = json.loads(capsys.readouterr().out)["files"]
+    assert (f["currency"], f["currencies"]) == ("EUR", ["EUR"])
+    assert f["credits"] == {"count": 1, "cents": 11000, "brl": None, "text": "EUR 110,00"}

@@ -41,3 +41,19 @@ def test_classify() -> None:
     assert classify("debit", "X", fee_hint=True) == ("fee", None, None)
     assert classify("credit", "PIX SEM ID") == ("pix_in", None, None)
     assert classify("credit", "TED RECEBIDA") == ("other", None, None)
+
+
+def test_a_devolucao_needs_pix_evidence() -> None:
+    """A returned cheque or TED is not a PIX devolução (Itaú's extrato writes a returned
+    cheque as "DEVOL CHQ PAGTO CTA/TIT"); a refund word with PIX, an e2e id or a return id is."""
+    for text in ("DEVOL CHQ PAGTO CTA/TIT", "CHEQUE DEVOLVIDO", "DEVOLUCAO TED/DOC", "ESTORNO TED"):
+        assert classify("debit", text) == ("other", None, None), text
+        assert classify("credit", text) == ("other", None, None), text
+    assert classify("debit", "DEVOL CHQ", "000123") == ("other", None, None)
+    assert classify("credit", "DEVOLUCAO PIX") == ("pix_refund_in", None, None)
+    assert classify("credit", "DEVOLUÇÃO PIX") == ("pix_refund_in", None, None)
+    assert classify("debit", "PIX DEVOLVIDO") == ("pix_refund_out", None, None)
+    assert classify("credit", "Reembolso recebido pelo Pix") == ("pix_refund_in", None, None)
+    assert classify("credit", f"DEVOLUCAO {E1}") == ("pix_refund_in", None, E1)
+    assert classify("credit", "DEVOLUCAO", E1) == ("pix_refund_in", None, E1)
+    assert classify("credit", "DEVOLUCAO TED", D1) == ("pix_refund_in", D1, None)  # the id says

@@ -108,8 +108,8 @@ def _detail(record: str, line: int) -> tuple[Any, ...]:
     category = record[169:172]
     kind, e2e, refund_of = classify(direction, history, document, fee_hint=category == FEE_CATEGORY)
     # A document that is the PIX id itself is not a bank reference (it would hide the
-    # OFX FITID when the view merges formats); nor is a zero-filled one (no document).
-    reference = None if document in (e2e, refund_of) or _zeros(document) else document
+    # OFX FITID when the view merges formats).
+    reference = None if document in (e2e, refund_of) else document
     return (
         line,
         booked,
@@ -125,10 +125,6 @@ def _detail(record: str, line: int) -> tuple[Any, ...]:
         history,
         reference,
     )
-
-
-def _zeros(document: str | None) -> bool:
-    return document is not None and not document.strip("0")
 
 
 def fit(line: str) -> str:

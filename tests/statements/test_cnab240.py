@@ -330,13 +330,6 @@ def test_a_batch_header_inside_an_open_batch_names_that_batch() -> None:
     assert err.value.line == 2
 
 
-def test_zero_filled_document_is_no_reference() -> None:
-    lines = [(-350, "02112026", "TARIFA", "0" * 20, "105"), (-100, "02112026", "TARIFA", "", "105")]
-    rows = parse_text(cnab.extrato(0, lines), "f").all_rows()
-    assert [r[12] for r in rows] == [None, None]
-    assert parse_file(FIXTURES / "extrato.cnab240").all_rows()[3][12] == "000000123"
-
-
 def test_returned_cheque_is_not_a_pix_refund() -> None:
     """Itaú's extrato line for a returned cheque (history 177-201 as the bank writes it)."""
     lines = [

@@ -54,7 +54,26 @@ from recon.statements.lines import (
 )
 
 _TRN_SPLIT = re.compile(r"<STMTTRN>", re.IGNORECASE)
-_TRN_END = re.compile(r"</STMTTRN>|</BANKTRANLIST>|<STMTTRNRS>|</STMTRS>", re.IGNORECASE)
+# Where a transaction's fields end: its closing tag or, for a bank that never closes
+# STMTTRN, the end of its list or statement, or the statement's balances. A field after that
+# is not the transaction's: every Nubank account export has <BALLIST><BAL><NAME>RENDIMENTO
+# LIQUIDO after its last </STMTTRN>. Both paths cut each block here (tests check they agree).
+_END_TAGS = (
+    "</STMTTRN>",
+    "</BANKTRANLIST>",
+    "</STMTRS>",
+    "</CCSTMTRS>",
+    "</INVBANKTRAN>",
+    "</INVTRANLIST>",
+    "</INVSTMTRS>",
+    "<STMTTRNRS>",
+    "<CCSTMTTRNRS>",
+    "<LEDGERBAL>",
+    "<AVAILBAL>",
+    "<BALLIST>",
+)
+_TRN_END = re.compile("|".join(_END_TAGS), re.IGNORECASE)
+_TRN_END_RE2 = "(?is)(?:" + "|".join(_END_TAGS) + ").*"
 _FIELD = re.compile(r"<([A-Za-z0-9.]+)>([^<]*)")
 _DATE = re.compile(
     r"(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(?:(\d{2})(?:\.(\d{1,6})\d*)?)?)?"
@@ -244,7 +263,8 @@ def _fast(chunks: list[str], first_line: int) -> ParseResult | None:
     n = len(blocks)
     if n == 0:
         return None
-    full = pa.array(blocks, pa.string())
+    # each block's own fields only: what follows its end is another element's (_END_TAGS)
+    full = pc.replace_substring_regex(pa.array(blocks, pa.string()), _TRN_END_RE2, "")
     if pc.any(pc.match_substring_regex(full, r"&|<[a-z]|<PAYEE>|<DTUSER>")).as_py():
         return None
     for label in _FAST_TAGS:

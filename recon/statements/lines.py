@@ -101,7 +101,8 @@ PARSED_SCHEMA = pa.schema(
 )
 
 # Python's str.split() whitespace, as an RE2 class, so `vclean` equals `clean`.
-_BLANKS_RE2 = r"[\s\v\x{1c}-\x{1f}\x{85}\pZ]+"
+BLANKS_RE2 = r"[\s\v\x{1c}-\x{1f}\x{85}\pZ]+"
+_BLANKS_RE2 = BLANKS_RE2
 _OTHER_BLANK = r"[\t\n\v\f\r\x{1c}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]"
 _ODD_BLANKS_RE2 = rf"^ | $|  |{_OTHER_BLANK}"
 

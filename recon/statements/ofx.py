@@ -17,7 +17,8 @@ Quirks handled:
   there too (Brazilian banks mean local time; the OFX spec's GMT default would shift
   every such line by three hours);
 - empty LEDGERBAL/AVAILBAL amounts are ignored.
-FITID is kept as bank_reference. For PIX the bank writes the end-to-end id (and, for a
+FITID is kept as bank_reference exactly as written (only the element's leading and trailing
+blanks stripped). For PIX the bank writes the end-to-end id (and, for a
 devolução, the return id then the original id) in MEMO: "PIX RECEBIDO E… NOME",
 "DEVOLUCAO PIX D… REF E…"; NAME holds the counterparty when the bank fills it, else the
 words after the ids in MEMO are used.
@@ -222,7 +223,7 @@ def _transaction(fields: dict[str, str], line: int) -> tuple[Any, ...]:
     text = " ".join(t for t in (memo, name) if t)
     kind, e2e, refund_of = classify(direction, text, None, fee_hint=trntype in _FEE_TYPES)
     cp_name, cp_doc = _counterparty(name, memo)
-    fitid = clean(fields.get("FITID"))
+    fitid = fields.get("FITID") or None  # as written (stripped): an id, not text to tidy
     return (
         line,
         booked,
@@ -359,11 +360,15 @@ def _fast(chunks: list[str], first_line: int) -> ParseResult | None:
             pa.nulls(n, pa.string()),
             pa.nulls(n, pa.string()),
             pc.coalesce(memo, name),
-            vclean(tag("FITID")),
+            _nonempty(tag("FITID")),  # as written (trimmed), inner blanks kept
         ],
         schema=PARSED_SCHEMA,
     )
     return result
+
+
+def _nonempty(values: Any) -> Any:
+    return pc.if_else(pc.equal(values, ""), pa.scalar(None, pa.string()), values)
 
 
 _CLOSE = re.compile(r"</STMTTRN>", re.IGNORECASE)

@@ -3,10 +3,16 @@ fixtures, written here, reproduce each shape; none of the published files is cop
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import recon.statements.ofx as ofx_module
+from recon.config import DataDir
+from recon.statements import import_statements
 from recon.statements.ofx import parse_text
+
+from .conftest import view_rows
 
 SIGNON = (
     "<SIGNONMSGSRSV1><SONRS><STATUS><CODE>0</CODE><SEVERITY>INFO</SEVERITY></STATUS>"
@@ -105,3 +111,51 @@ def test_a_bank_that_never_closes_transactions_stops_at_its_list(
     fast, slow = both_paths(text, monkeypatch)
     assert fast == slow
     assert [r[8] for r in fast] == [None, None]
+
+
+# --------------------------------------------------------------------------- P6
+
+BRADESCO_FITID = "N20300:02/12/25:-97.56:0940360: Pix Qrcode Din: Des: Amazon.com.br         02/12"
+
+
+def test_fitid_is_kept_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bradesco's FITIDs hold runs of blanks: the id is kept, only its ends stripped."""
+    text = ofx(stmtrs(trn(fitid=f"  {BRADESCO_FITID} "), trn(fitid="b\t\tc")))
+    fast, slow = both_paths(text, monkeypatch)
+    assert fast == slow
+    assert [r[12] for r in fast] == [BRADESCO_FITID, "b\t\tc"]
+
+
+def test_a_line_stored_with_its_fitid_collapsed_keeps_its_line_id(tmp_path: Path) -> None:
+    """recon stored FITIDs with their blanks collapsed before: the same file imported again
+    stores a new version of each line (the exact FITID), never a second line."""
+    data = DataDir(tmp_path / "data")
+    before, now = tmp_path / "before.ofx", tmp_path / "now.ofx"
+    collapsed = " ".join(BRADESCO_FITID.split())
+    before.write_text(ofx(stmtrs(trn(fitid=collapsed), trn(fitid="x"))), encoding="utf-8")
+    now.write_text(ofx(stmtrs(trn(fitid=BRADESCO_FITID), trn(fitid="x"))), encoding="utf-8")
+    import_statements([before], data)
+    report = import_statements([now], data)
+    assert (report.imported, report.duplicate, report.new_versions) == (0, 2, 1)
+    assert sorted(r["bank_reference"] for r in view_rows(data)) == [BRADESCO_FITID, "x"]
+
+
+def test_a_csv_naming_the_fitid_pairs_with_the_ofx_line(tmp_path: Path) -> None:
+    """The bank's transaction id in a CSV (cleaned text) still names the OFX line whose FITID
+    has runs of blanks."""
+    data = DataDir(tmp_path / "data")
+    e2e = "E18236120202503101000s0123456789"
+    statement = tmp_path / "s.ofx"
+    statement.write_text(
+        ofx(stmtrs(trn("-97.56", fitid="ID  7", memo=f"PIX ENVIADO {e2e} LOJA"))),
+        encoding="utf-8",
+    )
+    nubank = tmp_path / "nubank.csv"
+    nubank.write_text(
+        "Data,Valor,Identificador,Descrição\n"
+        "10/03/2025,-97.56,ID 7,Transferência enviada pelo Pix - LOJA\n",
+        encoding="utf-8",
+    )
+    import_statements([statement], data)
+    report = import_statements([nubank], data)
+    assert (report.imported, report.duplicate) == (0, 1)

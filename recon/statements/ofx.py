@@ -29,6 +29,9 @@ from __future__ import annotations
 import codecs
 import html
 import re
+from bisect import bisect_right
+from collections import Counter
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
@@ -377,7 +380,138 @@ _BALANCE = re.compile(
     r"<(LEDGERBAL|AVAILBAL)>(.*?)(?=</LEDGERBAL>|</AVAILBAL>|<AVAILBAL>|</STMTRS>|\Z)",
     re.IGNORECASE | re.DOTALL,
 )
-_LEAF = re.compile(r"<(DTSTART|DTEND|ACCTID|BRANCHID|BANKID)>([^<\r\n]*)", re.IGNORECASE)
+# The statements of a file: a bank statement (STMTRS), a card statement (CCSTMTRS) or an
+# investment statement (INVSTMTRS), each up to the next one's opening tag.
+_OPEN = re.compile(r"<(STMTRS|CCSTMTRS|INVSTMTRS)>", re.IGNORECASE)
+_HEAD_LEAF = re.compile(
+    r"<(CURDEF|ACCTID|BANKID|BRANCHID|DTSTART|DTEND)>([^<\r\n]*)", re.IGNORECASE
+)
+# An investment statement's securities transactions (OFX 2.x INVTRANLIST), never lines.
+_SECURITIES = re.compile(
+    r"<(BUYDEBT|BUYMF|BUYOPT|BUYOTHER|BUYSTOCK|CLOSUREOPT|INCOME|INVEXPENSE|JRNLFUND|JRNLSEC|"
+    r"MARGININTEREST|REINVEST|RETOFCAP|SELLDEBT|SELLMF|SELLOPT|SELLOTHER|SELLSTOCK|SPLIT|"
+    r"TRANSFER)>",
+    re.IGNORECASE,
+)
+_POSITIONS = re.compile(r"<POS(?:DEBT|MF|OPT|OTHER|STOCK)>", re.IGNORECASE)
+INVESTMENT = "INVSTMTRS"
+
+
+@dataclass
+class _Statement:
+    """One statement of a file: its tag ("" when the file has none: its transactions are read
+    as one statement), where it is in the text, the leaves before its first transaction
+    (CURDEF, ACCTID, BANKID, BRANCHID, DTSTART, DTEND; the first of each), its blocks."""
+
+    tag: str
+    start: int
+    end: int
+    head: dict[str, str] = field(default_factory=dict)
+    blocks: list[int] = field(default_factory=list)
+
+    @property
+    def account(self) -> str | None:
+        return self.head.get("ACCTID") or None
+
+    def label(self, several: bool) -> str:
+        """'' for the only statement of a file, else 'ACCTID 123: ' to prefix its messages."""
+        return f"ACCTID {self.account or '?'}: " if several else ""
+
+
+def _statements(text: str, chunks: list[str]) -> tuple[list[_Statement], np.ndarray]:
+    """The file's statements and, for each STMTTRN block, the index of its statement."""
+    n = len(chunks) - 1
+    opens = [(m.start(), m.group(1).upper()) for m in _OPEN.finditer(text)]
+    if len(opens) <= 1:
+        tag, start = opens[0][1] if opens else "", opens[0][0] if opens else 0
+        st = _Statement(tag, start, len(text), blocks=list(range(n)))
+        first = len(chunks[0]) if n else len(text)
+        st.head = _head(text[start:first] if first > start else chunks[0])
+        return [st], np.zeros(n, dtype=np.int64)
+    statements = [
+        _Statement(tag, at, opens[i + 1][0] if i + 1 < len(opens) else len(text))
+        for i, (at, tag) in enumerate(opens)
+    ]
+    starts = [st.start for st in statements]
+    owner = np.zeros(n, dtype=np.int64)
+    offsets = np.zeros(n, dtype=np.int64)
+    at = len(chunks[0])
+    for index in range(n):
+        offsets[index] = at
+        owner[index] = max(bisect_right(starts, at) - 1, 0)
+        statements[owner[index]].blocks.append(index)
+        at += 9 + len(chunks[index + 1])  # len("<STMTTRN>")
+    for st in statements:
+        first = int(offsets[st.blocks[0]]) if st.blocks else st.end
+        st.head = _head(text[st.start : max(first, st.start)])
+    return statements, owner
+
+
+def _head(text: str) -> dict[str, str]:
+    head: dict[str, str] = {}
+    for tag, value in _HEAD_LEAF.findall(text):
+        head.setdefault(tag.upper(), value.strip())
+    return head
+
+
+def _left_out(text: str) -> str:
+    """What an investment statement holds that recon does not read, in words ('' = nothing)."""
+    kinds = Counter(m.upper() for m in _SECURITIES.findall(text))
+    parts = []
+    if kinds:
+        total = sum(kinds.values())
+        by_kind = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
+        parts.append(f"{_plural(total, 'securities transaction')} ({by_kind})")
+    positions = len(_POSITIONS.findall(text))
+    if positions:
+        parts.append(f"{_plural(positions, 'position')} (INVPOSLIST)")
+    return " and ".join(parts)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _bounded(text: str, limit: int = 300) -> str:
+    """One line of at most `limit` characters (a message may quote what a file holds)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _investments(text: str, statements: list[_Statement], source: str, warnings: list[str]) -> None:
+    """An investment statement is not a bank statement: a file of investment statements only,
+    with no cash line, is refused; an investment statement's cash lines (INVBANKTRAN) are
+    read, but it covers no period (its cash also moves with the securities transactions,
+    which are not lines), and what is left out is a warning."""
+    investments = [st for st in statements if st.tag == INVESTMENT]
+    if not investments:
+        return
+    several = len(statements) > 1
+    if len(investments) == len(statements) and not any(st.blocks for st in statements):
+        held = "; ".join(
+            f"{st.label(several)}{_left_out(text[st.start : st.end]) or 'no transactions'}"
+            for st in investments
+        )
+        raise StatementError(
+            f"{source} is an OFX investment statement (INVSTMTRS): recon reads bank and card "
+            f"statements (it holds {_bounded(held)}; no cash lines)"
+        )
+    for st in investments:
+        what = _left_out(text[st.start : st.end])
+        if st.blocks:
+            note = (
+                f"{st.label(several)}investment statement (INVSTMTRS): "
+                f"{_plural(len(st.blocks), 'cash line')} (INVBANKTRAN) read, no statement "
+                "period recorded from it (its cash also moves with securities transactions, "
+                "which are not lines)"
+            )
+            warnings.append(note + (f"; left out: {what}" if what else ""))
+        else:
+            warnings.append(
+                f"{st.label(several)}investment statement (INVSTMTRS) left out"
+                + (f" ({what})" if what else "")
+                + ": recon reads bank and card statements"
+            )
 
 
 def _structure(text: str, chunks: list[str], first_line: int, source: str) -> dict[int, Bad]:
@@ -432,11 +566,14 @@ def parse_text(text: str, source: str) -> ParseResult:
     """Parse OFX text (already decoded)."""
     chunks = _TRN_SPLIT.split(text)
     line = 1 + chunks[0].count("\n")
-    head = chunks[0]
-    if len(chunks) == 1 and "<OFX>" not in head.upper():
+    if len(chunks) == 1 and "<OFX>" not in chunks[0].upper():
         raise_not_ofx(source)
+    statements, _owner = _statements(text, chunks)
+    notes: list[str] = []
+    _investments(text, statements, source, notes)
     broken = _structure(text, chunks, line, source)
     result = (None if broken else _fast(chunks, line)) or ParseResult()
+    result.warnings.extend(notes)
     rows, bad = result.rows, result.bad
     for index, chunk in enumerate(chunks[1:] if result.table is None else []):
         if index in broken:
@@ -477,23 +614,20 @@ def parse_text(text: str, source: str) -> ParseResult:
     result.checks.append(
         f"{len(chunks) - 1} STMTTRN blocks, each closed once; file ends with </OFX>"
     )
-    result.coverage = _coverage(head, result)
+    banks = [st for st in statements if st.tag != INVESTMENT]
+    result.coverage = _coverage(banks[0].head, result) if banks else []
     return result
 
 
 _ONCE = frozenset({"TRNAMT", "DTPOSTED", "FITID", "TRNTYPE"})
 
 
-_PERIOD = re.compile(r"<(DTSTART|DTEND)>([^<\r\n]*)", re.IGNORECASE)
-
-
-def _coverage(head: str, result: ParseResult) -> list[Coverage] | None:
+def _coverage(found: dict[str, str], result: ParseResult) -> list[Coverage] | None:
     """The statement period from BANKTRANLIST's DTSTART/DTEND (before the first STMTTRN).
 
     DTSTART is inclusive, DTEND exclusive; a date-only DTEND (8 digits) means that whole
     day. Without both, None: the importer takes the lines' first to last day.
     """
-    found = {tag.upper(): value.strip() for tag, value in _PERIOD.findall(head)}
     if "DTSTART" not in found or "DTEND" not in found:
         return None
     try:

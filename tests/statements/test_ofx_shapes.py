@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 import recon.statements.ofx as ofx_module
+from recon.cli import main
 from recon.config import DataDir
+from recon.errors import StatementError
 from recon.statements import import_statements
 from recon.statements.ofx import parse_text
 
@@ -159,3 +161,76 @@ def test_a_csv_naming_the_fitid_pairs_with_the_ofx_line(tmp_path: Path) -> None:
     import_statements([statement], data)
     report = import_statements([nubank], data)
     assert (report.imported, report.duplicate) == (0, 1)
+
+
+# --------------------------------------------------------------------------- P2
+
+
+def invstmtrs(*transactions: str, acctid: str = "0123456789") -> str:
+    """An investment statement: securities transactions and/or cash lines (INVBANKTRAN)."""
+    return (
+        "<INVSTMTTRNRS><TRNUID>1</TRNUID><STATUS><CODE>0</CODE><SEVERITY>INFO</SEVERITY>"
+        "</STATUS>\n<INVSTMTRS>\n<DTASOF>20110727180000[-4:EDT]</DTASOF>\n<CURDEF>USD</CURDEF>\n"
+        f"<INVACCTFROM><BROKERID>vanguard.com</BROKERID><ACCTID>{acctid}</ACCTID></INVACCTFROM>\n"
+        "<INVTRANLIST>\n<DTSTART>20110625180000[-4:EDT]</DTSTART>\n"
+        f"<DTEND>20110727180000[-4:EDT]</DTEND>\n{''.join(transactions)}</INVTRANLIST>\n"
+        "<INVPOSLIST><POSMF><INVPOS><SECID><UNIQUEID>922908728</UNIQUEID></SECID>"
+        "<UNITS>1.0</UNITS></INVPOS></POSMF></INVPOSLIST>\n</INVSTMTRS>\n</INVSTMTTRNRS>\n"
+    )
+
+
+SELLMF = (
+    "<SELLMF><INVSELL><INVTRAN><FITID>s1</FITID><DTTRADE>20110701</DTTRADE></INVTRAN>"
+    "<SECID><UNIQUEID>922908728</UNIQUEID></SECID><UNITS>-1.0</UNITS><UNITPRICE>10</UNITPRICE>"
+    "<TOTAL>10.00</TOTAL><SUBACCTSEC>CASH</SUBACCTSEC><SUBACCTFUND>CASH</SUBACCTFUND>"
+    "</INVSELL><SELLTYPE>SELL</SELLTYPE></SELLMF>\n"
+)
+
+
+def investment_file(*transactions: str) -> str:
+    return (
+        f"OFXHEADER:100\nDATA:OFXSGML\n\n<OFX>\n{SIGNON}\n<INVSTMTMSGSRSV1>\n"
+        f"{invstmtrs(*transactions)}</INVSTMTMSGSRSV1>\n</OFX>\n"
+    )
+
+
+def test_an_investment_statement_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Securities only (Vanguard, TD Ameritrade, TIAA-CREF): nothing recon reads. Read as an
+    empty statement it would record its period as covered: 'nothing moved', false breaks."""
+    path = tmp_path / "vanguard.ofx"
+    path.write_text(investment_file(SELLMF), encoding="utf-8")
+    with pytest.raises(StatementError) as err:
+        parse_text(path.read_text(encoding="utf-8"), str(path))
+    assert "is an OFX investment statement (INVSTMTRS): recon reads bank and card" in str(err.value)
+    data = tmp_path / "data"
+    assert main(["statements", "import", str(path), "--data", str(data)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("recon: error: ")
+    assert "SELLMF" in lines[0]
+    assert (
+        not (data / "statements").exists() or view_rows(DataDir(data), "statement_coverage") == []
+    )
+
+
+def test_an_investment_statement_s_cash_lines_are_read_without_a_period(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cash = (
+        "<INVBANKTRAN>\n"
+        + trn("-50.00", "20110705120000[-4:EDT]", "c1")
+        + ("<SUBACCTFUND>CASH</SUBACCTFUND>\n</INVBANKTRAN>\n")
+    )
+    text = investment_file(SELLMF, cash)
+    result = parse_text(text, "x.ofx")
+    assert [r[2] for r in result.all_rows()] == [-5000]
+    assert result.coverage == []  # never None: that would cover the lines' days
+    (warning,) = [w for w in result.warnings if "INVSTMTRS" in w]
+    assert "1 cash line (INVBANKTRAN) read" in warning
+    assert "no statement period" in warning and "SELLMF 1" in warning
+    path = tmp_path / "inv.ofx"
+    path.write_text(text, encoding="utf-8")
+    data = DataDir(tmp_path / "data")
+    assert import_statements([path], data).imported == 1
+    assert view_rows(data, "statement_coverage") == []

@@ -43,9 +43,11 @@ import pyarrow.compute as pc
 
 from recon.errors import StatementError, StatementParseError
 from recon.money import AmountError, parse_cents
+from recon.schemas import TS
 from recon.statements.lines import (
     BUSINESS_TZ,
     E2E_RE,
+    EPOCH,
     PARSED_SCHEMA,
     Bad,
     Coverage,
@@ -53,6 +55,7 @@ from recon.statements.lines import (
     ParseResult,
     classify,
     clean,
+    days_coverage,
     to_us,
     vclean,
 )
@@ -408,6 +411,7 @@ class _Statement:
     end: int
     head: dict[str, str] = field(default_factory=dict)
     blocks: list[int] = field(default_factory=list)
+    tail: int = 0  # where its last block starts (its start if none): its balances follow
 
     @property
     def account(self) -> str | None:
@@ -427,6 +431,7 @@ def _statements(text: str, chunks: list[str]) -> tuple[list[_Statement], np.ndar
         st = _Statement(tag, start, len(text), blocks=list(range(n)))
         first = len(chunks[0]) if n else len(text)
         st.head = _head(text[start:first] if first > start else chunks[0])
+        st.tail = len(text) - len(chunks[-1]) - 9 if n else start
         return [st], np.zeros(n, dtype=np.int64)
     statements = [
         _Statement(tag, at, opens[i + 1][0] if i + 1 < len(opens) else len(text))
@@ -444,6 +449,7 @@ def _statements(text: str, chunks: list[str]) -> tuple[list[_Statement], np.ndar
     for st in statements:
         first = int(offsets[st.blocks[0]]) if st.blocks else st.end
         st.head = _head(text[st.start : max(first, st.start)])
+        st.tail = int(offsets[st.blocks[-1]]) if st.blocks else st.start
     return statements, owner
 
 
@@ -568,13 +574,14 @@ def parse_text(text: str, source: str) -> ParseResult:
     line = 1 + chunks[0].count("\n")
     if len(chunks) == 1 and "<OFX>" not in chunks[0].upper():
         raise_not_ofx(source)
-    statements, _owner = _statements(text, chunks)
+    statements, owner = _statements(text, chunks)
     notes: list[str] = []
     _investments(text, statements, source, notes)
     broken = _structure(text, chunks, line, source)
     result = (None if broken else _fast(chunks, line)) or ParseResult()
     result.warnings.extend(notes)
     rows, bad = result.rows, result.bad
+    row_owner: list[int] = []  # the statement of each row (block by block)
     for index, chunk in enumerate(chunks[1:] if result.table is None else []):
         if index in broken:
             bad.append(broken[index])
@@ -594,52 +601,134 @@ def parse_text(text: str, source: str) -> ParseResult:
                     )
                 fields[key] = value.strip()
             rows.append(_transaction(fields, line))
+            row_owner.append(int(owner[index]))
         except LineError as exc:
             bad.append(Bad(line, exc.field, exc.reason, "<STMTTRN>" + body.strip()[:2000]))
         line += chunk.count("\n")
-    tail = chunks[-1]
-    for m in _BALANCE.finditer(tail):
+    several = len(statements) > 1
+    for st in statements:
+        _balances(text, st, source, result, several)
+    result.checks.append(
+        f"{len(chunks) - 1} STMTTRN blocks, each closed once; file ends with </OFX>"
+    )
+    if result.table is not None:
+        booked, owners = result.table.column("booked_at"), owner
+    else:
+        booked, owners = pa.array([r[1] for r in rows], pa.string()), np.array(row_owner)
+    result.coverage = _file_coverage(statements, _line_ranges(booked, owners), result)
+    return result
+
+
+def _balances(text: str, st: _Statement, source: str, result: ParseResult, several: bool) -> None:
+    """LEDGERBAL/AVAILBAL of a statement (after its transactions), as checks."""
+    region = text[st.tail : st.end]
+    suffix = f" (ACCTID {st.account or '?'})" if several else ""
+    for m in _BALANCE.finditer(region):
         label = m.group(1).upper()
         amount = {t.upper(): v.strip() for t, v in _FIELD.findall(m.group(2))}
         if amount.get("BALAMT"):
             try:
-                result.checks.append(f"{label} {ofx_cents(amount['BALAMT'])} cents")
+                result.checks.append(f"{label} {ofx_cents(amount['BALAMT'])} cents{suffix}")
             except LineError as exc:
                 raise StatementParseError(
                     f"{label} amount unreadable: {exc.reason}",
                     file=source,
-                    line=text[: len(text) - len(tail) + m.start()].count("\n") + 1,
+                    line=text.count("\n", 0, st.tail + m.start()) + 1,
                     field="BALAMT",
                 ) from exc
-    result.checks.append(
-        f"{len(chunks) - 1} STMTTRN blocks, each closed once; file ends with </OFX>"
+
+
+def _line_ranges(booked: Any, owners: np.ndarray) -> dict[int, tuple[int, int]]:
+    """{statement index: (first, last) booking time in UTC µs} of the lines read."""
+    if len(booked) == 0:
+        return {}
+    try:
+        micros = pc.cast(pc.cast(booked, TS), pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        micros = pa.array([_micros(v) for v in booked.to_pylist()], pa.int64())
+    table = pa.table({"o": pa.array(owners, pa.int64()), "t": micros})
+    found = table.group_by("o").aggregate([("t", "min"), ("t", "max")]).to_pylist()
+    return {r["o"]: (r["t_min"], r["t_max"]) for r in found if r["t_min"] is not None}
+
+
+def _micros(text: str | None) -> int | None:
+    """An ISO time as UTC µs; None when unreadable (the importer reports that line)."""
+    try:
+        return to_us(datetime.fromisoformat(text)) if text else None
+    except (ValueError, LineError):
+        return None
+
+
+def _one_account(statements: list[_Statement]) -> bool:
+    keys = {(st.head.get("BANKID"), st.head.get("BRANCHID"), st.account) for st in statements}
+    return len(keys) == 1 and all(st.account for st in statements)
+
+
+def _file_coverage(
+    statements: list[_Statement], ranges: dict[int, tuple[int, int]], result: ParseResult
+) -> list[Coverage] | None:
+    """The periods the file covers: each bank or card statement's own, for its own lines.
+
+    Statements of several accounts in one file all go under the one account label of the
+    import, so no statement's period may be claimed for the others' lines: none is
+    recorded, and a warning asks to split the file. None (the lines' first to last day,
+    importer.file_coverage) only for a single statement that states no period."""
+    read = [i for i, st in enumerate(statements) if st.tag != INVESTMENT or st.blocks]
+    if len(read) > 1 and not _one_account([statements[i] for i in read]):
+        ids = ", ".join(dict.fromkeys(statements[i].account or "?" for i in read))
+        result.warnings.append(
+            f"{len(read)} statements of several accounts in one file (ACCTID {ids}): their "
+            "lines all go under one account label and no statement period is recorded; split "
+            "the file and import each account's statement with its own --account"
+        )
+        return []
+    banks = [i for i, st in enumerate(statements) if st.tag != INVESTMENT]
+    several = len(statements) > 1
+    if len(banks) == 1 and read == banks:
+        return _coverage(statements[banks[0]], ranges.get(banks[0]), result, several)
+    periods: list[Coverage] = []
+    for i in banks:
+        found = _coverage(statements[i], ranges.get(i), result, several)
+        if found is None:
+            found = [_days(*ranges[i], "lines first/last day")] if i in ranges else []
+        periods += found
+    return periods
+
+
+def _days(first_us: int, last_us: int, basis: str) -> Coverage:
+    """The whole business days from `first_us` to `last_us`, as a Coverage."""
+    first, last = (
+        (EPOCH + timedelta(microseconds=us)).astimezone(BUSINESS_TZ).date()
+        for us in (first_us, last_us)
     )
-    banks = [st for st in statements if st.tag != INVESTMENT]
-    result.coverage = _coverage(banks[0].head, result) if banks else []
-    return result
+    return days_coverage(first, last, basis)
 
 
 _ONCE = frozenset({"TRNAMT", "DTPOSTED", "FITID", "TRNTYPE"})
 
 
-def _coverage(found: dict[str, str], result: ParseResult) -> list[Coverage] | None:
-    """The statement period from BANKTRANLIST's DTSTART/DTEND (before the first STMTTRN).
+def _coverage(
+    st: _Statement, lines: tuple[int, int] | None, result: ParseResult, several: bool
+) -> list[Coverage] | None:
+    """A statement's period from its BANKTRANLIST's DTSTART/DTEND (before its first STMTTRN).
 
     DTSTART is inclusive, DTEND exclusive; a date-only DTEND (8 digits) means that whole
-    day. Without both, None: the importer takes the lines' first to last day.
+    day. Without both, None: its lines' first to last day.
     """
+    found = st.head
     if "DTSTART" not in found or "DTEND" not in found:
         return None
+    label = st.label(several)
     try:
         start = datetime.fromisoformat(ofx_time(found["DTSTART"], "DTSTART"))
         end = datetime.fromisoformat(ofx_time(found["DTEND"], "DTEND"))
     except (LineError, ValueError) as exc:
-        result.warnings.append(f"statement period unreadable ({exc}); using the lines' days")
+        result.warnings.append(f"{label}statement period unreadable ({exc}); using the lines' days")
         return None
     if re.fullmatch(r"\d{8}", found["DTEND"].split("[")[0].strip()):
         end += timedelta(days=1)
     if end < start:
-        result.warnings.append("DTEND is before DTSTART; using the lines' days")
+        result.warnings.append(f"{label}DTEND is before DTSTART; using the lines' days")
         return None
     return [Coverage(to_us(start), to_us(end), "ofx DTSTART/DTEND")]
 

@@ -3,6 +3,7 @@ fixtures, written here, reproduce each shape; none of the published files is cop
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from recon.cli import main
 from recon.config import DataDir
 from recon.errors import StatementError
 from recon.statements import import_statements
+from recon.statements.lines import to_us
 from recon.statements.ofx import parse_text
 
 from .conftest import view_rows
@@ -234,3 +236,64 @@ def test_an_investment_statement_s_cash_lines_are_read_without_a_period(
     data = DataDir(tmp_path / "data")
     assert import_statements([path], data).imported == 1
     assert view_rows(data, "statement_coverage") == []
+
+
+# --------------------------------------------------------------------------- P5
+
+
+def test_statements_of_several_accounts_cover_nothing_and_say_so(tmp_path: Path) -> None:
+    """Banco do Brasil's two-STMTRS export: an empty statement of one account (its own
+    period), then another account's lines. One label gets all lines; neither period may be
+    claimed for the other account's lines."""
+    text = ofx(
+        stmtrs(acctid="455000-5", start="20170220", end="20170220"),
+        stmtrs(
+            trn("133.18", "20170301", "1", "TED-CRÉDITO EM CONTA", trntype="CREDIT"),
+            trn("-50.00", "20170327", "2", "Tarifa"),
+            acctid="655000-2",
+            start="20170224",
+            end="20170329",
+        ),
+    )
+    result = parse_text(text, "x.ofx")
+    assert len(result.all_rows()) == 2
+    assert result.coverage == []
+    (warning,) = result.warnings
+    assert "ACCTID 455000-5, 655000-2" in warning and "--account" in warning
+    assert [c for c in result.checks if c.startswith("LEDGERBAL")] == [
+        "LEDGERBAL 2820 cents (ACCTID 455000-5)",
+        "LEDGERBAL 2820 cents (ACCTID 655000-2)",
+    ]
+    path = tmp_path / "two.ofx"
+    path.write_text(text, encoding="utf-8")
+    data = DataDir(tmp_path / "data")
+    report = import_statements([path], data)
+    assert report.imported == 2 and report.per_file[0].warnings == (warning,)
+    assert view_rows(data, "statement_coverage") == []
+
+
+def test_statements_of_one_account_each_cover_their_own_period() -> None:
+    """Several monthly statements of one card (American Express's download)."""
+    text = ofx(
+        stmtrs(
+            trn(when="20130913000000.000[-7:MST]"),
+            acctid="5555",
+            start="20130907050000.000[-7:MST]",
+            end="20130921050000.000[-7:MST]",
+            tag="CCSTMTRS",
+        ),
+        stmtrs(
+            acctid="5555",
+            start="20130809050000.000[-7:MST]",
+            end="20130906050000.000[-7:MST]",
+            tag="CCSTMTRS",
+        ),
+    )
+    result = parse_text(text, "x.ofx")
+    assert result.warnings == []
+    periods = sorted((c.start_us, c.end_us, c.basis) for c in result.coverage or [])
+    aug, sep = (
+        (to_us(datetime(2013, 8, 9, 12, tzinfo=UTC)), to_us(datetime(2013, 9, 6, 12, tzinfo=UTC))),
+        (to_us(datetime(2013, 9, 7, 12, tzinfo=UTC)), to_us(datetime(2013, 9, 21, 12, tzinfo=UTC))),
+    )
+    assert periods == [(*aug, "ofx DTSTART/DTEND"), (*sep, "ofx DTSTART/DTEND")]

@@ -714,6 +714,11 @@ def _coverage(
 
     DTSTART is inclusive, DTEND exclusive; a date-only DTEND (8 digits) means that whole
     day. Without both, None: its lines' first to last day.
+
+    A period that does not hold the statement's own lines (`lines`: first and last booking,
+    UTC µs), or that is empty (DTSTART = DTEND, C6 and Santander write the time of the
+    export in both), is not trusted: the statement covers that period and its lines' whole
+    days (their union), and a warning names both.
     """
     found = st.head
     if "DTSTART" not in found or "DTEND" not in found:
@@ -730,7 +735,41 @@ def _coverage(
     if end < start:
         result.warnings.append(f"{label}DTEND is before DTSTART; using the lines' days")
         return None
-    return [Coverage(to_us(start), to_us(end), "ofx DTSTART/DTEND")]
+    low, high = to_us(start), to_us(end)
+    if low < high and (lines is None or (low <= lines[0] and lines[1] < high)):
+        return [Coverage(low, high, "ofx DTSTART/DTEND")]
+    if lines is None:
+        result.warnings.append(
+            f"{label}statement period DTSTART = DTEND ({_when(low)}) is empty: nothing covered"
+        )
+        return []
+    days = _days(*lines, "lines first/last day")
+    if low == high:
+        periods = [days]
+        said = f"DTSTART = DTEND ({_when(low)}) is empty"
+    else:
+        said = f"DTSTART..DTEND {_when(low)} .. {_when(high)} does not hold all its lines"
+        if days.start_us <= high and low <= days.end_us:  # they overlap or touch: one period
+            periods = [
+                Coverage(
+                    min(low, days.start_us),
+                    max(high, days.end_us),
+                    "ofx DTSTART/DTEND and its lines' days",
+                )
+            ]
+        else:
+            periods = sorted([Coverage(low, high, "ofx DTSTART/DTEND"), days])
+    covered = " and ".join(f"{_when(c.start_us)} .. {_when(c.end_us)}" for c in periods)
+    result.warnings.append(
+        f"{label}statement period {said} (booked {_when(lines[0])} .. {_when(lines[1])}): "
+        f"covering {covered} {BUSINESS_TZ}"
+    )
+    return periods
+
+
+def _when(us: int) -> str:
+    """UTC µs as local business time, '2026-06-30 16:38'."""
+    return (EPOCH + timedelta(microseconds=us)).astimezone(BUSINESS_TZ).strftime("%Y-%m-%d %H:%M")
 
 
 def raise_not_ofx(source: str) -> None:

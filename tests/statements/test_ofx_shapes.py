@@ -13,7 +13,7 @@ from recon.cli import main
 from recon.config import DataDir
 from recon.errors import StatementError
 from recon.statements import import_statements
-from recon.statements.lines import to_us
+from recon.statements.lines import BUSINESS_TZ, to_us
 from recon.statements.ofx import parse_text
 
 from .conftest import view_rows
@@ -297,3 +297,86 @@ def test_statements_of_one_account_each_cover_their_own_period() -> None:
         (to_us(datetime(2013, 9, 7, 12, tzinfo=UTC)), to_us(datetime(2013, 9, 21, 12, tzinfo=UTC))),
     )
     assert periods == [(*aug, "ofx DTSTART/DTEND"), (*sep, "ofx DTSTART/DTEND")]
+
+
+# --------------------------------------------------------------------------- P4
+
+
+def sp(*args: int) -> int:
+    """São Paulo local time as UTC µs (Brazil still had summer time in 2010)."""
+    return to_us(datetime(*args, tzinfo=BUSINESS_TZ))  # type: ignore[misc]
+
+
+def test_an_empty_declared_period_is_not_trusted() -> None:
+    """C6 and Santander write the export's time as both DTSTART and DTEND: the statement
+    covers its lines' whole days, and says so."""
+    when = "20260630163858[-3:BRT]"
+    text = ofx(
+        stmtrs(
+            trn(when="20260602004538[-3:BRT]", fitid="a"),
+            trn(when="20260630145749[-3:BRT]", fitid="b"),
+            start=when,
+            end=when,
+        )
+    )
+    result = parse_text(text, "x.ofx")
+    assert result.table is not None  # the vectorized path
+    (period,) = result.coverage or []
+    assert (period.start_us, period.end_us) == (sp(2026, 6, 2), sp(2026, 7, 1))
+    assert period.basis == "lines first/last day"
+    (warning,) = result.warnings
+    assert "DTSTART = DTEND (2026-06-30 16:38) is empty" in warning
+    assert "booked 2026-06-02 00:45 .. 2026-06-30 14:57" in warning
+
+
+def test_an_empty_declared_period_without_lines_covers_nothing() -> None:
+    when = "20260630163858[-3:BRT]"
+    result = parse_text(ofx(stmtrs(start=when, end=when)), "x.ofx")
+    assert result.coverage == []
+    assert "is empty: nothing covered" in result.warnings[0]
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "first", "last"),
+    [
+        # DTEND before the last lines (a Bradesco export of December with January's lines)
+        ("20251201000000", "20251231000000", "20251201", "20260116"),
+        # DTSTART after the first line (Banco do Brasil, date-only: the block-by-block path)
+        ("20100930", "20101025", "20100826", "20101025"),
+    ],
+)
+def test_lines_outside_the_declared_period_widen_it(
+    start: str, end: str, first: str, last: str, tmp_path: Path
+) -> None:
+    text = ofx(stmtrs(trn(when=first, fitid="a"), trn(when=last, fitid="b"), start=start, end=end))
+    result = parse_text(text, "x.ofx")
+    low = min(_local(start), _local(first))
+    high = max(_local(end, end=True), _local(last) + 86_400 * 10**6)
+    (period,) = result.coverage or []
+    assert (period.start_us, period.end_us) == (low, high)
+    assert period.basis == "ofx DTSTART/DTEND and its lines' days"
+    (warning,) = result.warnings
+    assert "does not hold all its lines" in warning
+    path = tmp_path / "s.ofx"
+    path.write_text(text, encoding="utf-8")
+    data = DataDir(tmp_path / "data")
+    import_statements([path], data)
+    (row,) = view_rows(data, "statement_coverage")
+    assert (to_us(row["covered_from"]), to_us(row["covered_to"])) == (low, high)
+
+
+def _local(ofx_date: str, *, end: bool = False) -> int:
+    """An OFX date without a zone (São Paulo) as UTC µs; a date-only DTEND is its whole day."""
+    day = datetime.strptime(ofx_date[:8], "%Y%m%d")
+    moment = sp(day.year, day.month, day.day)
+    return moment + (86_400 * 10**6 if end and len(ofx_date) == 8 else 0)
+
+
+def test_a_declared_period_apart_from_the_lines_is_kept_with_their_days() -> None:
+    text = ofx(stmtrs(trn(when="20260610", fitid="a"), start="20260101", end="20260131"))
+    result = parse_text(text, "x.ofx")
+    assert [(c.start_us, c.end_us, c.basis) for c in result.coverage or []] == [
+        (sp(2026, 1, 1), sp(2026, 2, 1), "ofx DTSTART/DTEND"),
+        (sp(2026, 6, 10), sp(2026, 6, 11), "lines first/last day"),
+    ]
+    assert "does not hold all its lines" in result.warnings[0]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from decimal import Decimal
@@ -158,6 +159,13 @@ class ParseResult:
         """All lines as tuples in PARSED_SCHEMA order (for tests and small files)."""
         table = self.to_table()
         return list(zip(*(table.column(n).to_pylist() for n in PARSED_SCHEMA.names), strict=True))
+
+
+def currency_warning(currencies: Iterable[str | None]) -> str | None:
+    """The warning for amounts in currencies other than BRL, which every reader reads as they
+    are (recon converts nothing); None when all are BRL (or unstated)."""
+    foreign = sorted({c for c in currencies if c and c != "BRL"})
+    return f"amounts in {', '.join(foreign)} are read as they are, not BRL" if foreign else None
 
 
 class LineError(ValueError):

@@ -55,6 +55,7 @@ from recon.statements.lines import (
     ParseResult,
     classify,
     clean,
+    currency_warning,
     days_coverage,
     to_us,
     vclean,
@@ -272,7 +273,8 @@ def _fast(chunks: list[str], first_line: int) -> ParseResult | None:
         return None
     # each block's own fields only: what follows its end is another element's (_END_TAGS)
     full = pc.replace_substring_regex(pa.array(blocks, pa.string()), _TRN_END_RE2, "")
-    if pc.any(pc.match_substring_regex(full, r"&|<[a-z]|<PAYEE>|<DTUSER>")).as_py():
+    odd = r"&|<[a-z]|<PAYEE>|<DTUSER>|<CURRENCY>|<ORIGCURRENCY>"
+    if pc.any(pc.match_substring_regex(full, odd)).as_py():
         return None
     for label in _FAST_TAGS:
         if pc.max(pc.count_substring(full, f"<{label}>")).as_py() > 1:
@@ -582,6 +584,8 @@ def parse_text(text: str, source: str) -> ParseResult:
     result.warnings.extend(notes)
     rows, bad = result.rows, result.bad
     row_owner: list[int] = []  # the statement of each row (block by block)
+    currencies: set[str] = set()  # of transactions that state their own (CURRENCY)
+    converted: Counter[str] = Counter()  # lines the bank converted (ORIGCURRENCY)
     for index, chunk in enumerate(chunks[1:] if result.table is None else []):
         if index in broken:
             bad.append(broken[index])
@@ -602,12 +606,26 @@ def parse_text(text: str, source: str) -> ParseResult:
                 fields[key] = value.strip()
             rows.append(_transaction(fields, line))
             row_owner.append(int(owner[index]))
+            symbol = fields.get("CURSYM", "").upper()
+            if symbol and "ORIGCURRENCY" in fields:
+                converted[symbol] += 1
+            elif symbol:
+                currencies.add(symbol)
         except LineError as exc:
             bad.append(Bad(line, exc.field, exc.reason, "<STMTTRN>" + body.strip()[:2000]))
         line += chunk.count("\n")
     several = len(statements) > 1
     for st in statements:
         _balances(text, st, source, result, several)
+    currencies.update(st.head.get("CURDEF", "").upper() for st in statements if st.blocks)
+    warning = currency_warning(currencies)
+    if warning:
+        result.warnings.append(warning)
+    for symbol, count in sorted(converted.items()):
+        result.checks.append(
+            f"{_plural(count, 'line')} converted by the bank from {symbol} (ORIGCURRENCY): "
+            "read in the statement's currency"
+        )
     result.checks.append(
         f"{len(chunks) - 1} STMTTRN blocks, each closed once; file ends with </OFX>"
     )

@@ -165,3 +165,12 @@ def test_not_camt(tmp_path: Path, data_dir: DataDir) -> None:
     path.write_text('<?xml version="1.0"?><Document xmlns="urn:x"><Stmt/></Document>')
     with pytest.raises(StatementError, match="not an ISO 20022 camt"):
         import_statements([path], data_dir, format="camt")
+
+
+def test_a_statement_in_another_currency_is_read_with_a_warning() -> None:
+    """The same warning as an OFX statement's (recon.statements.lines.currency_warning)."""
+    euro = V08.replace('Ccy="BRL"', 'Ccy="EUR"').replace("<Ccy>BRL<", "<Ccy>EUR<")
+    result = parse_bytes(euro.encode(), "v08.xml")
+    assert [r[2] for r in result.all_rows()] == [11000, -500]
+    assert "amounts in EUR are read as they are, not BRL" in result.warnings
+    assert not parse_bytes(V08.encode(), "v08.xml").warnings

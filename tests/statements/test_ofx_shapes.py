@@ -380,3 +380,36 @@ def test_a_declared_period_apart_from_the_lines_is_kept_with_their_days() -> Non
         (sp(2026, 6, 10), sp(2026, 6, 11), "lines first/last day"),
     ]
     assert "does not hold all its lines" in result.warnings[0]
+
+
+# --------------------------------------------------------------------------- P3
+
+
+def test_a_statement_in_another_currency_is_read_as_it_is_with_a_warning(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """CURDEF USD/EUR (28 of the published files): as camt does, the amounts are read as they
+    are and the file says so."""
+    text = ofx(stmtrs(trn("-13.50", fitid="a"), trn("-6.00", fitid="b"), curdef="EUR"))
+    fast, slow = both_paths(text, monkeypatch)
+    assert fast == slow and [r[2] for r in fast] == [-1350, -600]
+    assert parse_text(text, "x.ofx").warnings == ["amounts in EUR are read as they are, not BRL"]
+    assert parse_text(text.replace("EUR", "BRL"), "x.ofx").warnings == []
+
+
+def test_a_transaction_in_its_own_currency_is_named() -> None:
+    """CURRENCY in a STMTTRN: that line's amount is in CURSYM, not the statement's CURDEF."""
+    own = "<CURRENCY><CURRATE>5.1</CURRATE><CURSYM>USD</CURSYM></CURRENCY>\n"
+    result = parse_text(ofx(stmtrs(trn(fitid="a"), trn(fitid="b", extra=own))), "x.ofx")
+    assert result.warnings == ["amounts in USD are read as they are, not BRL"]
+
+
+def test_a_transaction_the_bank_converted_is_in_the_statement_s_currency() -> None:
+    """ORIGCURRENCY: the amount was converted to CURDEF (BRL) by the bank: no warning, a check."""
+    orig = "<ORIGCURRENCY><CURRATE>5.1</CURRATE><CURSYM>USD</CURSYM></ORIGCURRENCY>\n"
+    result = parse_text(ofx(stmtrs(trn(fitid="a", extra=orig))), "x.ofx")
+    assert result.warnings == []
+    assert (
+        "1 line converted by the bank from USD (ORIGCURRENCY): read in the statement's "
+        "currency" in result.checks
+    )

@@ -212,6 +212,19 @@ def _counterparty(name: str | None, memo: str | None) -> tuple[str | None, str |
     return clean(_MEMO_WORDS.sub("", tail.strip())), doc
 
 
+# A balance a bank lists among its transactions with no amount: Caixa's "SALDO DIA" with
+# <TRNAMT>            .  </TRNAMT>. Not money: skipped and counted in the checks.
+_NO_AMOUNT = re.compile(r"\s*[.,]?\s*")
+_BALANCE_WORD = re.compile(r"\s*SALDO\b", re.IGNORECASE)
+
+
+def _balance_row(fields: dict[str, str]) -> bool:
+    amount = fields.get("TRNAMT")
+    if amount is not None and not _NO_AMOUNT.fullmatch(amount):
+        return False
+    return any(_BALANCE_WORD.match(fields.get(k) or "") for k in ("MEMO", "NAME"))
+
+
 def _transaction(fields: dict[str, str], line: int) -> tuple[Any, ...]:
     amount_text = fields.get("TRNAMT")
     if amount_text is None or not amount_text.strip():
@@ -586,6 +599,7 @@ def parse_text(text: str, source: str) -> ParseResult:
     row_owner: list[int] = []  # the statement of each row (block by block)
     currencies: set[str] = set()  # of transactions that state their own (CURRENCY)
     converted: Counter[str] = Counter()  # lines the bank converted (ORIGCURRENCY)
+    balance_rows = 0
     for index, chunk in enumerate(chunks[1:] if result.table is None else []):
         if index in broken:
             bad.append(broken[index])
@@ -604,6 +618,10 @@ def parse_text(text: str, source: str) -> ParseResult:
                         key, f"{key} twice in one <STMTTRN> block: an opening tag is missing"
                     )
                 fields[key] = value.strip()
+            if _balance_row(fields):
+                balance_rows += 1
+                line += chunk.count("\n")
+                continue
             rows.append(_transaction(fields, line))
             row_owner.append(int(owner[index]))
             symbol = fields.get("CURSYM", "").upper()
@@ -629,6 +647,10 @@ def parse_text(text: str, source: str) -> ParseResult:
     result.checks.append(
         f"{len(chunks) - 1} STMTTRN blocks, each closed once; file ends with </OFX>"
     )
+    if balance_rows:
+        result.checks.append(
+            f"{_plural(balance_rows, 'balance row')} (SALDO with no amount), not lines"
+        )
     if result.table is not None:
         booked, owners = result.table.column("booked_at"), owner
     else:

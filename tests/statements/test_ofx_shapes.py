@@ -413,3 +413,26 @@ def test_a_transaction_the_bank_converted_is_in_the_statement_s_currency() -> No
         "1 line converted by the bank from USD (ORIGCURRENCY): read in the statement's "
         "currency" in result.checks
     )
+
+
+# --------------------------------------------------------------------------- SALDO rows
+
+
+def test_a_balance_row_without_an_amount_is_not_a_line(tmp_path: Path) -> None:
+    """Caixa lists the day's balance as a transaction, <TRNAMT>            .  </TRNAMT>
+    with <MEMO>SALDO DIA: a balance, not money; it no longer fails the whole import."""
+    saldo = trn("            .  ", "20220411120000[-3:BRT]", "0", "SALDO DIA", trntype="CREDIT")
+    blank = trn("", "20220411120000[-3:BRT]", "00", "SALDO ANTERIOR", trntype="CREDIT")
+    text = ofx(stmtrs(saldo, trn(fitid="1"), blank, start="20220411", end="20220412"))
+    result = parse_text(text, "x.ofx")
+    assert (len(result.all_rows()), result.bad) == (1, [])
+    assert "2 balance rows (SALDO with no amount), not lines" in result.checks
+    path = tmp_path / "caixa.ofx"
+    path.write_text(text, encoding="utf-8")
+    report = import_statements([path], DataDir(tmp_path / "data"))
+    assert (report.read, report.imported) == (1, 1)
+
+
+def test_a_transaction_without_an_amount_is_still_malformed() -> None:
+    result = parse_text(ofx(stmtrs(trn(" . ", memo="PIX RECEBIDO"))), "x.ofx")
+    assert result.all_rows() == [] and result.bad[0].field == "TRNAMT"

@@ -468,6 +468,50 @@ def _statements(text: str, chunks: list[str]) -> tuple[list[_Statement], np.ndar
     return statements, owner
 
 
+# A status the bank reports (SONRS, STMTTRNRS, ...): <CODE>, <SEVERITY>, <MESSAGE> in order.
+_ERROR = re.compile(r"<SEVERITY>\s*ERROR\b", re.IGNORECASE)
+_RESPONSE = re.compile(r"<([A-Z0-9.]*RS)>", re.IGNORECASE)
+_CODE = re.compile(r"<CODE>\s*([^<\s]*)", re.IGNORECASE)
+_MESSAGE = re.compile(r"\s*(?:</SEVERITY>\s*)?<MESSAGE>([^<]*)", re.IGNORECASE)
+
+
+def _errors(text: str, start: int, end: int) -> list[str]:
+    """The error statuses the bank reports in text[start:end], each as 'SONRS error 15500:
+    'message''."""
+    found = []
+    for m in _ERROR.finditer(text, start, end):
+        before = text[max(0, m.start() - 2000) : m.start()]
+        codes, responses = _CODE.findall(before), _RESPONSE.findall(before)
+        what = f"{responses[-1].upper() if responses else 'status'} error"
+        what += f" {codes[-1]}" if codes and codes[-1] else ""
+        said = _MESSAGE.match(text, m.end())
+        message = _bounded(html.unescape(said.group(1)), 160) if said else ""
+        found.append(what + (f" {message!r}" if message else ""))
+    return found
+
+
+def _status(
+    text: str, chunks: list[str], statements: list[_Statement], source: str, notes: list[str]
+) -> None:
+    """A bank's error response instead of a statement (a failed sign-on, a server error) is
+    refused with the bank's own code and message; an error beside statements is a warning.
+    Statuses are looked for outside the transactions only (the file's head and each
+    statement's end), so a large file is not scanned twice."""
+    first = len(chunks[0])
+    errors = _errors(text, 0, first)
+    for st in statements:
+        if st.end > first:
+            errors += _errors(text, max(st.tail, first), st.end)
+    empty = not statements[0].tag and not statements[0].blocks
+    if empty and errors:
+        raise StatementError(
+            f"{source}: the bank answered with an error, not a statement: {'; '.join(errors)}"
+        )
+    if empty and "<BANKTRANLIST>" not in chunks[0].upper():
+        notes.append("no bank or card statement in the file (no STMTRS, CCSTMTRS or STMTTRN)")
+    notes.extend(f"the bank reports {e}: a statement may be missing" for e in errors)
+
+
 def _head(text: str) -> dict[str, str]:
     head: dict[str, str] = {}
     for tag, value in _HEAD_LEAF.findall(text):
@@ -591,6 +635,7 @@ def parse_text(text: str, source: str) -> ParseResult:
         raise_not_ofx(source)
     statements, owner = _statements(text, chunks)
     notes: list[str] = []
+    _status(text, chunks, statements, source, notes)
     _investments(text, statements, source, notes)
     broken = _structure(text, chunks, line, source)
     result = (None if broken else _fast(chunks, line)) or ParseResult()

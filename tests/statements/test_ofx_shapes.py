@@ -436,3 +436,61 @@ def test_a_balance_row_without_an_amount_is_not_a_line(tmp_path: Path) -> None:
 def test_a_transaction_without_an_amount_is_still_malformed() -> None:
     result = parse_text(ofx(stmtrs(trn(" . ", memo="PIX RECEBIDO"))), "x.ofx")
     assert result.all_rows() == [] and result.bad[0].field == "TRNAMT"
+
+
+# --------------------------------------------------------------------------- errors
+
+SIGNON_FAIL = (
+    "<SIGNONMSGSRSV1><SONRS><STATUS><CODE>15500<SEVERITY>ERROR<MESSAGE>Your request could not "
+    "be processed because you supplied an invalid identification code</STATUS>"
+    "<DTSERVER>20130325211209.350[-7:MST]<LANGUAGE>ENG</SONRS></SIGNONMSGSRSV1>"
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "quoted"),
+    [
+        # a failed sign-on (SGML, unclosed elements): the bank sends no statement
+        (f"<OFX>{SIGNON_FAIL}</OFX>", "SONRS error 15500 'Your request could not be processed"),
+        # the statement request failed (XML)
+        (
+            f"<OFX>{SIGNON}<BANKMSGSRSV1><STMTTRNRS><TRNUID>1</TRNUID><STATUS><CODE>2000</CODE>"
+            "<SEVERITY>ERROR</SEVERITY><MESSAGE>General Server Error</MESSAGE></STATUS>"
+            "</STMTTRNRS></BANKMSGSRSV1></OFX>",
+            "STMTTRNRS error 2000 'General Server Error'",
+        ),
+    ],
+)
+def test_a_bank_error_response_is_refused_with_its_code(
+    body: str, quoted: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Read as an empty statement it imported nothing with exit 0: the failure went unseen."""
+    path = tmp_path / "error.ofx"
+    path.write_text("OFXHEADER:100\nDATA:OFXSGML\n\n" + body + "\n", encoding="utf-8")
+    assert main(["statements", "import", str(path), "--data", str(tmp_path / "data")]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("recon: error: ")
+    assert "the bank answered with an error, not a statement" in line and quoted in line
+
+
+def test_an_error_beside_a_statement_is_a_warning() -> None:
+    failed = (
+        "<STATUS><CODE>2000</CODE><SEVERITY>ERROR</SEVERITY><MESSAGE>General Server Error"
+        "</MESSAGE></STATUS>"
+    )
+    text = ofx(stmtrs(trn(fitid="a"))).replace(
+        "</BANKMSGSRSV1>", f"<STMTTRNRS><TRNUID>2</TRNUID>{failed}</STMTTRNRS></BANKMSGSRSV1>"
+    )
+    result = parse_text(text, "x.ofx")
+    assert len(result.all_rows()) == 1
+    assert result.warnings == [
+        "the bank reports STMTTRNRS error 2000 'General Server Error': a statement may be missing"
+    ]
+
+
+def test_a_file_with_no_statement_says_so() -> None:
+    result = parse_text(f"<OFX>{SIGNON}</OFX>", "x.ofx")
+    assert result.all_rows() == [] and not result.coverage
+    assert result.warnings == [
+        "no bank or card statement in the file (no STMTRS, CCSTMTRS or STMTTRN)"
+    ]

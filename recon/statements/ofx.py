@@ -16,12 +16,21 @@ Quirks handled:
   the business time zone (America/Sao_Paulo) and a time without a zone is local time
   there too (Brazilian banks mean local time; the OFX spec's GMT default would shift
   every such line by three hours);
-- empty LEDGERBAL/AVAILBAL amounts are ignored.
+- empty LEDGERBAL/AVAILBAL amounts are ignored; a SALDO row with no amount (Caixa) is a
+  balance, not a line.
 FITID is kept as bank_reference exactly as written (only the element's leading and trailing
 blanks stripped). For PIX the bank writes the end-to-end id (and, for a
 devolução, the return id then the original id) in MEMO: "PIX RECEBIDO E… NOME",
 "DEVOLUCAO PIX D… REF E…"; NAME holds the counterparty when the bank fills it, else the
 words after the ids in MEMO are used.
+
+A file may hold several statements (STMTRS, CCSTMTRS, INVSTMTRS): each has its own period,
+account, currency and balances, and its own transactions. What a file holds decides what is
+read and what period it covers (docs/statements.md, OFX): statements of several accounts
+cover nothing; an investment statement's cash lines are read but cover nothing, and a file
+of investment statements only is refused; a period contradicted by its own lines is widened
+to them; a currency other than BRL is read as it is, with a warning; a bank's error response
+is refused with its code and message.
 """
 
 from __future__ import annotations
@@ -284,8 +293,7 @@ def _fast(chunks: list[str], first_line: int) -> ParseResult | None:
     n = len(blocks)
     if n == 0:
         return None
-    # each block's own fields only: what follows its end is another element's (_END_TAGS)
-    full = pc.replace_substring_regex(pa.array(blocks, pa.string()), _TRN_END_RE2, "")
+    full = _bodies(blocks)
     odd = r"&|<[a-z]|<PAYEE>|<DTUSER>|<CURRENCY>|<ORIGCURRENCY>"
     if pc.any(pc.match_substring_regex(full, odd)).as_py():
         return None
@@ -386,6 +394,25 @@ def _fast(chunks: list[str], first_line: int) -> ParseResult | None:
         schema=PARSED_SCHEMA,
     )
     return result
+
+
+def _bodies(blocks: list[str]) -> Any:
+    """Each block's own text, as an Arrow column: what follows its end is another element's
+    (_END_TAGS). Almost every block ends with its </STMTTRN> (nothing to cut: that tag holds
+    no field); only the others (the last one, those before another statement, a bank that
+    never closes STMTTRN) are cut, in Python when few, else by RE2 over the column."""
+    column = pa.array(blocks, pa.string())
+    others = pc.invert(pc.match_substring_regex(column, r"</STMTTRN>\s*$"))
+    where = pc.indices_nonzero(others).to_pylist()
+    if not where:
+        return column
+    if len(where) * 10 > len(blocks):
+        return pc.replace_substring_regex(column, _TRN_END_RE2, "")
+    cut = []
+    for index in where:
+        end = _TRN_END.search(blocks[index])
+        cut.append(blocks[index][: end.start()] if end else blocks[index])
+    return pc.replace_with_mask(column, others, pa.array(cut, pa.string()))
 
 
 def _nonempty(values: Any) -> Any:

@@ -93,14 +93,15 @@ def both_paths(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list, list]:
 # --------------------------------------------------------------------------- P1
 
 
+@pytest.mark.parametrize("n", [2, 12])  # the last block cut by RE2 over all, or alone
 def test_a_name_after_the_last_transaction_is_not_its_counterparty(
-    monkeypatch: pytest.MonkeyPatch,
+    n: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Nubank's account export: <BALLIST><BAL><NAME>RENDIMENTO LIQUIDO after the list."""
-    text = ofx(stmtrs(trn(fitid="a"), trn(fitid="b"), after=NUBANK_BALLIST))
+    text = ofx(stmtrs(*(trn(fitid=str(i)) for i in range(n)), after=NUBANK_BALLIST))
     fast, slow = both_paths(text, monkeypatch)
     assert fast == slow
-    assert [r[8] for r in fast] == [None, None]  # counterparty_name
+    assert [r[8] for r in fast] == [None] * n  # counterparty_name
     assert "RENDIMENTO" not in repr(fast)
 
 

@@ -828,9 +828,9 @@ def _coverage(
     day. Without both, None: its lines' first to last day.
 
     A period that does not hold the statement's own lines (`lines`: first and last booking,
-    UTC µs), or that is empty (DTSTART = DTEND, C6 and Santander write the time of the
-    export in both), is not trusted: the statement covers that period and its lines' whole
-    days (their union), and a warning names both.
+    UTC µs; one booked at DTEND itself counts as held), or that is empty (DTSTART = DTEND,
+    C6 and Santander write the time of the export in both), is not trusted: the statement
+    covers that period and its lines' whole days (their union), and a warning names both.
     """
     found = st.head
     if "DTSTART" not in found or "DTEND" not in found:
@@ -848,7 +848,10 @@ def _coverage(
         result.warnings.append(f"{label}DTEND is before DTSTART; using the lines' days")
         return None
     low, high = to_us(start), to_us(end)
-    if low < high and (lines is None or (low <= lines[0] and lines[1] < high)):
+    # A line booked at DTEND itself is not taken as outside: Itaú writes every posting at
+    # 10:00 and the last day's 10:00 as DTEND, Nubank the last day's midnight. The period
+    # stays as stated (the rest of that day is not claimed).
+    if low < high and (lines is None or (low <= lines[0] and lines[1] <= high)):
         return [Coverage(low, high, "ofx DTSTART/DTEND")]
     if lines is None:
         result.warnings.append(

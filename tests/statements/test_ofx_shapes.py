@@ -90,7 +90,7 @@ def both_paths(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list, list]:
     return fast.all_rows(), slow.all_rows()
 
 
-# --------------------------------------------------------------------------- P1
+# ---------------------------------------------------------------------- a transaction's own fields
 
 
 @pytest.mark.parametrize("n", [2, 12])  # the last block cut by RE2 over all, or alone
@@ -118,7 +118,7 @@ def test_a_bank_that_never_closes_transactions_stops_at_its_list(
     assert [r[8] for r in fast] == [None, None]
 
 
-# --------------------------------------------------------------------------- P6
+# -------------------------------------------------------------------------------- FITID as written
 
 BRADESCO_FITID = "N20300:02/12/25:-97.56:0940360: Pix Qrcode Din: Des: Amazon.com.br         02/12"
 
@@ -166,7 +166,7 @@ def test_a_csv_naming_the_fitid_pairs_with_the_ofx_line(tmp_path: Path) -> None:
     assert (report.imported, report.duplicate) == (0, 1)
 
 
-# --------------------------------------------------------------------------- P2
+# --------------------------------------------------------------------------- investment statements
 
 
 def invstmtrs(*transactions: str, acctid: str = "0123456789") -> str:
@@ -239,7 +239,7 @@ def test_an_investment_statement_s_cash_lines_are_read_without_a_period(
     assert view_rows(data, "statement_coverage") == []
 
 
-# --------------------------------------------------------------------------- P5
+# ------------------------------------------------------------------ several statements in one file
 
 
 def test_statements_of_several_accounts_cover_nothing_and_say_so(tmp_path: Path) -> None:
@@ -300,12 +300,12 @@ def test_statements_of_one_account_each_cover_their_own_period() -> None:
     assert periods == [(*aug, "ofx DTSTART/DTEND"), (*sep, "ofx DTSTART/DTEND")]
 
 
-# --------------------------------------------------------------------------- P4
+# --------------------------------------------------------------- a period its own lines contradict
 
 
-def sp(*args: int) -> int:
+def sp(year: int, month: int, day: int, hour: int = 0) -> int:
     """São Paulo local time as UTC µs (Brazil still had summer time in 2010)."""
-    return to_us(datetime(*args, tzinfo=BUSINESS_TZ))  # type: ignore[misc]
+    return to_us(datetime(year, month, day, hour, tzinfo=BUSINESS_TZ))
 
 
 def test_an_empty_declared_period_is_not_trusted() -> None:
@@ -383,7 +383,7 @@ def test_a_declared_period_apart_from_the_lines_is_kept_with_their_days() -> Non
     assert "does not hold all its lines" in result.warnings[0]
 
 
-# --------------------------------------------------------------------------- P3
+# -------------------------------------------------------------------------------- other currencies
 
 
 def test_a_statement_in_another_currency_is_read_as_it_is_with_a_warning(
@@ -416,7 +416,7 @@ def test_a_transaction_the_bank_converted_is_in_the_statement_s_currency() -> No
     )
 
 
-# --------------------------------------------------------------------------- SALDO rows
+# ------------------------------------------------------------------------------------ balance rows
 
 
 def test_a_balance_row_without_an_amount_is_not_a_line(tmp_path: Path) -> None:
@@ -439,7 +439,7 @@ def test_a_transaction_without_an_amount_is_still_malformed() -> None:
     assert result.all_rows() == [] and result.bad[0].field == "TRNAMT"
 
 
-# --------------------------------------------------------------------------- errors
+# ------------------------------------------------------------------------- a bank's error response
 
 SIGNON_FAIL = (
     "<SIGNONMSGSRSV1><SONRS><STATUS><CODE>15500<SEVERITY>ERROR<MESSAGE>Your request could not "

@@ -373,6 +373,24 @@ def _local(ofx_date: str, *, end: bool = False) -> int:
     return moment + (86_400 * 10**6 if end and len(ofx_date) == 8 else 0)
 
 
+def test_a_line_booked_at_dtend_itself_is_held() -> None:
+    """Itaú books every line at 10:00 and writes the last day's 10:00 as DTEND; Nubank the
+    last day's midnight. Not a contradiction: the period stays as stated, no warning."""
+    itau = ofx(
+        stmtrs(
+            trn(when="20160401100000[-03:EST]", fitid="a"),
+            trn(when="20160420100000[-03:EST]", fitid="b"),
+            start="20160401100000[-03:EST]",
+            end="20160420100000[-03:EST]",
+        )
+    )
+    result = parse_text(itau, "x.ofx")
+    assert result.warnings == []
+    (period,) = result.coverage or []
+    assert (period.start_us, period.end_us) == (sp(2016, 4, 1, 10), sp(2016, 4, 20, 10))
+    assert period.basis == "ofx DTSTART/DTEND"
+
+
 def test_a_declared_period_apart_from_the_lines_is_kept_with_their_days() -> None:
     text = ofx(stmtrs(trn(when="20260610", fitid="a"), start="20260101", end="20260131"))
     result = parse_text(text, "x.ofx")
@@ -495,21 +513,3 @@ def test_a_file_with_no_statement_says_so() -> None:
     assert result.warnings == [
         "no bank or card statement in the file (no STMTRS, CCSTMTRS or STMTTRN)"
     ]
-
-
-def test_a_line_booked_at_dtend_itself_is_held() -> None:
-    """Itaú books every line at 10:00 and writes the last day's 10:00 as DTEND; Nubank the
-    last day's midnight. Not a contradiction: the period stays as stated, no warning."""
-    itau = ofx(
-        stmtrs(
-            trn(when="20160401100000[-03:EST]", fitid="a"),
-            trn(when="20160420100000[-03:EST]", fitid="b"),
-            start="20160401100000[-03:EST]",
-            end="20160420100000[-03:EST]",
-        )
-    )
-    result = parse_text(itau, "x.ofx")
-    assert result.warnings == []
-    (period,) = result.coverage or []
-    assert (period.start_us, period.end_us) == (sp(2016, 4, 1, 10), sp(2016, 4, 20, 10))
-    assert period.basis == "ofx DTSTART/DTEND"

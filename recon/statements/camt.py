@@ -60,6 +60,7 @@ from recon.statements.lines import (
     ParseResult,
     classify,
     clean,
+    currency_warning,
     days_coverage,
     iso_to_us,
 )
@@ -547,9 +548,9 @@ def parse_stream(stream: Any, source: str) -> ParseResult:
     if not_money:
         counts = ", ".join(f"{k} {v}" for k, v in sorted(not_money.items()))
         result.checks.append(f"{sum(not_money.values())} entries not booked, not lines ({counts})")
-    foreign = sorted(c for c in currencies if c != "BRL")
-    if foreign:
-        result.warnings.append(f"amounts in {', '.join(foreign)} are read as they are, not BRL")
+    warning = currency_warning(currencies)
+    if warning:
+        result.warnings.append(warning)
     if currencies or accounts:  # inspect shows the amounts in it
         result.info["currencies"] = sorted(currencies | accounts)
     return result

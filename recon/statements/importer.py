@@ -46,6 +46,7 @@ from recon.schemas import (
 )
 from recon.statements import store
 from recon.statements.lines import (
+    BLANKS_RE2,
     BUSINESS_TZ,
     EPOCH,
     FORMAT_RANK,
@@ -287,6 +288,15 @@ _FINGERPRINT = """md5(concat_ws(chr(31), source_format, account,
 # line files stored before it existed)
 FINGERPRINT_SQL = _FINGERPRINT
 
+# The bank_reference a line_id is keyed on. OFX FITIDs are stored exactly as written; recon
+# used to collapse their inner runs of blanks (Bradesco writes "…: Des: Amazon.com.br
+# 02/12" with nine spaces), so the key is that collapsed form: a line stored before keeps its
+# line_id, and importing its file again stores a new version of it, never a second line.
+_REF_KEY = (
+    "CASE WHEN source_format = 'ofx' "
+    f"THEN regexp_replace(bank_reference, '{BLANKS_RE2}', ' ', 'g') ELSE bank_reference END"
+)
+
 _IDS_SQL = f"""
 SELECT _row, source_line,
     md5(concat_ws(chr(31), 'e2e', account, end_to_end_id, direction)) AS line_id,
@@ -296,13 +306,14 @@ WHERE end_to_end_id IS NOT NULL
 UNION ALL
 SELECT _row, source_line,
     md5(concat_ws(chr(31), 'line', account, local_day, direction,
-        CAST(amount_cents AS VARCHAR), coalesce(bank_reference, chr(0)),
+        CAST(amount_cents AS VARCHAR), coalesce(ref_key, chr(0)),
         CAST(row_number() OVER (
-            PARTITION BY local_day, direction, amount_cents, bank_reference
+            PARTITION BY local_day, direction, amount_cents, ref_key
             ORDER BY source_line, _row) - 1 AS VARCHAR))) AS line_id,
     {_FINGERPRINT} AS fingerprint
 FROM (
-    SELECT *, strftime(timezone('America/Sao_Paulo', booked_at), '%Y-%m-%d') AS local_day
+    SELECT *, strftime(timezone('America/Sao_Paulo', booked_at), '%Y-%m-%d') AS local_day,
+        {_REF_KEY} AS ref_key
     FROM batch
     WHERE end_to_end_id IS NULL
 )
@@ -331,7 +342,7 @@ ORDER BY _row
 # line has pairs that way only with known lines that have no reference. Known lines are grouped by line_id
 # and only their identified versions count, so pairing gives the same answer when the file
 # comes again.
-_SAME_MOVEMENT_SQL = """
+_SAME_MOVEMENT_SQL = f"""
 WITH b AS (
     SELECT _row, source_line, account, direction, amount_cents, kind, bank_reference,
         strftime(timezone('America/Sao_Paulo', booked_at), '%Y-%m-%d') AS local_day
@@ -344,10 +355,14 @@ k AS (
         list_distinct(list(bank_reference) FILTER (WHERE bank_reference IS NOT NULL)) AS refs
     FROM known_lines GROUP BY line_id
 ),
-by_ref AS (
+by_ref AS (  -- references compared with their runs of blanks collapsed (_REF_KEY)
     SELECT b._row, min(k.line_id) AS line_id
-    FROM b JOIN (SELECT * EXCLUDE (refs), unnest(refs) AS ref FROM k WHERE has_e2e) AS k
-        ON b.bank_reference = k.ref AND b.account = k.account
+    FROM b JOIN (
+        SELECT *, regexp_replace(ref, '{BLANKS_RE2}', ' ', 'g') AS ref_key
+        FROM (SELECT * EXCLUDE (refs), unnest(refs) AS ref FROM k WHERE has_e2e)
+    ) AS k
+        ON regexp_replace(b.bank_reference, '{BLANKS_RE2}', ' ', 'g') = k.ref_key
+        AND b.account = k.account
         AND b.direction = k.direction AND b.amount_cents = k.amount_cents
     GROUP BY b._row
 ),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from decimal import Decimal
@@ -101,7 +102,8 @@ PARSED_SCHEMA = pa.schema(
 )
 
 # Python's str.split() whitespace, as an RE2 class, so `vclean` equals `clean`.
-_BLANKS_RE2 = r"[\s\v\x{1c}-\x{1f}\x{85}\pZ]+"
+BLANKS_RE2 = r"[\s\v\x{1c}-\x{1f}\x{85}\pZ]+"
+_BLANKS_RE2 = BLANKS_RE2
 _OTHER_BLANK = r"[\t\n\v\f\r\x{1c}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]"
 _ODD_BLANKS_RE2 = rf"^ | $|  |{_OTHER_BLANK}"
 
@@ -160,6 +162,13 @@ class ParseResult:
         """All lines as tuples in PARSED_SCHEMA order (for tests and small files)."""
         table = self.to_table()
         return list(zip(*(table.column(n).to_pylist() for n in PARSED_SCHEMA.names), strict=True))
+
+
+def currency_warning(currencies: Iterable[str | None]) -> str | None:
+    """The warning for amounts in currencies other than BRL, which every reader reads as they
+    are (recon converts nothing); None when all are BRL (or unstated)."""
+    foreign = sorted({c for c in currencies if c and c != "BRL"})
+    return f"amounts in {', '.join(foreign)} are read as they are, not BRL" if foreign else None
 
 
 class LineError(ValueError):

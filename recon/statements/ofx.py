@@ -16,11 +16,21 @@ Quirks handled:
   the business time zone (America/Sao_Paulo) and a time without a zone is local time
   there too (Brazilian banks mean local time; the OFX spec's GMT default would shift
   every such line by three hours);
-- empty LEDGERBAL/AVAILBAL amounts are ignored.
-FITID is kept as bank_reference. For PIX the bank writes the end-to-end id (and, for a
+- empty LEDGERBAL/AVAILBAL amounts are ignored; a SALDO row with no amount (Caixa) is a
+  balance, not a line.
+FITID is kept as bank_reference exactly as written (only the element's leading and trailing
+blanks stripped). For PIX the bank writes the end-to-end id (and, for a
 devolução, the return id then the original id) in MEMO: "PIX RECEBIDO E… NOME",
 "DEVOLUCAO PIX D… REF E…"; NAME holds the counterparty when the bank fills it, else the
 words after the ids in MEMO are used.
+
+A file may hold several statements (STMTRS, CCSTMTRS, INVSTMTRS): each has its own period,
+account, currency and balances, and its own transactions. What a file holds decides what is
+read and what period it covers (docs/statements.md, OFX): statements of several accounts
+cover nothing; an investment statement's cash lines are read but cover nothing, and a file
+of investment statements only is refused; a period contradicted by its own lines is widened
+to them; a currency other than BRL is read as it is, with a warning; a bank's error response
+is refused with its code and message.
 """
 
 from __future__ import annotations
@@ -28,6 +38,9 @@ from __future__ import annotations
 import codecs
 import html
 import re
+from bisect import bisect_right
+from collections import Counter
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
@@ -39,9 +52,11 @@ import pyarrow.compute as pc
 
 from recon.errors import StatementError, StatementParseError
 from recon.money import AmountError, parse_cents
+from recon.schemas import TS
 from recon.statements.lines import (
     BUSINESS_TZ,
     E2E_RE,
+    EPOCH,
     PARSED_SCHEMA,
     Bad,
     Coverage,
@@ -49,12 +64,33 @@ from recon.statements.lines import (
     ParseResult,
     classify,
     clean,
+    currency_warning,
+    days_coverage,
     to_us,
     vclean,
 )
 
 _TRN_SPLIT = re.compile(r"<STMTTRN>", re.IGNORECASE)
-_TRN_END = re.compile(r"</STMTTRN>|</BANKTRANLIST>|<STMTTRNRS>|</STMTRS>", re.IGNORECASE)
+# Where a transaction's fields end: its closing tag or, for a bank that never closes
+# STMTTRN, the end of its list or statement, or the statement's balances. A field after that
+# is not the transaction's: every Nubank account export has <BALLIST><BAL><NAME>RENDIMENTO
+# LIQUIDO after its last </STMTTRN>. Both paths cut each block here (tests check they agree).
+_END_TAGS = (
+    "</STMTTRN>",
+    "</BANKTRANLIST>",
+    "</STMTRS>",
+    "</CCSTMTRS>",
+    "</INVBANKTRAN>",
+    "</INVTRANLIST>",
+    "</INVSTMTRS>",
+    "<STMTTRNRS>",
+    "<CCSTMTTRNRS>",
+    "<LEDGERBAL>",
+    "<AVAILBAL>",
+    "<BALLIST>",
+)
+_TRN_END = re.compile("|".join(_END_TAGS), re.IGNORECASE)
+_TRN_END_RE2 = "(?is)(?:" + "|".join(_END_TAGS) + ").*"
 _FIELD = re.compile(r"<([A-Za-z0-9.]+)>([^<]*)")
 _DATE = re.compile(
     r"(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(?:(\d{2})(?:\.(\d{1,6})\d*)?)?)?"
@@ -185,6 +221,19 @@ def _counterparty(name: str | None, memo: str | None) -> tuple[str | None, str |
     return clean(_MEMO_WORDS.sub("", tail.strip())), doc
 
 
+# A balance a bank lists among its transactions with no amount: Caixa's "SALDO DIA" with
+# <TRNAMT>            .  </TRNAMT>. Not money: skipped and counted in the checks.
+_NO_AMOUNT = re.compile(r"\s*[.,]?\s*")
+_BALANCE_WORD = re.compile(r"\s*SALDO\b", re.IGNORECASE)
+
+
+def _balance_row(fields: dict[str, str]) -> bool:
+    amount = fields.get("TRNAMT")
+    if amount is not None and not _NO_AMOUNT.fullmatch(amount):
+        return False
+    return any(_BALANCE_WORD.match(fields.get(k) or "") for k in ("MEMO", "NAME"))
+
+
 def _transaction(fields: dict[str, str], line: int) -> tuple[Any, ...]:
     amount_text = fields.get("TRNAMT")
     if amount_text is None or not amount_text.strip():
@@ -203,7 +252,7 @@ def _transaction(fields: dict[str, str], line: int) -> tuple[Any, ...]:
     text = " ".join(t for t in (memo, name) if t)
     kind, e2e, refund_of = classify(direction, text, None, fee_hint=trntype in _FEE_TYPES)
     cp_name, cp_doc = _counterparty(name, memo)
-    fitid = clean(fields.get("FITID"))
+    fitid = fields.get("FITID") or None  # as written (stripped): an id, not text to tidy
     return (
         line,
         booked,
@@ -244,8 +293,9 @@ def _fast(chunks: list[str], first_line: int) -> ParseResult | None:
     n = len(blocks)
     if n == 0:
         return None
-    full = pa.array(blocks, pa.string())
-    if pc.any(pc.match_substring_regex(full, r"&|<[a-z]|<PAYEE>|<DTUSER>")).as_py():
+    full = _bodies(blocks)
+    odd = r"&|<[a-z]|<PAYEE>|<DTUSER>|<CURRENCY>|<ORIGCURRENCY>"
+    if pc.any(pc.match_substring_regex(full, odd)).as_py():
         return None
     for label in _FAST_TAGS:
         if pc.max(pc.count_substring(full, f"<{label}>")).as_py() > 1:
@@ -339,11 +389,34 @@ def _fast(chunks: list[str], first_line: int) -> ParseResult | None:
             pa.nulls(n, pa.string()),
             pa.nulls(n, pa.string()),
             pc.coalesce(memo, name),
-            vclean(tag("FITID")),
+            _nonempty(tag("FITID")),  # as written (trimmed), inner blanks kept
         ],
         schema=PARSED_SCHEMA,
     )
     return result
+
+
+def _bodies(blocks: list[str]) -> Any:
+    """Each block's own text, as an Arrow column: what follows its end is another element's
+    (_END_TAGS). Almost every block ends with its </STMTTRN> (nothing to cut: that tag holds
+    no field); only the others (the last one, those before another statement, a bank that
+    never closes STMTTRN) are cut, in Python when few, else by RE2 over the column."""
+    column = pa.array(blocks, pa.string())
+    others = pc.invert(pc.match_substring_regex(column, r"</STMTTRN>\s*$"))
+    where = pc.indices_nonzero(others).to_pylist()
+    if not where:
+        return column
+    if len(where) * 10 > len(blocks):
+        return pc.replace_substring_regex(column, _TRN_END_RE2, "")
+    cut = []
+    for index in where:
+        end = _TRN_END.search(blocks[index])
+        cut.append(blocks[index][: end.start()] if end else blocks[index])
+    return pc.replace_with_mask(column, others, pa.array(cut, pa.string()))
+
+
+def _nonempty(values: Any) -> Any:
+    return pc.if_else(pc.equal(values, ""), pa.scalar(None, pa.string()), values)
 
 
 _CLOSE = re.compile(r"</STMTTRN>", re.IGNORECASE)
@@ -352,7 +425,185 @@ _BALANCE = re.compile(
     r"<(LEDGERBAL|AVAILBAL)>(.*?)(?=</LEDGERBAL>|</AVAILBAL>|<AVAILBAL>|</STMTRS>|\Z)",
     re.IGNORECASE | re.DOTALL,
 )
-_LEAF = re.compile(r"<(DTSTART|DTEND|ACCTID|BRANCHID|BANKID)>([^<\r\n]*)", re.IGNORECASE)
+# The statements of a file: a bank statement (STMTRS), a card statement (CCSTMTRS) or an
+# investment statement (INVSTMTRS), each up to the next one's opening tag.
+_OPEN = re.compile(r"<(STMTRS|CCSTMTRS|INVSTMTRS)>", re.IGNORECASE)
+_HEAD_LEAF = re.compile(
+    r"<(CURDEF|ACCTID|BANKID|BRANCHID|DTSTART|DTEND)>([^<\r\n]*)", re.IGNORECASE
+)
+# An investment statement's securities transactions (OFX 2.x INVTRANLIST), never lines.
+_SECURITIES = re.compile(
+    r"<(BUYDEBT|BUYMF|BUYOPT|BUYOTHER|BUYSTOCK|CLOSUREOPT|INCOME|INVEXPENSE|JRNLFUND|JRNLSEC|"
+    r"MARGININTEREST|REINVEST|RETOFCAP|SELLDEBT|SELLMF|SELLOPT|SELLOTHER|SELLSTOCK|SPLIT|"
+    r"TRANSFER)>",
+    re.IGNORECASE,
+)
+_POSITIONS = re.compile(r"<POS(?:DEBT|MF|OPT|OTHER|STOCK)>", re.IGNORECASE)
+INVESTMENT = "INVSTMTRS"
+
+
+@dataclass
+class _Statement:
+    """One statement of a file: its tag ("" when the file has none: its transactions are read
+    as one statement), where it is in the text, the leaves before its first transaction
+    (CURDEF, ACCTID, BANKID, BRANCHID, DTSTART, DTEND; the first of each), its blocks."""
+
+    tag: str
+    start: int
+    end: int
+    head: dict[str, str] = field(default_factory=dict)
+    blocks: list[int] = field(default_factory=list)
+    tail: int = 0  # where its last block starts (its start if none): its balances follow
+
+    @property
+    def account(self) -> str | None:
+        return self.head.get("ACCTID") or None
+
+    def label(self, several: bool) -> str:
+        """'' for the only statement of a file, else 'ACCTID 123: ' to prefix its messages."""
+        return f"ACCTID {self.account or '?'}: " if several else ""
+
+
+def _statements(text: str, chunks: list[str]) -> tuple[list[_Statement], np.ndarray]:
+    """The file's statements and, for each STMTTRN block, the index of its statement."""
+    n = len(chunks) - 1
+    opens = [(m.start(), m.group(1).upper()) for m in _OPEN.finditer(text)]
+    if len(opens) <= 1:
+        tag, start = opens[0][1] if opens else "", opens[0][0] if opens else 0
+        st = _Statement(tag, start, len(text), blocks=list(range(n)))
+        first = len(chunks[0]) if n else len(text)
+        st.head = _head(text[start:first] if first > start else chunks[0])
+        st.tail = len(text) - len(chunks[-1]) - 9 if n else start
+        return [st], np.zeros(n, dtype=np.int64)
+    statements = [
+        _Statement(tag, at, opens[i + 1][0] if i + 1 < len(opens) else len(text))
+        for i, (at, tag) in enumerate(opens)
+    ]
+    starts = [st.start for st in statements]
+    owner = np.zeros(n, dtype=np.int64)
+    offsets = np.zeros(n, dtype=np.int64)
+    at = len(chunks[0])
+    for index in range(n):
+        offsets[index] = at
+        owner[index] = max(bisect_right(starts, at) - 1, 0)
+        statements[owner[index]].blocks.append(index)
+        at += 9 + len(chunks[index + 1])  # len("<STMTTRN>")
+    for st in statements:
+        first = int(offsets[st.blocks[0]]) if st.blocks else st.end
+        st.head = _head(text[st.start : max(first, st.start)])
+        st.tail = int(offsets[st.blocks[-1]]) if st.blocks else st.start
+    return statements, owner
+
+
+# A status the bank reports (SONRS, STMTTRNRS, ...): <CODE>, <SEVERITY>, <MESSAGE> in order.
+_ERROR = re.compile(r"<SEVERITY>\s*ERROR\b", re.IGNORECASE)
+_RESPONSE = re.compile(r"<([A-Z0-9.]*RS)>", re.IGNORECASE)
+_CODE = re.compile(r"<CODE>\s*([^<\s]*)", re.IGNORECASE)
+_MESSAGE = re.compile(r"\s*(?:</SEVERITY>\s*)?<MESSAGE>([^<]*)", re.IGNORECASE)
+
+
+def _errors(text: str, start: int, end: int) -> list[str]:
+    """The error statuses the bank reports in text[start:end], each as 'SONRS error 15500:
+    'message''."""
+    found = []
+    for m in _ERROR.finditer(text, start, end):
+        before = text[max(0, m.start() - 2000) : m.start()]
+        codes, responses = _CODE.findall(before), _RESPONSE.findall(before)
+        what = f"{responses[-1].upper() if responses else 'status'} error"
+        what += f" {codes[-1]}" if codes and codes[-1] else ""
+        said = _MESSAGE.match(text, m.end())
+        message = _bounded(html.unescape(said.group(1)), 160) if said else ""
+        found.append(what + (f" {message!r}" if message else ""))
+    return found
+
+
+def _status(
+    text: str, chunks: list[str], statements: list[_Statement], source: str, notes: list[str]
+) -> None:
+    """A bank's error response instead of a statement (a failed sign-on, a server error) is
+    refused with the bank's own code and message; an error beside statements is a warning.
+    Statuses are looked for outside the transactions only (the file's head and each
+    statement's end), so a large file is not scanned twice."""
+    first = len(chunks[0])
+    errors = _errors(text, 0, first)
+    for st in statements:
+        if st.end > first:
+            errors += _errors(text, max(st.tail, first), st.end)
+    empty = not statements[0].tag and not statements[0].blocks
+    if empty and errors:
+        raise StatementError(
+            f"{source}: the bank answered with an error, not a statement: {'; '.join(errors)}"
+        )
+    if empty and "<BANKTRANLIST>" not in chunks[0].upper():
+        notes.append("no bank or card statement in the file (no STMTRS, CCSTMTRS or STMTTRN)")
+    notes.extend(f"the bank reports {e}: a statement may be missing" for e in errors)
+
+
+def _head(text: str) -> dict[str, str]:
+    head: dict[str, str] = {}
+    for tag, value in _HEAD_LEAF.findall(text):
+        head.setdefault(tag.upper(), value.strip())
+    return head
+
+
+def _left_out(text: str) -> str:
+    """What an investment statement holds that recon does not read, in words ('' = nothing)."""
+    kinds = Counter(m.upper() for m in _SECURITIES.findall(text))
+    parts = []
+    if kinds:
+        total = sum(kinds.values())
+        by_kind = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
+        parts.append(f"{_plural(total, 'securities transaction')} ({by_kind})")
+    positions = len(_POSITIONS.findall(text))
+    if positions:
+        parts.append(f"{_plural(positions, 'position')} (INVPOSLIST)")
+    return " and ".join(parts)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _bounded(text: str, limit: int = 300) -> str:
+    """One line of at most `limit` characters (a message may quote what a file holds)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _investments(text: str, statements: list[_Statement], source: str, warnings: list[str]) -> None:
+    """An investment statement is not a bank statement: a file of investment statements only,
+    with no cash line, is refused; an investment statement's cash lines (INVBANKTRAN) are
+    read, but it covers no period (its cash also moves with the securities transactions,
+    which are not lines), and what is left out is a warning."""
+    investments = [st for st in statements if st.tag == INVESTMENT]
+    if not investments:
+        return
+    several = len(statements) > 1
+    if len(investments) == len(statements) and not any(st.blocks for st in statements):
+        held = "; ".join(
+            f"{st.label(several)}{_left_out(text[st.start : st.end]) or 'no transactions'}"
+            for st in investments
+        )
+        raise StatementError(
+            f"{source} is an OFX investment statement (INVSTMTRS): recon reads bank and card "
+            f"statements (it holds {_bounded(held)}; no cash lines)"
+        )
+    for st in investments:
+        what = _left_out(text[st.start : st.end])
+        if st.blocks:
+            note = (
+                f"{st.label(several)}investment statement (INVSTMTRS): "
+                f"{_plural(len(st.blocks), 'cash line')} (INVBANKTRAN) read, no statement "
+                "period recorded from it (its cash also moves with securities transactions, "
+                "which are not lines)"
+            )
+            warnings.append(note + (f"; left out: {what}" if what else ""))
+        else:
+            warnings.append(
+                f"{st.label(several)}investment statement (INVSTMTRS) left out"
+                + (f" ({what})" if what else "")
+                + ": recon reads bank and card statements"
+            )
 
 
 def _structure(text: str, chunks: list[str], first_line: int, source: str) -> dict[int, Bad]:
@@ -407,12 +658,20 @@ def parse_text(text: str, source: str) -> ParseResult:
     """Parse OFX text (already decoded)."""
     chunks = _TRN_SPLIT.split(text)
     line = 1 + chunks[0].count("\n")
-    head = chunks[0]
-    if len(chunks) == 1 and "<OFX>" not in head.upper():
+    if len(chunks) == 1 and "<OFX>" not in chunks[0].upper():
         raise_not_ofx(source)
+    statements, owner = _statements(text, chunks)
+    notes: list[str] = []
+    _status(text, chunks, statements, source, notes)
+    _investments(text, statements, source, notes)
     broken = _structure(text, chunks, line, source)
     result = (None if broken else _fast(chunks, line)) or ParseResult()
+    result.warnings.extend(notes)
     rows, bad = result.rows, result.bad
+    row_owner: list[int] = []  # the statement of each row (block by block)
+    currencies: set[str] = set()  # of transactions that state their own (CURRENCY)
+    converted: Counter[str] = Counter()  # lines the bank converted (ORIGCURRENCY)
+    balance_rows = 0
     for index, chunk in enumerate(chunks[1:] if result.table is None else []):
         if index in broken:
             bad.append(broken[index])
@@ -431,58 +690,201 @@ def parse_text(text: str, source: str) -> ParseResult:
                         key, f"{key} twice in one <STMTTRN> block: an opening tag is missing"
                     )
                 fields[key] = value.strip()
+            if _balance_row(fields):
+                balance_rows += 1
+                line += chunk.count("\n")
+                continue
             rows.append(_transaction(fields, line))
+            row_owner.append(int(owner[index]))
+            symbol = fields.get("CURSYM", "").upper()
+            if symbol and "ORIGCURRENCY" in fields:
+                converted[symbol] += 1
+            elif symbol:
+                currencies.add(symbol)
         except LineError as exc:
             bad.append(Bad(line, exc.field, exc.reason, "<STMTTRN>" + body.strip()[:2000]))
         line += chunk.count("\n")
-    tail = chunks[-1]
-    for m in _BALANCE.finditer(tail):
+    several = len(statements) > 1
+    for st in statements:
+        _balances(text, st, source, result, several)
+    currencies.update(st.head.get("CURDEF", "").upper() for st in statements if st.blocks)
+    warning = currency_warning(currencies)
+    if warning:
+        result.warnings.append(warning)
+    for symbol, count in sorted(converted.items()):
+        result.checks.append(
+            f"{_plural(count, 'line')} converted by the bank from {symbol} (ORIGCURRENCY): "
+            "read in the statement's currency"
+        )
+    result.checks.append(
+        f"{len(chunks) - 1} STMTTRN blocks, each closed once; file ends with </OFX>"
+    )
+    if balance_rows:
+        result.checks.append(
+            f"{_plural(balance_rows, 'balance row')} (SALDO with no amount), not lines"
+        )
+    if result.table is not None:
+        booked, owners = result.table.column("booked_at"), owner
+    else:
+        booked, owners = pa.array([r[1] for r in rows], pa.string()), np.array(row_owner)
+    result.coverage = _file_coverage(statements, _line_ranges(booked, owners), result)
+    return result
+
+
+def _balances(text: str, st: _Statement, source: str, result: ParseResult, several: bool) -> None:
+    """LEDGERBAL/AVAILBAL of a statement (after its transactions), as checks."""
+    region = text[st.tail : st.end]
+    suffix = f" (ACCTID {st.account or '?'})" if several else ""
+    for m in _BALANCE.finditer(region):
         label = m.group(1).upper()
         amount = {t.upper(): v.strip() for t, v in _FIELD.findall(m.group(2))}
         if amount.get("BALAMT"):
             try:
-                result.checks.append(f"{label} {ofx_cents(amount['BALAMT'])} cents")
+                result.checks.append(f"{label} {ofx_cents(amount['BALAMT'])} cents{suffix}")
             except LineError as exc:
                 raise StatementParseError(
                     f"{label} amount unreadable: {exc.reason}",
                     file=source,
-                    line=text[: len(text) - len(tail) + m.start()].count("\n") + 1,
+                    line=text.count("\n", 0, st.tail + m.start()) + 1,
                     field="BALAMT",
                 ) from exc
-    result.checks.append(
-        f"{len(chunks) - 1} STMTTRN blocks, each closed once; file ends with </OFX>"
+
+
+def _line_ranges(booked: Any, owners: np.ndarray) -> dict[int, tuple[int, int]]:
+    """{statement index: (first, last) booking time in UTC µs} of the lines read."""
+    if len(booked) == 0:
+        return {}
+    try:
+        micros = pc.cast(pc.cast(booked, TS), pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        micros = pa.array([_micros(v) for v in booked.to_pylist()], pa.int64())
+    table = pa.table({"o": pa.array(owners, pa.int64()), "t": micros})
+    found = table.group_by("o").aggregate([("t", "min"), ("t", "max")]).to_pylist()
+    return {r["o"]: (r["t_min"], r["t_max"]) for r in found if r["t_min"] is not None}
+
+
+def _micros(text: str | None) -> int | None:
+    """An ISO time as UTC µs; None when unreadable (the importer reports that line)."""
+    try:
+        return to_us(datetime.fromisoformat(text)) if text else None
+    except (ValueError, LineError):
+        return None
+
+
+def _one_account(statements: list[_Statement]) -> bool:
+    keys = {(st.head.get("BANKID"), st.head.get("BRANCHID"), st.account) for st in statements}
+    return len(keys) == 1 and all(st.account for st in statements)
+
+
+def _file_coverage(
+    statements: list[_Statement], ranges: dict[int, tuple[int, int]], result: ParseResult
+) -> list[Coverage] | None:
+    """The periods the file covers: each bank or card statement's own, for its own lines.
+
+    Statements of several accounts in one file all go under the one account label of the
+    import, so no statement's period may be claimed for the others' lines: none is
+    recorded, and a warning asks to split the file. None (the lines' first to last day,
+    importer.file_coverage) only for a single statement that states no period."""
+    read = [i for i, st in enumerate(statements) if st.tag != INVESTMENT or st.blocks]
+    if len(read) > 1 and not _one_account([statements[i] for i in read]):
+        ids = ", ".join(dict.fromkeys(statements[i].account or "?" for i in read))
+        result.warnings.append(
+            f"{len(read)} statements of several accounts in one file (ACCTID {ids}): their "
+            "lines all go under one account label and no statement period is recorded; split "
+            "the file and import each account's statement with its own --account"
+        )
+        return []
+    banks = [i for i, st in enumerate(statements) if st.tag != INVESTMENT]
+    several = len(statements) > 1
+    if len(banks) == 1 and read == banks:
+        return _coverage(statements[banks[0]], ranges.get(banks[0]), result, several)
+    periods: list[Coverage] = []
+    for i in banks:
+        found = _coverage(statements[i], ranges.get(i), result, several)
+        if found is None:
+            found = [_days(*ranges[i], "lines first/last day")] if i in ranges else []
+        periods += found
+    return periods
+
+
+def _days(first_us: int, last_us: int, basis: str) -> Coverage:
+    """The whole business days from `first_us` to `last_us`, as a Coverage."""
+    first, last = (
+        (EPOCH + timedelta(microseconds=us)).astimezone(BUSINESS_TZ).date()
+        for us in (first_us, last_us)
     )
-    result.coverage = _coverage(head, result)
-    return result
+    return days_coverage(first, last, basis)
 
 
 _ONCE = frozenset({"TRNAMT", "DTPOSTED", "FITID", "TRNTYPE"})
 
 
-_PERIOD = re.compile(r"<(DTSTART|DTEND)>([^<\r\n]*)", re.IGNORECASE)
-
-
-def _coverage(head: str, result: ParseResult) -> list[Coverage] | None:
-    """The statement period from BANKTRANLIST's DTSTART/DTEND (before the first STMTTRN).
+def _coverage(
+    st: _Statement, lines: tuple[int, int] | None, result: ParseResult, several: bool
+) -> list[Coverage] | None:
+    """A statement's period from its BANKTRANLIST's DTSTART/DTEND (before its first STMTTRN).
 
     DTSTART is inclusive, DTEND exclusive; a date-only DTEND (8 digits) means that whole
-    day. Without both, None: the importer takes the lines' first to last day.
+    day. Without both, None: its lines' first to last day.
+
+    A period that does not hold the statement's own lines (`lines`: first and last booking,
+    UTC µs; one booked at DTEND itself counts as held), or that is empty (DTSTART = DTEND,
+    C6 and Santander write the time of the export in both), is not trusted: the statement
+    covers that period and its lines' whole days (their union), and a warning names both.
     """
-    found = {tag.upper(): value.strip() for tag, value in _PERIOD.findall(head)}
+    found = st.head
     if "DTSTART" not in found or "DTEND" not in found:
         return None
+    label = st.label(several)
     try:
         start = datetime.fromisoformat(ofx_time(found["DTSTART"], "DTSTART"))
         end = datetime.fromisoformat(ofx_time(found["DTEND"], "DTEND"))
     except (LineError, ValueError) as exc:
-        result.warnings.append(f"statement period unreadable ({exc}); using the lines' days")
+        result.warnings.append(f"{label}statement period unreadable ({exc}); using the lines' days")
         return None
     if re.fullmatch(r"\d{8}", found["DTEND"].split("[")[0].strip()):
         end += timedelta(days=1)
     if end < start:
-        result.warnings.append("DTEND is before DTSTART; using the lines' days")
+        result.warnings.append(f"{label}DTEND is before DTSTART; using the lines' days")
         return None
-    return [Coverage(to_us(start), to_us(end), "ofx DTSTART/DTEND")]
+    low, high = to_us(start), to_us(end)
+    # A line booked at DTEND itself is not taken as outside: Itaú writes every posting at
+    # 10:00 and the last day's 10:00 as DTEND, Nubank the last day's midnight. The period
+    # stays as stated (the rest of that day is not claimed).
+    if low < high and (lines is None or (low <= lines[0] and lines[1] <= high)):
+        return [Coverage(low, high, "ofx DTSTART/DTEND")]
+    if lines is None:
+        result.warnings.append(
+            f"{label}statement period DTSTART = DTEND ({_when(low)}) is empty: nothing covered"
+        )
+        return []
+    days = _days(*lines, "lines first/last day")
+    if low == high:
+        periods = [days]
+        said = f"DTSTART = DTEND ({_when(low)}) is empty"
+    else:
+        said = f"DTSTART..DTEND {_when(low)} .. {_when(high)} does not hold all its lines"
+        if days.start_us <= high and low <= days.end_us:  # they overlap or touch: one period
+            periods = [
+                Coverage(
+                    min(low, days.start_us),
+                    max(high, days.end_us),
+                    "ofx DTSTART/DTEND and its lines' days",
+                )
+            ]
+        else:
+            periods = sorted([Coverage(low, high, "ofx DTSTART/DTEND"), days])
+    covered = " and ".join(f"{_when(c.start_us)} .. {_when(c.end_us)}" for c in periods)
+    result.warnings.append(
+        f"{label}statement period {said} (booked {_when(lines[0])} .. {_when(lines[1])}): "
+        f"covering {covered} {BUSINESS_TZ}"
+    )
+    return periods
+
+
+def _when(us: int) -> str:
+    """UTC µs as local business time, '2026-06-30 16:38'."""
+    return (EPOCH + timedelta(microseconds=us)).astimezone(BUSINESS_TZ).strftime("%Y-%m-%d %H:%M")
 
 
 def raise_not_ofx(source: str) -> None:

@@ -308,3 +308,12 @@ def test_missing_indicator_and_status_say_missing() -> None:
         parse_bytes(_doc(_entry("6.00", "CRDT"), bals=bal), "b.xml")
     assert (err.value.field, err.value.line) == ("Bal/CdtDbtInd", 5)
     assert "missing" in str(err.value) and "None" not in str(err.value)
+
+
+def test_a_statement_in_another_currency_is_read_with_a_warning() -> None:
+    """The same warning as an OFX statement's (recon.statements.lines.currency_warning)."""
+    euro = V08.replace('Ccy="BRL"', 'Ccy="EUR"').replace("<Ccy>BRL<", "<Ccy>EUR<")
+    result = parse_bytes(euro.encode(), "v08.xml")
+    assert [r[2] for r in result.all_rows()] == [11000, -500]
+    assert "amounts in EUR are read as they are, not BRL" in result.warnings
+    assert not parse_bytes(V08.encode(), "v08.xml").warnings

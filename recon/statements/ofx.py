@@ -58,6 +58,7 @@ from recon.statements.lines import (
     E2E_RE,
     EPOCH,
     PARSED_SCHEMA,
+    REFUND_WORDS,
     Bad,
     Coverage,
     LineError,
@@ -349,12 +350,14 @@ def _fast(chunks: list[str], first_line: int) -> ParseResult | None:
     upper = pc.utf8_upper(text)
     e_id = pc.struct_field(pc.extract_regex(text, _RE2_FIRST_E), "v")
     d_id = pc.struct_field(pc.extract_regex(text, _RE2_FIRST_D), "v")
-    refund = pc.or_(pc.is_valid(d_id), pc.match_substring(upper, "DEVOL"))
     has_e = pc.is_valid(e_id)
+    pix_word = pc.match_substring(upper, "PIX")
+    refund_word = pc.match_substring_regex(upper, "|".join(REFUND_WORDS))
+    # classify's rule: a return id, or a refund word with PIX evidence (the word or an e2e id)
+    refund = pc.or_(pc.is_valid(d_id), pc.and_(refund_word, pc.or_(pix_word, has_e)))
     fee = pc.is_in(trntype, value_set=pa.array(sorted(_FEE_TYPES)))
     for word in ("TARIFA", "TAXA", "TAR ", "CESTA", "IOF"):
         fee = pc.or_(fee, pc.match_substring(upper, word))
-    pix_word = pc.match_substring(upper, "PIX")
     null = pa.scalar(None, pa.string())
     kind = pc.if_else(
         refund,

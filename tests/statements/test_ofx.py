@@ -152,12 +152,6 @@ def test_lowercase_tags_and_unclosed() -> None:
     assert rows[0][2:5] == (-500, "debit", "fee")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ofx.py's vectorized path (_fast) still has classify's old refund rule (DEVOL alone "
-    "is a devolução): 'DEVOLUÇÃO SEM ID' is pix_refund_out there, other in the block path; "
-    "ofx.py is edited in another branch, which takes the one-line change and drops this mark",
-)
 def test_fast_path_equals_block_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """The vectorized read gives exactly what the block-by-block read gives."""
     import recon.statements.ofx as ofx_module

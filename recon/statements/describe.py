@@ -31,7 +31,7 @@ from typing import NamedTuple
 from recon.pii import bare_document, mask_document
 from recon.statements.lines import E2E_RE, pix_ids
 
-__all__ = ["Described", "describe", "direction_from_text"]
+__all__ = ["Described", "describe", "direction_from_text", "name_and_document"]
 
 
 class Described(NamedTuple):
@@ -62,6 +62,8 @@ _AGENCY = re.compile(r"(?i)\s*\b(?:ag[êe]ncia|ag\.?)\s*:.*$")
 _INTER_CP = re.compile(r"(?i)\bCp\s*:\s*(?P<ispb>[0-9]{8})\s*-\s*(?P<name>[^\"]+)")
 _REM_DES = re.compile(r"(?i)\b(?P<which>Rem|Des|Remetente|Destinat[áa]rio)\s*:\s*(?P<name>.+)$")
 _TRAIL_DAY = re.compile(r"\s*[0-9]{2}/[0-9]{2}\s*$")
+# C6: the payer's CPF (or CNPJ), a hyphen and the name, and nothing else
+_DOC_DASH_NAME = re.compile(r"^\s*(?P<doc>[0-9]{11}|[0-9]{14})\s*-\s*(?P<name>[^0-9].*)$")
 _LEAD_DAYTIME = re.compile(
     r"^\s*[0-9]{2}/[0-9]{2}(?:/[0-9]{2,4})?\s+[0-9]{2}:[0-9]{2}(?::[0-9]{2})?\s*"
 )
@@ -111,25 +113,27 @@ _MASK_ONLY = re.compile(r"[*•●·xX]")
 _DIGITS_TOKEN = re.compile(r"(?<!\S)[0-9]+(?!\S)")
 
 
-def _name_and_document(name: str | None, document: str | None) -> tuple[str | None, str | None]:
+def name_and_document(name: str | None, document: str | None) -> tuple[str | None, str | None]:
     """A bare CPF or CNPJ written into the name (a MEI's registered name carries its owner's
     CPF; Banco do Brasil writes ``000`` + CPF before the payer's name) becomes the document
     when the text gave none, and leaves the name; so do runs of 4+ digits at either end of
     it (an agency and account: Inter's ``00019 253084687 NAME``). Shorter numbers are part
     of a name ("99 TAXIS")."""
-    if not name:
+    if not name or not _DIGITS_TOKEN.search(name):
         return name, document
-    for token in _DIGITS_TOKEN.findall(name):
-        found = bare_document(token) if len(token) in (11, 14) else None
-        if found is not None:
-            document = document or found
-            name = name.replace(token, " ")
     words = name.split()
+    for i, word in enumerate(words):
+        found = bare_document(word) if word.isdigit() and len(word) in (11, 14) else None
+        if found is not None:
+            document = document or _masked(found)
+            words[i] = ""
+    words = [w for w in words if w]
     while words and words[0].isdigit() and len(words[0]) >= 4:
         words.pop(0)
     while words and words[-1].isdigit() and len(words[-1]) >= 4:
         words.pop()
-    return _tidy(" ".join(words)), document
+    kept = " ".join(words)
+    return (name if kept == " ".join(name.split()) else _tidy(kept)), document
 
 
 def _document(text: str) -> str | None:
@@ -219,12 +223,15 @@ def describe(text: str | None, direction: str | None = None) -> Described:
             name = None
         else:
             detail = _LEAD_DAYTIME.match(body)
+            dashed = _DOC_DASH_NAME.match(body)
             if detail is not None:  # BB details: "12/03 21:08 NAME"
                 name = body[detail.end() :]
+            elif dashed is not None and bare_document(dashed.group("doc")):
+                name = f"{dashed.group('doc')} {dashed.group('name')}"  # the document leaves it
     name = _tidy(name)
     if name and document:
         name = _tidy(name.replace(document, " "))
-    name, document = _name_and_document(name, document)
+    name, document = name_and_document(name, document)
     return Described(
         name=name,
         document=_masked(document) if document else None,

@@ -53,9 +53,9 @@ import pyarrow.compute as pc
 from recon.errors import StatementError, StatementParseError
 from recon.money import AmountError, parse_cents
 from recon.schemas import TS
+from recon.statements.describe import describe, name_and_document
 from recon.statements.lines import (
     BUSINESS_TZ,
-    E2E_RE,
     EPOCH,
     PARSED_SCHEMA,
     REFUND_WORDS,
@@ -105,10 +105,6 @@ _DEBIT_TYPES = frozenset(
     {"DEBIT", "PAYMENT", "FEE", "SRVCHG", "ATM", "POS", "CHECK", "DIRECTDEBIT", "REPEATPMT"}
 )
 _FEE_TYPES = frozenset({"FEE", "SRVCHG"})
-_MEMO_WORDS = re.compile(
-    r"^(?:(?:(?:PIX|RECEBIDO|ENVIADO|DEVOLUCAO|DEVOLUÇÃO|TRANSF|REF|DE|PARA)\b|[-:])\s*)+",
-    re.IGNORECASE,
-)
 
 
 def decode(raw: bytes) -> str:
@@ -205,21 +201,16 @@ def _document(text: str | None) -> str | None:
 
 
 def _counterparty(name: str | None, memo: str | None) -> tuple[str | None, str | None]:
-    """(name, document) from NAME, else the words after the PIX ids in MEMO."""
-    doc = _document(memo) or _document(name)
-    if name:
-        return (clean(_DOC.sub("", name)) if doc else name), doc
-    if not memo:
-        return None, doc
-    last = None
-    for last in E2E_RE.finditer(memo):  # noqa: B007 - the last id is the one wanted
-        pass
-    if last is None:
-        return None, doc
-    tail = memo[last.end() :]
-    if doc:
-        tail = _DOC.sub("", tail)
-    return clean(_MEMO_WORDS.sub("", tail.strip())), doc
+    """(name, document): NAME when the bank fills it, else what the MEMO says of the
+    counterparty, read by the one parser of banks' free texts (recon.statements.describe:
+    Nubank's "Transferência … - NAME - •••.123.456-•• - BANK", Inter's "Cp :ISPB-NAME", the
+    words after a PIX id, …). A document (formatted in either text, or a bare CPF/CNPJ in
+    the name) is taken out of the name."""
+    said = describe(memo)
+    doc = _document(memo) or _document(name) or said.document
+    if not name:
+        return said.name, doc
+    return name_and_document(clean(_DOC.sub("", name)) if _document(name) else name, doc)
 
 
 # A balance a bank lists among its transactions with no amount: Caixa's "SALDO DIA" with
@@ -374,7 +365,23 @@ def _fast(chunks: list[str], first_line: int) -> ParseResult | None:
     refund_of = pc.if_else(refund, e_id, null)
     tail = pc.struct_field(pc.extract_regex(pc.fill_null(memo, ""), _RE2_TAIL), "v")
     tail = vclean(pc.replace_substring_regex(pc.utf8_trim_whitespace(tail), _RE2_MEMO_WORDS, ""))
+    # a run of digits in a name may be a document (a bare CPF) or an account: the block
+    # path's parser takes it out
+    if pc.any(
+        pc.match_substring_regex(pc.fill_null(pc.coalesce(name, tail), ""), "[0-9]{4}")
+    ).as_py():
+        return None
     counterparty = pc.if_else(pc.is_valid(name), name, tail)
+    # a MEMO with no PIX id is read by the parser of banks' texts (describe), once per text
+    plain = pc.and_(
+        pc.and_(pc.is_null(name), pc.is_null(e_id)), pc.and_(pc.is_null(d_id), pc.is_valid(memo))
+    )
+    if pc.any(plain).as_py():
+        said = {t: describe(t) for t in pc.unique(pc.filter(memo, plain)).to_pylist()}
+        if any(d.document for d in said.values()):
+            return None
+        read = pa.array([said[t].name for t in pc.filter(memo, plain).to_pylist()], pa.string())
+        counterparty = pc.replace_with_mask(counterparty, plain, read)
     counts = np.fromiter((b.count("\n") for b in blocks), dtype=np.int64, count=n)
     lines = first_line + np.concatenate([[0], np.cumsum(counts)[:-1]])
     result = ParseResult()

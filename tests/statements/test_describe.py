@@ -124,6 +124,8 @@ TABLE = [
         None,
     ),
     ("sandbox", f"PIX RECEBIDO {E2E} MARIA SILVA", "credit", "MARIA SILVA", None, None),
+    # C6 writes the payer's CPF, a hyphen and the name, and nothing else
+    ("C6", "52998224725-CLEITON DA SILVA", "credit", "CLEITON DA SILVA", "***.982.247-**", None),
 ]
 
 
@@ -131,7 +133,7 @@ TABLE = [
 def test_real_forms(bank, text, direction, name, document, psp) -> None:
     said = describe(text, direction)
     assert (said.name, said.document, said.bank) == (name, document, psp), bank
-    assert said.pix
+    assert said.pix is ("PIX" in text.upper())  # C6's bare "CPF-NAME" says nothing of PIX
 
 
 def test_ids_and_refunds() -> None:

@@ -169,6 +169,10 @@ def test_fast_path_equals_block_path(monkeypatch: pytest.MonkeyPatch) -> None:
         f"X{E1}",  # glued: not an id
         f"{E1}",
         "",
+        # banks' own forms, no PIX id: what describe reads (Itaú, Inter, BB, C6)
+        "PIX TRANSF  FULANO S05/11",
+        'Pix recebido: "Cp :18236120-Fulano de Tal"',
+        "Pix - Recebido - 12/03 21:08 João Vitor Oliveira",
     ]
     blocks = []
     for i, memo in enumerate(memos * 3):
@@ -188,6 +192,43 @@ def test_fast_path_equals_block_path(monkeypatch: pytest.MonkeyPatch) -> None:
     slow = parse_text(text, "x")
     assert slow.table is None
     assert fast.all_rows() == slow.all_rows()
+
+
+def test_memo_read_by_the_one_parser_of_bank_texts() -> None:
+    """OFX MEMOs as Nubank, Inter and C6 write them give the counterparty and document that
+    the same text gives in a CSV (recon.statements.describe): the OFX reader only read the
+    words after a PIX id, so these lines had neither."""
+    memos = [
+        "Transferência enviada pelo Pix - Izabella de Paula Braga - •••.911.786-•• - "
+        "NU PAGAMENTOS - IP (0260) Agência: 1 Conta: 1234567-8",
+        "PIX ENVIADO - Cp :16501555-KATIANA PINHEIRO JANSEN 52998224725",
+        "52998224725-CLEITON DA SILVA NEGREIROS",
+        f"PIX RECEBIDO {E1} MARIA DA SILVA",
+    ]
+    blocks = "".join(
+        f"<STMTTRN>\n<TRNTYPE>DEBIT\n<DTPOSTED>20261101100000[-3:BRT]\n<TRNAMT>-1.00\n"
+        f"<FITID>F{i}\n<MEMO>{memo}\n</STMTTRN>\n"
+        for i, memo in enumerate(memos)
+    )
+    text = _ofx().replace("<BANKTRANLIST>\n", "<BANKTRANLIST>\n" + blocks)
+    rows = parse_text(text, "x").all_rows()
+    assert [(r[8], r[9]) for r in rows] == [
+        ("Izabella de Paula Braga", "***.911.786-**"),
+        ("KATIANA PINHEIRO JANSEN", "***.982.247-**"),
+        ("CLEITON DA SILVA NEGREIROS", "***.982.247-**"),
+        ("MARIA DA SILVA", None),
+    ]
+
+
+def test_a_document_in_the_name_field_leaves_the_name() -> None:
+    block = (
+        "<STMTTRN>\n<TRNTYPE>CREDIT\n<DTPOSTED>20261101100000[-3:BRT]\n<TRNAMT>5.00\n"
+        "<FITID>F1\n<NAME>ANA LIMA 52998224725\n<MEMO>PIX RECEBIDO\n</STMTTRN>\n"
+    )
+    (row,) = parse_text(
+        _ofx().replace("<BANKTRANLIST>\n", "<BANKTRANLIST>\n" + block), "x"
+    ).all_rows()
+    assert (row[8], row[9]) == ("ANA LIMA", "***.982.247-**")
 
 
 @pytest.mark.parametrize(

@@ -374,6 +374,88 @@ def test_page_1_of_2_alone_covers_nothing(tmp_path: Path, data_dir: DataDir) -> 
     assert "no statement period recorded" in warning
 
 
+def test_pages_1_and_2_in_two_files_of_one_import_cover_the_period(
+    tmp_path: Path, data_dir: DataDir
+) -> None:
+    report = import_statements(
+        [_save(tmp_path, "p1.json", _first()), _save(tmp_path, "p2.json", _second())], data_dir
+    )
+    assert report.imported == 2
+    assert _covered(data_dir) == [_as_row(COVERED)]
+    first, second = report.per_file
+    assert first.coverage == () and second.coverage != ()  # reported once, where it completes
+    assert any("2 pages, 2 transactions = meta.totalRecords" in c for c in second.checks)
+    assert first.warnings == second.warnings == ()
+
+
+def test_a_folder_with_every_page_covers_the_period(tmp_path: Path, data_dir: DataDir) -> None:
+    folder = tmp_path / "pages"
+    for number, item in enumerate([_credit(), _debit(), _debit(transactionId="TRF3")], start=1):
+        _save(folder, f"page-{number}.json", _numbered(number, 3, item))
+    report = import_statements([folder], data_dir)
+    assert report.imported == 3
+    assert _covered(data_dir) == [_as_row(COVERED)]
+    assert any(
+        "3 pages, 3 transactions = meta.totalRecords" in c for c in report.per_file[-1].checks
+    )
+    assert not any(f.warnings for f in report.per_file)
+
+
+def test_a_damaged_page_is_an_error_over_the_files_of_an_import(
+    tmp_path: Path, data_dir: DataDir
+) -> None:
+    paths = [
+        _save(tmp_path, "p1.json", _first(records=3)),
+        _save(tmp_path, "p2.json", _second(records=3)),
+    ]
+    with pytest.raises(
+        StatementError, match=r"the pages hold 2 transactions, meta.totalRecords says 3"
+    ):
+        import_statements(paths, data_dir)
+    assert view_rows(data_dir) == []  # nothing written
+
+
+def test_missing_pages_imported_later_complete_the_request(
+    tmp_path: Path, data_dir: DataDir
+) -> None:
+    import_statements([_save(tmp_path, "p1.json", _first())], data_dir)
+    assert _covered(data_dir) == []
+    later = import_statements([_save(tmp_path, "p2.json", _second())], data_dir)
+    assert _covered(data_dir) == [_as_row(COVERED)]
+    (file,) = later.per_file
+    assert file.warnings == () and file.coverage != ()
+    assert any("2 transactions = meta.totalRecords" in c for c in file.checks)
+    again = import_statements([_save(tmp_path, "p1.json", _first())], data_dir)
+    assert again.imported == 0 and len(_covered(data_dir)) == 1
+
+
+def test_pages_of_an_earlier_import_that_disagree_record_no_period(
+    tmp_path: Path, data_dir: DataDir
+) -> None:
+    """Completed with stored pages, a total that does not add up is a warning, not an error:
+    a stored page cannot be taken back, so the request must be imported whole again."""
+    import_statements([_save(tmp_path, "p1.json", _first(records=3))], data_dir)
+    report = import_statements([_save(tmp_path, "p2.json", _second(records=3))], data_dir)
+    assert _covered(data_dir) == []
+    (warning,) = report.per_file[0].warnings
+    assert "meta.totalRecords says 3" in warning and "no statement period recorded" in warning
+
+
+def test_v2_pages_without_totals_are_whole_once_a_page_links_no_next(
+    tmp_path: Path, data_dir: DataDir
+) -> None:
+    """Accounts API v2 states no totalPages (meta has only requestDateTime): `links.next` is
+    there on every page but the last."""
+    assert parse_documents([_first(v2=True)], "p1.json").coverage == []
+    (warning,) = parse_documents([_first(v2=True)], "p1.json").warnings
+    assert "the last page not read yet" in warning
+    assert parse_documents([_first(v2=True), _second(v2=True)], "p.json").coverage == [COVERED]
+    import_statements([_save(tmp_path, "p1.json", _first(v2=True))], data_dir)
+    assert _covered(data_dir) == []
+    import_statements([_save(tmp_path, "p2.json", _second(v2=True))], data_dir)
+    assert _covered(data_dir) == [_as_row(COVERED)]
+
+
 def test_pages_that_disagree_on_the_totals_cover_nothing() -> None:
     """Pages fetched while the listing changed (meta.totalRecords 2, then 3): one movement may
     have moved between pages unseen, so the whole set covers nothing."""

@@ -100,6 +100,24 @@ STATEMENT_COVERAGE_SCHEMA = pa.schema(
     ]
 )
 
+# One row per Open Finance transaction page an import read (recon.statements.openfinance):
+# which page of which request it is and what it says of the others, so that the request's
+# period is recorded as covered once every page of it has been read, by one import or several.
+STATEMENT_PAGES_SCHEMA = pa.schema(
+    [
+        ("account", pa.string()),
+        ("request", pa.string()),  # links.self without page, page-size and pagination-key
+        ("page", pa.int64()),
+        ("last_page", pa.int64()),  # meta.totalPages, or the page itself when it links no next
+        ("total_records", pa.int64()),  # meta.totalRecords (null when not stated)
+        ("items", pa.int64()),  # the page's data items, money or not
+        ("first_day", pa.date32()),  # business days of its lines (null: none)
+        ("last_day", pa.date32()),
+        ("source_file", pa.string()),
+        ("imported_at", TS),
+    ]
+)
+
 STATEMENT_QUARANTINE_SCHEMA = pa.schema(
     [
         ("source_format", pa.string()),

@@ -2,8 +2,8 @@
 
 Local data directories stay plain Parquet (README, "Object storage and Delta Lake"); this is
 how one moves to a remote data directory. Every committed snapshot becomes one commit of the
-remote `snapshots` table (its manifest with it), the stored statement lines, quarantine and
-coverage are MERGEd on their keys, and every committed run is published as `reconcile`
+remote `snapshots` table (its manifest with it), the stored statement lines, quarantine, Open
+Finance pages read and coverage are MERGEd on their keys, and every committed run is published as `reconcile`
 publishes one (its tables, then its summaries row). The files only the running machine uses
 (decisions.csv, manual_matches.csv, the audit trail, recon.toml, review/) are copied to the
 remote data directory's local side when it has none of its own.
@@ -107,8 +107,9 @@ def _statements(src: DataDir, dst: DataDir, result: MigrationResult) -> None:
     coverage = [
         pq.read_table(f).select(STATEMENT_COVERAGE_SCHEMA.names) for f in store.coverage_files(src)
     ]
+    pages = [pq.read_table(f).cast(store.PAGES_STORED_SCHEMA) for f in store.pages_files(src)]
     batch = "migrate-" + new_run_id(datetime.now(UTC))
-    result.line_versions = store.merge_remote(dst, lines, quarantine, coverage, batch)
+    result.line_versions = store.merge_remote(dst, lines, quarantine, coverage, batch, pages=pages)
 
 
 def _stored_lines(table: pa.Table) -> pa.Table:

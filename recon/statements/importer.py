@@ -23,6 +23,7 @@ whole import with a StatementParseError naming file, line and field.
 from __future__ import annotations
 
 import csv
+import hashlib
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -44,7 +45,7 @@ from recon.schemas import (
     STATEMENT_QUARANTINE_SCHEMA,
     TS,
 )
-from recon.statements import store
+from recon.statements import openfinance, store
 from recon.statements.lines import (
     BLANKS_RE2,
     BUSINESS_TZ,
@@ -586,6 +587,72 @@ def _coverage_table(
     return pa.Table.from_pylist(rows, schema=STATEMENT_COVERAGE_SCHEMA)
 
 
+def _open_finance(
+    sources: Sequence[tuple[str, str, ParseResult]],
+    dd: DataDir,
+    account: str,
+    imported_at: datetime,
+) -> tuple[dict[int, list[openfinance.Verdict]], pa.Table]:
+    """The verdicts on the Open Finance requests that no single file of the import holds
+    whole, by the index of the source they are reported with (their pages over every file of
+    the import, else with the pages earlier imports of `account` read), and the rows of the
+    pages to remember (store.PAGES_STORED_SCHEMA, those not stored yet)."""
+    found = [
+        (index, parsed)
+        for index, (_file, _fmt, parsed) in enumerate(sources)
+        if isinstance(parsed, openfinance.OpenFinanceResult)
+    ]
+    if not found:
+        return {}, store.PAGES_STORED_SCHEMA.empty_table()
+    stored = store.pages_table(dd)
+    stored = stored.filter(pc.equal(stored.column("account"), account))
+
+    def load(requests: list[str]) -> list[openfinance.Page]:
+        wanted = pc.is_in(stored.column("request"), value_set=pa.array(requests, pa.string()))
+        return [
+            openfinance.Page(
+                r["source_file"],
+                r["request"],
+                r["page"],
+                r["last_page"],
+                r["total_records"],
+                r["items"],
+                r["first_day"],
+                r["last_day"],
+                stored=True,
+            )
+            for r in stored.filter(wanted).to_pylist()
+        ]
+
+    verdicts: dict[int, list[openfinance.Verdict]] = {}
+    for k, verdict in openfinance.judge_import([parsed for _i, parsed in found], load):
+        verdicts.setdefault(found[k][0], []).append(verdict)
+    known = set(stored.column("row_key").to_pylist())
+    rows = []
+    for index, parsed in found:
+        for page in filter(openfinance.remembered, parsed.pages):
+            row = {
+                "account": account,
+                "request": page.request,
+                "page": page.number,
+                "last_page": page.last,
+                "total_records": page.records,
+                "items": page.items,
+                "first_day": page.first_day,
+                "last_day": page.last_day,
+            }
+            key = hashlib.md5(repr(sorted(row.items())).encode(), usedforsecurity=False)
+            row_key = key.hexdigest()
+            if row_key in known:
+                continue
+            known.add(row_key)
+            rows.append(
+                row
+                | {"source_file": sources[index][0], "imported_at": imported_at, "row_key": row_key}
+            )
+    return verdicts, pa.Table.from_pylist(rows, schema=store.PAGES_STORED_SCHEMA)
+
+
 def describe(period: Coverage) -> str:
     """'2026-11-01 00:00 .. 2026-11-04 00:00 America/Sao_Paulo (ofx DTSTART/DTEND)'."""
     start, end = (
@@ -659,6 +726,9 @@ def _import_locked(
         con.execute("SET TimeZone = 'UTC'")
         seen = store.Seen(con, dd)
         covered = _stored_coverage(dd)
+        # Open Finance pages of one request complete each other over the import's files and
+        # earlier imports; read (and any total that does not add up refused) before anything
+        paging, pages_read = _open_finance(sources, dd, label, imported_at)
         cpending: list[pa.Table] = []
         reports: list[FileReport] = []
         pending: list[tuple[Path, pa.Table]] = []
@@ -681,6 +751,16 @@ def _import_locked(
                 _raise_first(bad, source_file)
             keep, imported, duplicate, versions = _dedupe(con, seen, table)
             periods = file_coverage(parsed, table, period)
+            checks, warnings = list(parsed.checks), list(parsed.warnings)
+            if isinstance(parsed, openfinance.OpenFinanceResult):
+                # what the file alone says of requests it holds only part of gives way to
+                # the verdict over the import (reported with the last file of each request)
+                warnings = [w for w in warnings if w not in parsed.partial]
+                for verdict in paging.get(index, []):
+                    checks += verdict.checks
+                    warnings += verdict.warnings
+                    if period is None:
+                        periods += verdict.coverage
             cpending.append(
                 _coverage_table(
                     covered,
@@ -718,8 +798,8 @@ def _import_locked(
                     quarantined=len(bad),
                     new_versions=versions,
                     written=written,
-                    checks=tuple(parsed.checks),
-                    warnings=tuple(parsed.warnings),
+                    checks=tuple(checks),
+                    warnings=tuple(warnings),
                     coverage=tuple(describe(c) for c in periods),
                 )
             )
@@ -727,13 +807,18 @@ def _import_locked(
         con.close()
     reports = [reports[order.index(i)] for i in range(len(sources))]
     if dd.remote:  # one MERGE per table (recon.statements.store)
-        store.merge_remote(dd, [k for _t, k in pending], qpending, cpending, batch_id)
+        store.merge_remote(
+            dd, [k for _t, k in pending], qpending, cpending, batch_id, pages=[pages_read]
+        )
         pending, qpending, cpending = [], [], []
+        pages_read = pages_read.slice(0, 0)
     for target, keep in pending:
         store.write_parquet_atomic(keep, target)
     qrows = [t for t in qpending if t.num_rows]
     if qrows:
         store.write_parquet_atomic(pa.concat_tables(qrows), store.quarantine_path(dd, batch_id))
+    if pages_read.num_rows:
+        store.write_parquet_atomic(pages_read, store.pages_path(dd, batch_id))
     # coverage last: a period must never be recorded for lines that are not stored
     crows = [t for t in cpending if t.num_rows]
     if crows:

@@ -211,9 +211,12 @@ def render_text(reports: list[dict[str, Any]]) -> str:
             out.append(f"  sign: {csv_info['sign']}")
         said = f" (the file names account {r['declared_account']})" if r["declared_account"] else ""
         out.append(f"  account: {r['account']}{said}")
-        none = (
-            "none (no lines, no stated period)" if not r["lines"] else "none recorded for its lines"
-        )
+        if r["warnings"]:  # a request not read whole, a period not trusted, several accounts
+            none = "none (the warnings say why)"
+        else:
+            none = (
+                "none recorded for its lines" if r["lines"] else "none (no lines, no stated period)"
+            )
         periods = [p["text"] for p in r["periods"]] or [none]
         out.extend(f"  covers: {text}" for text in periods)
         c, d = r["credits"], r["debits"]

@@ -28,8 +28,15 @@ accountId in its path; without them, the first and last booking days read. Only 
 the request listed: `creditDebitIndicator=CREDITO` covers credits only (scope "received"),
 `DEBITO` or a query parameter recon does not know covers nothing, and so does a page whose
 lines contradict its request (booked outside its period); each with a warning.
-If a file holds every page of one request (pages 1..totalPages), its items must add up to
-`meta.totalRecords`.
+
+And only once every page of the request has been read (`judge`): page 1 of 6 lists part of
+the period's movements, and a covered period with no line in it means "nothing moved". The
+pages of a request are those whose `links.self` is the same without `page`, `page-size` and
+`pagination-key`; it has meta.totalPages pages, or (accounts v2, whose meta states no
+totals) as many as the number of the page that links no `next`. Pages read whole must add up
+to `meta.totalRecords` (an error otherwise: a page missing or damaged). A file's pages are
+judged here; an import judges the pages of a request spread over its files, and with the
+pages earlier imports read (`judge_import`, recon.statements.importer).
 `source_line` is the item's position in the file (1-based, over all pages).
 """
 
@@ -37,11 +44,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit, urlunsplit
 
 from recon.errors import StatementError
 from recon.money import AmountError, parse_cents
@@ -50,6 +59,7 @@ from recon.statements.lines import (
     E2E_FULL,
     EPOCH,
     Bad,
+    Coverage,
     LineError,
     ParseResult,
     classify,
@@ -64,7 +74,6 @@ CARRIED_OUT = "TRANSACAO_EFETIVADA"
 NOT_MONEY = frozenset({"LANCAMENTO_FUTURO", "TRANSACAO_PROCESSANDO"})
 FEE_TYPES = frozenset({"PACOTE_TARIFA_SERVICOS", "TARIFA_SERVICOS_AVULSOS", "TARIFA"})
 PIX_TYPES = frozenset({"PIX"})
-_ACCOUNT = re.compile(r"/accounts/([^/?#]+)/transactions")
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _PLAIN = re.compile(r"([0-9]{1,16})\.([0-9]{2})(?:00)?")
 _FRACTION = re.compile(r"[0-9]{1,16}\.[0-9]{2}([0-9]+)")  # digits past the cents
@@ -211,10 +220,10 @@ def _row(number: int, item: Any) -> tuple[Any, ...]:
     )
 
 
-def parse_documents(docs: list[Any], source: str) -> ParseResult:
+def parse_documents(docs: list[Any], source: str) -> OpenFinanceResult:
     """Lines from decoded Open Finance transaction pages."""
     pages = _pages(docs, source)
-    result = ParseResult()
+    result = OpenFinanceResult()
     not_money: dict[str, int] = {}
     number = 0
     page_rows: list[list[tuple[Any, ...]]] = []
@@ -234,45 +243,28 @@ def parse_documents(docs: list[Any], source: str) -> ParseResult:
         result.checks.append(
             f"{sum(not_money.values())} items not carried out, not lines ({counts})"
         )
-    _check_total(pages, number, result, source)
-    _coverage(pages, page_rows, result)
+    result.pages = [
+        _page(source, page, rows, result.warnings)
+        for page, rows in zip(pages, page_rows, strict=True)
+    ]
+    # pages that name no request (no links.self) are this file's pages of one, in order
+    anonymous = [i for i, page in enumerate(result.pages) if page.request is None]
+    for place, i in enumerate(anonymous, start=1):
+        result.pages[i] = replace(result.pages[i], number=place)
+    result.coverage = []
+    for group in _grouped(result.pages).values():
+        verdict = judge(group)
+        result.coverage += verdict.coverage
+        result.checks += verdict.checks
+        result.warnings += verdict.warnings
+        if verdict.whole:
+            result.whole.add(group[0].group)
+        else:
+            result.partial += verdict.warnings
     return result
 
 
-def _query(page: dict[str, Any]) -> tuple[str | None, dict[str, list[str]]]:
-    links = page.get("links")
-    url = links.get("self") if isinstance(links, dict) else None
-    if not isinstance(url, str):
-        return None, {}
-    parts = urlsplit(url[:4096])
-    match = _ACCOUNT.search(parts.path)
-    return (match.group(1) if match else None), parse_qs(parts.query)
-
-
-def _check_total(pages: list[dict[str, Any]], items: int, result: ParseResult, source: str) -> None:
-    meta = pages[0].get("meta") if pages else None
-    if not isinstance(meta, dict):
-        return
-    total, count = meta.get("totalRecords"), meta.get("totalPages")
-    if not isinstance(total, int) or not isinstance(count, int) or count > 100_000:
-        return
-    numbers = set()
-    for page in pages:
-        values = _query(page)[1].get("page") or ["1"]
-        if values[0].isdigit():
-            numbers.add(int(values[0]))
-    if numbers != set(range(1, count + 1)) or len(pages) != count:
-        result.warnings.append(
-            f"{len(pages)} of the request's {count} pages in this file: totals not checked"
-        )
-        return
-    if items != total:
-        raise StatementError(
-            f"{source}: the pages hold {items} transactions, meta.totalRecords says {total} "
-            "(a page is missing or damaged)"
-        )
-    result.checks.append(f"{count} pages, {items} transactions = meta.totalRecords")
-
+# --------------------------------------------------------------------------- the request
 
 # The query parameters of `GET /accounts/{accountId}/transactions` and `.../transactions-current`
 # (accounts API v1 and v2): paging, the booking-date period, and `creditDebitIndicator`, the
@@ -342,59 +334,327 @@ def _contradiction(query: dict[str, list[str]], scope: str, rows: list[tuple[Any
     return ""
 
 
-def _coverage(
-    pages: list[dict[str, Any]], page_rows: list[list[tuple[Any, ...]]], result: ParseResult
-) -> None:
-    """The request's fromBookingDate .. toBookingDate (whole days) from `links.self`; without
-    them the importer takes the lines' first to last day. Either covers only what the request
-    listed: a page asked for credits only (creditDebitIndicator=CREDITO) covers the credit
-    side (scope "received"); one asked for debits only, or with a parameter recon does not
-    know, covers nothing (a warning says why). A page whose lines contradict its request
-    (booked outside the requested period, a debit in a credits-only page) is not what it says
-    it answers: it covers nothing either (a warning), though its lines are read. Several pages
-    in one file: the narrowest of their scopes."""
-    scopes: set[str] = set()
-    for page, rows in zip(pages, page_rows, strict=True):
-        query = _query(page)[1]
-        scope, why = _listing(query)
-        if scope is None:
-            result.warnings.append(f"{why}: no statement period recorded")
-            result.coverage = []
-            return
-        wrong = _contradiction(query, scope, rows)
-        if wrong:
-            result.warnings.append(
-                f"{wrong} (links.self): the page is not what its request asked for, so "
-                "neither the requested period nor the lines' days are trusted: no statement "
-                "period recorded"
-            )
-            result.coverage = []
-            return
-        scopes.add(scope)
-    scope = "received" if "received" in scopes else "all"
-    result.lines_scope = scope
-    starts: list[str] = []
-    ends: list[str] = []
+@dataclass(frozen=True)
+class Page:
+    """One transaction page, as far as it tells whether its request has been read whole: the
+    request (`links.self` without its paging parameters), which page of it this is, what it
+    says of the others (meta.totalPages, meta.totalRecords, links.next), and its lines' days."""
+
+    source: str  # the file it was read from
+    request: str | None  # None: no links.self (grouped with its own file's pages only)
+    number: int | None  # links.self `page` (1 when absent), None when unreadable; without
+    # links.self, its place among the file's pages
+    last: int | None  # the request's last page: meta.totalPages, else this page when its links
+    # name no next one; None when it does not say
+    records: int | None  # meta.totalRecords
+    items: int  # its data items, money or not
+    first_day: date | None  # business days of its lines
+    last_day: date | None
+    wrong: bool = False  # its lines contradict its request (a warning said so when read)
+    stored: bool = False  # read by an earlier import
+
+    @property
+    def group(self) -> str:
+        """The pages that complete each other: those of one request, or of one file when they
+        name no request."""
+        return self.request if self.request is not None else "\0" + self.source
+
+
+@dataclass
+class OpenFinanceResult(ParseResult):
+    """A ParseResult with the pages read, so an import can tell when the pages of a request
+    spread over several files (or imports) hold all of it (`judge_import`)."""
+
+    pages: list[Page] = field(default_factory=list)
+    whole: set[str] = field(default_factory=set)  # Page.group of the requests held whole
+    partial: list[str] = field(default_factory=list)  # the warnings on the others' pages
+
+
+@dataclass
+class Verdict:
+    """What the pages of one request come to: the period they cover (none until every page of
+    the request is read), and the checks and warnings to report."""
+
+    coverage: list[Coverage] = field(default_factory=list)
+    checks: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    whole: bool = False
+
+
+_PAGE_NUMBER = re.compile(r"[0-9]{1,9}")
+_ENDPOINT = re.compile(r"accounts/[^/?#]{1,100}/transactions(?:-current)?")
+MAX_PAGES = 100_000
+
+
+def _page(
+    source: str, page: dict[str, Any], rows: list[tuple[Any, ...]], warnings: list[str]
+) -> Page:
+    """The Page of one decoded page; a request that narrows the listing, or lines that
+    contradict their request, add their warning to `warnings` (once each)."""
+    links = page.get("links")
+    url = links.get("self") if isinstance(links, dict) else None
+    request = None
+    query: dict[str, list[str]] = {}
+    if isinstance(url, str):
+        parts = urlsplit(url[:4096])
+        query = parse_qs(parts.query)
+        kept = sorted(
+            (k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in _PAGING
+        )
+        request = urlunsplit(
+            (parts.scheme.lower(), parts.netloc.lower(), parts.path, urlencode(kept), "")
+        )
+    number = None  # without links.self: numbered by its place in the file (parse_documents)
+    if request is not None:
+        value = (query.get("page") or ["1"])[0]
+        number = int(value) if _PAGE_NUMBER.fullmatch(value) and int(value) >= 1 else None
+    meta = page.get("meta")
+    meta = meta if isinstance(meta, dict) else {}
+    total_pages, records = _count(meta.get("totalPages")), _count(meta.get("totalRecords"))
+    last: int | None = None
+    if total_pages is not None:
+        # an empty listing may say 0 pages; an absurd count leaves the last page unknown
+        last = max(total_pages, 1) if total_pages <= MAX_PAGES else None
+    elif request is not None and isinstance(links, dict) and not links.get("next"):
+        last = number  # no next page: this is the last (Accounts v2 states no totalPages)
+    scope, why = _listing(query)
+    wrong = False
+    if scope is None:
+        _warn(warnings, f"{why}: no statement period recorded")
+    elif reason := _contradiction(query, scope, rows):
+        _warn(
+            warnings,
+            f"{reason} (links.self): the page is not what its request asked for, so neither "
+            "the requested period nor the lines' days are trusted: no statement period recorded",
+        )
+        wrong = True
+    days = sorted({_day(row[1]) for row in rows})
+    return Page(
+        source,
+        request,
+        number,
+        last,
+        records,
+        len(page["data"]),
+        days[0] if days else None,
+        days[-1] if days else None,
+        wrong,
+    )
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _warn(warnings: list[str], text: str) -> None:
+    if text not in warnings:
+        warnings.append(text)
+
+
+def _grouped(pages: Sequence[Page]) -> dict[str, list[Page]]:
+    groups: dict[str, list[Page]] = {}
     for page in pages:
-        query = _query(page)[1]
-        for key, bucket in (("fromBookingDate", starts), ("toBookingDate", ends)):
-            values = query.get(key)
-            if values and _DAY.fullmatch(values[0]):
-                bucket.append(values[0])
-    if not starts or not ends:
-        return
-    try:
-        first, last = date.fromisoformat(min(starts)), date.fromisoformat(max(ends))
-    except ValueError:
-        result.warnings.append("fromBookingDate/toBookingDate unreadable: no statement period")
-        return
-    if last < first:
-        result.warnings.append("toBookingDate is before fromBookingDate: no statement period")
-        return
-    basis = "open-finance fromBookingDate/toBookingDate"
-    if scope == "received":
-        basis += " creditDebitIndicator=CREDITO"
-    result.coverage = [days_coverage(first, last, basis)._replace(scope=scope)]
+        groups.setdefault(page.group, []).append(page)
+    return groups
+
+
+def judge(pages: Sequence[Page], stored: Sequence[Page] = ()) -> Verdict:
+    """The verdict on the pages of one request read by one file or import (`pages`), with
+    the pages earlier imports read (`stored`) when those alone do not hold every page.
+
+    Pages that hold every page of their request (1 .. the last, with no sign that the listing
+    changed between them) are checked against meta.totalRecords, a mismatch an error as in a
+    single file (a page missing or damaged), and cover what the request listed. Completed
+    only with stored pages, a mismatch is a warning instead: a stored page cannot be taken
+    back, and importing every page of the request together again finds which one is wrong.
+    Otherwise they cover nothing, and a warning names the request, the pages read and those
+    missing."""
+    count, why = _whole(pages)
+    if count is not None:
+        error, check = _totals(pages, count)
+        if error:
+            raise StatementError(f"{_files(pages)}: {error}")
+        coverage, warnings = _claim(pages)
+        return Verdict(coverage, [check] if check else [], warnings, whole=True)
+    if not _may_cover(pages):
+        return Verdict()  # a warning already says it covers nothing
+    label = _label(pages[0].request)
+    if stored:
+        both = [*pages, *stored]
+        count, why = _whole(both)
+        if count is not None:
+            error, check = _totals(both, count)
+            if error:
+                return Verdict(
+                    warnings=[
+                        f"{label}: with the pages earlier imports read, {error}: no statement "
+                        "period recorded (import every page of it together to find which)"
+                    ]
+                )
+            coverage, warnings = _claim(both)
+            checks = [f"{label}: {check}, with pages earlier imports read"] if check else []
+            return Verdict(coverage, checks, warnings, whole=True)
+        why += " (with the pages earlier imports read)"
+    return Verdict(
+        warnings=[
+            f"{label}: {why}: no statement period recorded until every page of it is imported "
+            "(its lines are imported)"
+        ]
+    )
+
+
+def judge_import(
+    files: Sequence[OpenFinanceResult], load_stored: Callable[[list[str]], Sequence[Page]]
+) -> list[tuple[int, Verdict]]:
+    """The verdicts on the requests that no single file of an import holds whole, over every
+    file of the import (`files`, in the import's order), with the pages earlier imports read
+    (`load_stored(requests)`, asked only when the import's own pages are not whole); each
+    with the index of the last file that holds a page of the request, where it is reported."""
+    whole = set().union(*(f.whole for f in files))
+    groups: dict[str, list[Page]] = {}
+    where: dict[str, int] = {}
+    for index, parsed in enumerate(files):
+        for page in parsed.pages:
+            if page.group not in whole:
+                groups.setdefault(page.group, []).append(page)
+                where[page.group] = index
+    open_requests = [
+        pages[0].request
+        for pages in groups.values()
+        if pages[0].request is not None and _whole(pages)[0] is None and _may_cover(pages)
+    ]
+    stored = _grouped(load_stored(open_requests)) if open_requests else {}
+    return [(where[key], judge(pages, stored.get(key, ()))) for key, pages in groups.items()]
+
+
+def remembered(page: Page) -> bool:
+    """Whether a later import needs this page to tell that its request was read whole: a
+    numbered page of a named request that may cover a period (not one that narrows the
+    listing, nor one whose lines contradict it)."""
+    return page.request is not None and page.number is not None and _may_cover([page])
+
+
+def _whole(pages: Sequence[Page]) -> tuple[int | None, str]:
+    """(the request's number of pages, "") when `pages` hold every page of it and nothing says
+    its listing changed between them; else (None, what is missing or wrong)."""
+    lasts = sorted({p.last for p in pages if p.last is not None})
+    records = sorted({p.records for p in pages if p.records is not None})
+    if len(lasts) > 1 or len(records) > 1:
+        said = "; ".join(
+            f"{name} {', '.join(map(str, values))}"
+            for name, values in (("pages", lasts), ("meta.totalRecords", records))
+            if len(values) > 1
+        )
+        return None, (
+            f"its pages disagree on the totals ({said}): the listing changed between them, so "
+            "a movement may have moved from one page to another unseen"
+        )
+    items: dict[int, set[int]] = {}
+    for page in pages:
+        if page.number is None:
+            return None, "a page's number (links.self page) is unreadable"
+        items.setdefault(page.number, set()).add(page.items)
+    twice = sorted(n for n, counts in items.items() if len(counts) > 1)
+    if twice:
+        counts = ", ".join(map(str, sorted(items[twice[0]])))
+        return None, (
+            f"its pages disagree: page {twice[0]} was read twice, with {counts} items: the "
+            "listing changed between them"
+        )
+    numbers = sorted(items)
+    if not lasts and pages[0].request is None:
+        return len(numbers), ""  # no links, no meta.totalPages: nothing tells of other pages
+    if not lasts:
+        return None, (
+            f"{_pages_text(numbers)} read, the last page not read yet (each page read links a "
+            "next one)"
+        )
+    last = lasts[0]
+    if numbers[-1] > last:
+        return None, f"its pages disagree: page {numbers[-1]} is past the last page, {last}"
+    missing = [n for n in range(1, last + 1) if n not in items]
+    if missing:
+        return None, f"{_pages_text(numbers)} of {last} read, {_pages_text(missing)} missing"
+    return last, ""
+
+
+def _totals(pages: Sequence[Page], count: int) -> tuple[str, str]:
+    """(error, check) of the items of every page (one copy each) against meta.totalRecords."""
+    records = next((p.records for p in pages if p.records is not None), None)
+    plural = "s" if count != 1 else ""
+    if records is None:
+        return "", (f"{count} pages, every page of the request" if count > 1 else "")
+    items = sum({p.number: p.items for p in pages}.values())
+    if items != records:
+        return (
+            f"the pages hold {items} transactions, meta.totalRecords says {records} "
+            "(a page is missing or damaged)"
+        ), ""
+    return "", f"{count} page{plural}, {items} transactions = meta.totalRecords"
+
+
+def _may_cover(pages: Sequence[Page]) -> bool:
+    """False when the request covers nothing even with every page (a warning says why)."""
+    query = parse_qs(urlsplit(pages[0].request or "").query)
+    return _listing(query)[0] is not None and not any(p.wrong for p in pages)
+
+
+def _claim(pages: Sequence[Page]) -> tuple[list[Coverage], list[str]]:
+    """(coverage, warnings) of a request read whole: fromBookingDate .. toBookingDate (whole
+    days) from its `links.self`, else its lines' first to last day, for what it listed."""
+    if not _may_cover(pages):
+        return [], []
+    query = parse_qs(urlsplit(pages[0].request or "").query)
+    scope = _listing(query)[0]
+    assert scope is not None
+    low, high = ((query.get(key) or [""])[0] for key in ("fromBookingDate", "toBookingDate"))
+    if _DAY.fullmatch(low) and _DAY.fullmatch(high):
+        try:
+            first, last = date.fromisoformat(low), date.fromisoformat(high)
+        except ValueError:
+            return [], ["fromBookingDate/toBookingDate unreadable: no statement period"]
+        if last < first:
+            return [], ["toBookingDate is before fromBookingDate: no statement period"]
+        basis = "open-finance fromBookingDate/toBookingDate"
+        if scope == "received":
+            basis += " creditDebitIndicator=CREDITO"
+        return [days_coverage(first, last, basis)._replace(scope=scope)], []
+    days = [d for p in pages for d in (p.first_day, p.last_day) if d is not None]
+    if not days:
+        return [], []
+    return [days_coverage(min(days), max(days), "lines first/last day")._replace(scope=scope)], []
+
+
+def _label(request: str | None) -> str:
+    """'request accounts/acc-1/transactions 2026-11-01..2026-11-30', as a person fetches it."""
+    if request is None:
+        return "the pages (no links.self)"
+    parts = urlsplit(request)
+    query = parse_qs(parts.query)
+    match = _ENDPOINT.search(parts.path)
+    name = match.group(0) if match else parts.path[-80:]
+    low, high = ((query.get(key) or ["…"])[0][:40] for key in ("fromBookingDate", "toBookingDate"))
+    credits = ", credits only" if _listing(query)[0] == "received" else ""
+    return f"request {name} {low}..{high}{credits}"
+
+
+def _pages_text(numbers: Sequence[int]) -> str:
+    """'page 2', 'pages 1, 3-5' (at most 10 stretches shown)."""
+    stretches: list[list[int]] = []
+    for n in numbers:
+        if stretches and n == stretches[-1][1] + 1:
+            stretches[-1][1] = n
+        else:
+            stretches.append([n, n])
+    shown = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in stretches[:10])
+    more = ", …" if len(stretches) > 10 else ""
+    return f"page{'s' if len(numbers) > 1 else ''} {shown}{more}"
+
+
+def _files(pages: Sequence[Page]) -> str:
+    names = list(dict.fromkeys(p.source for p in pages))
+    more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+    return ", ".join(names[:3]) + more
 
 
 def _raw(item: Any) -> str:
@@ -404,7 +664,7 @@ def _raw(item: Any) -> str:
         return repr(item)[:2000]
 
 
-def parse_file(path: Path) -> ParseResult:
+def parse_file(path: Path) -> OpenFinanceResult:
     """Parse a file of Open Finance Brasil transaction pages (UTF-8, BOM tolerated)."""
     text = path.read_bytes().decode("utf-8-sig")
     return parse_documents(json_documents(text, str(path)), str(path))

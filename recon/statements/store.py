@@ -10,13 +10,19 @@ if its (line_id, fingerprint) is new, so importing the same file twice adds noth
 a devolução whose status changed, or the same PIX read from a richer format, is stored as
 a new version of the same line_id that the catalog view merges.
 
-On a remote data directory (`s3://…`, recon.lake) the three kinds are Delta tables
-(statements/lines, statements/quarantine, statements/coverage) and an import is one MERGE per
-table that inserts only the rows whose key is new: (line_id, fingerprint) for lines, exactly
-the rule above (so a line's versions from several formats, or a devolução whose status
-changed, are still kept side by side for the view to merge); row_key for quarantine; the
-period for coverage. A MERGE that loses the commit to another import is re-run against what
-that import stored, so two imports at once never store a row twice.
+The Open Finance transaction pages an import read are kept too
+(`data/statements/pages/<batch>.parquet`, STATEMENT_PAGES_SCHEMA + row_key): a request's
+period is recorded as covered once every page of it has been read, and its pages may come in
+several imports (recon.statements.openfinance).
+
+On a remote data directory (`s3://…`, recon.lake) the four kinds are Delta tables
+(statements/lines, statements/quarantine, statements/pages, statements/coverage) and an
+import is one MERGE per table that inserts only the rows whose key is new: (line_id,
+fingerprint) for lines, exactly the rule above (so a line's versions from several formats, or
+a devolução whose status changed, are still kept side by side for the view to merge); row_key
+for quarantine and pages; the period for coverage. A MERGE that loses the commit to another
+import is re-run against what that import stored, so two imports at once never store a row
+twice.
 """
 
 from __future__ import annotations
@@ -36,16 +42,19 @@ from recon.config import DataDir
 from recon.schemas import (
     STATEMENT_COVERAGE_SCHEMA,
     STATEMENT_LINES_SCHEMA,
+    STATEMENT_PAGES_SCHEMA,
     STATEMENT_QUARANTINE_SCHEMA,
 )
 from recon.storage import TMP_PREFIX, fsync_dir
 
 STORED_SCHEMA = STATEMENT_LINES_SCHEMA.append(pa.field("fingerprint", pa.string()))
 QUARANTINE_STORED_SCHEMA = STATEMENT_QUARANTINE_SCHEMA.append(pa.field("row_key", pa.string()))
+PAGES_STORED_SCHEMA = STATEMENT_PAGES_SCHEMA.append(pa.field("row_key", pa.string()))
 
 LINE_GLOB = "source=*/*.parquet"
 QUARANTINE_DIR = "quarantine"
 COVERAGE_DIR = "coverage"
+PAGES_DIR = "pages"
 
 
 def line_files(data: DataDir) -> list[Path]:
@@ -95,12 +104,24 @@ def coverage_table(data: DataDir) -> pa.Table:
     return pa.concat_tables(pq.read_table(f) for f in files)
 
 
+def pages_table(data: DataDir) -> pa.Table:
+    """Every stored Open Finance page row (PAGES_STORED_SCHEMA)."""
+    if data.remote:
+        found = _remote_dataset(data, lake.STATEMENT_PAGES, PAGES_STORED_SCHEMA)
+        return found.to_table() if found is not None else PAGES_STORED_SCHEMA.empty_table()
+    files = pages_files(data)
+    if not files:
+        return PAGES_STORED_SCHEMA.empty_table()
+    return pa.concat_tables(pq.read_table(f).cast(PAGES_STORED_SCHEMA) for f in files)
+
+
 def merge_remote(
     data: DataDir,
     lines: list[pa.Table],
     quarantine: list[pa.Table],
     coverage: list[pa.Table],
     batch_id: str,
+    pages: list[pa.Table] | None = None,
 ) -> int:
     """Store an import's rows in a remote data directory: one MERGE per table, lines first
     and coverage last (a period is never recorded for lines that are not stored). Returns
@@ -116,6 +137,11 @@ def merge_remote(
     if rows:
         data.table(lake.STATEMENT_QUARANTINE).merge_new(
             pa.concat_tables(rows).cast(QUARANTINE_STORED_SCHEMA), ["row_key"], metadata=meta
+        )
+    rows = [t for t in pages or [] if t.num_rows]
+    if rows:
+        data.table(lake.STATEMENT_PAGES).merge_new(
+            pa.concat_tables(rows).cast(PAGES_STORED_SCHEMA), ["row_key"], metadata=meta
         )
     rows = [t for t in coverage if t.num_rows]
     if rows:
@@ -249,6 +275,16 @@ def coverage_files(data: DataDir) -> list[Path]:
 def coverage_path(data: DataDir, batch: str) -> Path:
     """`data/statements/coverage/<batch>.parquet`."""
     return data.statements / COVERAGE_DIR / f"{batch}.parquet"
+
+
+def pages_files(data: DataDir) -> list[Path]:
+    """Every committed Open Finance pages Parquet file."""
+    return sorted((data.statements / PAGES_DIR).glob("*.parquet"))
+
+
+def pages_path(data: DataDir, batch: str) -> Path:
+    """`data/statements/pages/<batch>.parquet`."""
+    return data.statements / PAGES_DIR / f"{batch}.parquet"
 
 
 def quarantine_path(data: DataDir, batch: str) -> Path:

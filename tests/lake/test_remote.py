@@ -408,3 +408,50 @@ def test_the_catalog_reads_only_the_commits_it_has_not_seen(
         json.dumps({"table_id": "other", "version": 2, "manifests": {}})
     )
     assert len(catalog.list_snapshots(data)) == 3 and asked[-1] == -1
+
+
+def test_open_finance_pages_complete_each_other_across_imports_and_a_migration(
+    s3: S3, tmp_path: Path
+) -> None:
+    """Page 1 of a request imported alone covers nothing; the pages read are kept (a Delta
+    table on the bucket, migrated from a local data directory), so page 2 imported later
+    records the request's period."""
+    from recon.ops.migrate import migrate
+    from recon.statements import import_statements
+
+    url = (
+        "https://api.banco.com.br/open-banking/accounts/v2/accounts/acc-1/transactions"
+        "?fromBookingDate=2026-11-01&toBookingDate=2026-11-02&page={}&page-size=1"
+    )
+    paths = []
+    for number in (1, 2):
+        page = {
+            "data": [
+                {
+                    "transactionId": f"TRF{number}",
+                    "completedAuthorisedPaymentType": "TRANSACAO_EFETIVADA",
+                    "creditDebitType": "DEBITO",
+                    "transactionName": "TARIFA PIX",
+                    "type": "TARIFA_SERVICOS_AVULSOS",
+                    "transactionAmount": {"amount": "3.5000", "currency": "BRL"},
+                    "transactionDateTime": "2026-11-01T15:00:00.000Z",
+                }
+            ],
+            "links": {"self": url.format(number)},
+            "meta": {"totalRecords": 2, "totalPages": 2},
+        }
+        paths.append(tmp_path / f"page-{number}.json")
+        paths[-1].write_text(json.dumps(page))
+
+    def covered(data: DataDir) -> int:
+        return int(catalog.sql("SELECT count(*) AS n FROM statement_coverage", data)["n"][0])
+
+    local = DataDir(tmp_path / "old-data").ensure()
+    import_statements(paths[:1], local)
+    assert covered(local) == 0
+    migrate(local, s3.uri("moved"))
+    remote = DataDir.resolve(s3.uri("moved"))
+    assert f"{s3.bucket}/moved" in remote.uri and covered(remote) == 0
+    import_statements(paths[1:], remote)
+    assert covered(remote) == 1
+    assert any(k.startswith("moved/statements/pages/") for k in s3.keys("moved/"))

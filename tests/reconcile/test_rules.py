@@ -13,7 +13,7 @@ from recon import testing
 from recon.reconcile import ReconcileSettings
 
 from .helpers import breaks, exception_rows, matches, run
-from .world import T0, e2e, intent, line, uid
+from .world import T0, World, e2e, intent, line, uid
 
 AS_OF = T0 + timedelta(hours=6)
 M = timedelta(minutes=1)
@@ -106,6 +106,49 @@ def test_open_finance_credits_only_page_covers_no_payout(world, tmp_path):
     result = run(world)
     assert breaks(result) == {("onramp_missing_credit", uid(1), None)}
     assert awaiting(result) == {("offramp_missing_payout", uid(2))}
+
+
+def test_open_finance_first_page_alone_covers_nothing(world, tmp_path):
+    """Page 1 of 2 lists only part of its request's movements: alone it covers nothing, so a
+    credit missing from it waits (it may be on page 2) instead of being a false missing-credit
+    break; once page 2 is imported, in a later import or beside page 1 in one, the period is
+    covered and the credit still missing is a break."""
+    import json
+
+    from recon.statements import import_statements
+
+    url = (
+        "https://api.banco.com.br/open-banking/accounts/v2/accounts/acc-1/transactions"
+        "?fromBookingDate=2026-11-01&toBookingDate=2026-11-02&page={}&page-size=1"
+    )
+    fee = {
+        "completedAuthorisedPaymentType": "TRANSACAO_EFETIVADA",
+        "creditDebitType": "DEBITO",
+        "transactionName": "TARIFA PIX",
+        "type": "TARIFA_SERVICOS_AVULSOS",
+        "transactionAmount": {"amount": "3.5000", "currency": "BRL"},
+        "transactionDateTime": "2026-11-01T15:00:00.000Z",
+    }
+    paths = []
+    for number in (1, 2):
+        page = {
+            "data": [{**fee, "transactionId": f"TRF{number}"}],
+            "links": {"self": url.format(number), "first": url.format(1)},
+            "meta": {"totalRecords": 2, "totalPages": 2},
+        }
+        paths.append(tmp_path / f"page-{number}.json")
+        paths[-1].write_text(json.dumps(page))
+    world.snapshot([intent(1)], AS_OF)
+    import_statements(paths[:1], world.data)
+    first = run(world)
+    assert breaks(first) == set()
+    assert awaiting(first) == {("onramp_missing_credit", uid(1))}
+    import_statements(paths[1:], world.data)
+    assert breaks(run(world)) == {("onramp_missing_credit", uid(1), None)}
+    together = World(testing.data_dir(tmp_path / "together"))
+    together.snapshot([intent(1)], AS_OF)
+    import_statements(paths, together.data)
+    assert breaks(run(together)) == {("onramp_missing_credit", uid(1), None)}
 
 
 def test_control_totals_only_on_covered_days(world):

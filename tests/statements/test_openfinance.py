@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +78,11 @@ def test_list_of_pages_and_fallback_coverage(tmp_path: Path) -> None:
     ]
     result = parse_documents([first, second], "pages.json")
     assert [r[0] for r in result.all_rows()] == [1, 2, 4]
-    assert result.coverage is None  # the importer takes the lines' days
+    # no request named, no paging stated: the pages are taken as all there is, and cover
+    # their lines' first to last day
+    assert result.coverage == [
+        days_coverage(date(2026, 11, 1), date(2026, 11, 4), "lines first/last day")
+    ]
 
 
 @pytest.mark.parametrize(
@@ -220,7 +224,10 @@ def test_a_debit_in_a_credits_only_page_covers_nothing() -> None:
 
 def test_lines_inside_a_one_sided_request_keep_the_lines_days() -> None:
     result = parse_documents([_page("fromBookingDate=2026-10-01", _credit())], "p.json")
-    assert result.coverage is None and result.lines_scope == "all" and result.warnings == []
+    assert result.coverage == [
+        days_coverage(date(2026, 11, 1), date(2026, 11, 1), "lines first/last day")
+    ]
+    assert result.warnings == []
 
 
 # ---------------------------------------------------------------- fractions of a cent
@@ -280,3 +287,211 @@ def test_trailing_zeros_past_the_cents_are_read() -> None:
     page = copy.deepcopy(PAGE)
     page["data"][0]["transactionAmount"]["amount"] = "110.000000"
     assert parse_documents([page], "p.json").all_rows()[0][2] == 11000
+
+
+# ---------------------------------------------------------------- every page of a request
+# A request's period is covered only once every page of it (1..totalPages) has been read:
+# page 1 of 6 lists only part of the period's movements, and a covered period with no line in
+# it means "nothing moved" (false missing-payment breaks otherwise). Pages of one request
+# complete each other across the files of an import, and across imports.
+
+PERIOD = "fromBookingDate=2026-11-01&toBookingDate=2026-11-02"
+COVERED = days_coverage(
+    date(2026, 11, 1), date(2026, 11, 2), "open-finance fromBookingDate/toBookingDate"
+)
+
+
+def _numbered(
+    number: int,
+    pages: int,
+    *items: dict[str, Any],
+    records: int | None = None,
+    query: str = PERIOD,
+    v2: bool = False,
+) -> dict[str, Any]:
+    """Page `number` of `pages` of one request (page-size 1); v2 pages state no totals in
+    meta, only links.next while a next page exists."""
+
+    def link(n: int) -> str:
+        return f"{SELF}?{query}&page={n}&page-size=1"
+
+    links = {"self": link(number), "first": link(1)}
+    if number < pages:
+        links["next"] = link(number + 1)
+    if number > 1:
+        links["prev"] = link(number - 1)
+    meta: dict[str, Any] = {"requestDateTime": "2026-11-03T09:00:00Z"}
+    if not v2:
+        meta |= {"totalRecords": pages if records is None else records, "totalPages": pages}
+    return {"data": list(items), "links": links, "meta": meta}
+
+
+def _first(**kw: Any) -> dict[str, Any]:
+    return _numbered(1, 2, _credit(), **kw)
+
+
+def _second(**kw: Any) -> dict[str, Any]:
+    return _numbered(2, 2, _debit(), **kw)
+
+
+def _save(folder: Path, name: str, *pages: dict[str, Any]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(json.dumps(pages[0] if len(pages) == 1 else list(pages)))
+    return path
+
+
+def _covered(data_dir: DataDir) -> list[tuple[Any, ...]]:
+    return [
+        (r["covered_from"], r["covered_to"], r["basis"], r["scope"])
+        for r in view_rows(data_dir, "statement_coverage")
+    ]
+
+
+def _as_row(period: Any) -> tuple[Any, ...]:
+    from recon.statements.lines import EPOCH
+
+    return (
+        EPOCH + timedelta(microseconds=period.start_us),
+        EPOCH + timedelta(microseconds=period.end_us),
+        period.basis,
+        period.scope,
+    )
+
+
+def test_page_1_of_2_alone_covers_nothing(tmp_path: Path, data_dir: DataDir) -> None:
+    result = parse_documents([_first()], "p1.json")
+    assert result.coverage == []
+    assert len(result.all_rows()) == 1
+    report = import_statements([_save(tmp_path, "p1.json", _first())], data_dir)
+    assert report.imported == 1  # lines never wait for coverage
+    assert _covered(data_dir) == []
+    (file,) = report.per_file
+    assert file.coverage == ()
+    (warning,) = file.warnings  # the request, its period, the pages seen and missing
+    assert "accounts/acc-1/transactions 2026-11-01..2026-11-02" in warning
+    assert "page 1 of 2 read, page 2 missing" in warning
+    assert "no statement period recorded" in warning
+
+
+def test_pages_1_and_2_in_two_files_of_one_import_cover_the_period(
+    tmp_path: Path, data_dir: DataDir
+) -> None:
+    report = import_statements(
+        [_save(tmp_path, "p1.json", _first()), _save(tmp_path, "p2.json", _second())], data_dir
+    )
+    assert report.imported == 2
+    assert _covered(data_dir) == [_as_row(COVERED)]
+    first, second = report.per_file
+    assert first.coverage == () and second.coverage != ()  # reported once, where it completes
+    assert any("2 pages, 2 transactions = meta.totalRecords" in c for c in second.checks)
+    assert first.warnings == second.warnings == ()
+
+
+def test_a_folder_with_every_page_covers_the_period(tmp_path: Path, data_dir: DataDir) -> None:
+    folder = tmp_path / "pages"
+    for number, item in enumerate([_credit(), _debit(), _debit(transactionId="TRF3")], start=1):
+        _save(folder, f"page-{number}.json", _numbered(number, 3, item))
+    report = import_statements([folder], data_dir)
+    assert report.imported == 3
+    assert _covered(data_dir) == [_as_row(COVERED)]
+    assert any(
+        "3 pages, 3 transactions = meta.totalRecords" in c for c in report.per_file[-1].checks
+    )
+    assert not any(f.warnings for f in report.per_file)
+
+
+def test_a_damaged_page_is_an_error_over_the_files_of_an_import(
+    tmp_path: Path, data_dir: DataDir
+) -> None:
+    paths = [
+        _save(tmp_path, "p1.json", _first(records=3)),
+        _save(tmp_path, "p2.json", _second(records=3)),
+    ]
+    with pytest.raises(
+        StatementError, match=r"the pages hold 2 transactions, meta.totalRecords says 3"
+    ):
+        import_statements(paths, data_dir)
+    assert view_rows(data_dir) == []  # nothing written
+
+
+def test_missing_pages_imported_later_complete_the_request(
+    tmp_path: Path, data_dir: DataDir
+) -> None:
+    import_statements([_save(tmp_path, "p1.json", _first())], data_dir)
+    assert _covered(data_dir) == []
+    later = import_statements([_save(tmp_path, "p2.json", _second())], data_dir)
+    assert _covered(data_dir) == [_as_row(COVERED)]
+    (file,) = later.per_file
+    assert file.warnings == () and file.coverage != ()
+    assert any("2 transactions = meta.totalRecords" in c for c in file.checks)
+    again = import_statements([_save(tmp_path, "p1.json", _first())], data_dir)
+    assert again.imported == 0 and len(_covered(data_dir)) == 1
+
+
+def test_pages_of_an_earlier_import_that_disagree_record_no_period(
+    tmp_path: Path, data_dir: DataDir
+) -> None:
+    """Completed with stored pages, a total that does not add up is a warning, not an error:
+    a stored page cannot be taken back, so the request must be imported whole again."""
+    import_statements([_save(tmp_path, "p1.json", _first(records=3))], data_dir)
+    report = import_statements([_save(tmp_path, "p2.json", _second(records=3))], data_dir)
+    assert _covered(data_dir) == []
+    (warning,) = report.per_file[0].warnings
+    assert "meta.totalRecords says 3" in warning and "no statement period recorded" in warning
+
+
+def test_v2_pages_without_totals_are_whole_once_a_page_links_no_next(
+    tmp_path: Path, data_dir: DataDir
+) -> None:
+    """Accounts API v2 states no totalPages (meta has only requestDateTime): `links.next` is
+    there on every page but the last."""
+    assert parse_documents([_first(v2=True)], "p1.json").coverage == []
+    (warning,) = parse_documents([_first(v2=True)], "p1.json").warnings
+    assert "the last page not read yet" in warning
+    assert parse_documents([_first(v2=True), _second(v2=True)], "p.json").coverage == [COVERED]
+    import_statements([_save(tmp_path, "p1.json", _first(v2=True))], data_dir)
+    assert _covered(data_dir) == []
+    import_statements([_save(tmp_path, "p2.json", _second(v2=True))], data_dir)
+    assert _covered(data_dir) == [_as_row(COVERED)]
+
+
+def test_pages_that_disagree_on_the_totals_cover_nothing() -> None:
+    """Pages fetched while the listing changed (meta.totalRecords 2, then 3): one movement may
+    have moved between pages unseen, so the whole set covers nothing."""
+    result = parse_documents([_first(records=2), _second(records=3)], "p.json")
+    assert result.coverage == []
+    assert any("disagree" in w and "no statement period" in w for w in result.warnings)
+
+
+def test_each_request_in_a_file_covers_its_own_period() -> None:
+    """Two requests' pages in one file cover their two periods, not the days between them."""
+    other = "fromBookingDate=2026-11-10&toBookingDate=2026-11-10"
+    late = _numbered(1, 1, _debit(transactionDateTime="2026-11-10T15:00:00Z"), query=other)
+    result = parse_documents([_first(), _second(), late], "p.json")
+    assert sorted(result.coverage) == sorted(
+        [COVERED, days_coverage(date(2026, 11, 10), date(2026, 11, 10), COVERED.basis)]
+    )
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "fromBookingDate=2026-02-30&toBookingDate=2026-03-02",
+        "fromBookingDate=2026-11-02&toBookingDate=2026-11-01",
+    ],
+)
+def test_dates_that_are_no_period_cover_nothing(query: str) -> None:
+    """The warning says no period, and none is recorded (not the lines' days instead)."""
+    result = parse_documents([_page(query)], "p.json")
+    assert result.coverage == []
+    assert any("no statement period" in w for w in result.warnings)
+
+
+def test_inspect_shows_a_lone_page_covering_nothing(tmp_path: Path) -> None:
+    from recon.statements.inspect import inspect_statements, render_text
+
+    (report,), errors = inspect_statements([_save(tmp_path, "p1.json", _first())], tmp_path / "d")
+    assert errors == [] and report["periods"] == []
+    assert any("page 1 of 2 read, page 2 missing" in w for w in report["warnings"])
+    assert "covers: none (the warnings say why)" in render_text([report])

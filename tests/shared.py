@@ -41,3 +41,32 @@ def run_recon(*argv: str, cwd: Path, env: dict[str, str]) -> subprocess.Complete
         timeout=120,
         check=False,
     )
+
+
+def open_finance_fee_pages(folder: Path, pages: int = 2) -> list[Path]:
+    """One Open Finance transactions request saved one page per file (page-size 1, a R$ 3,50
+    fee on each), as a bank's portal delivers a request of `pages` pages: the files, in order."""
+    import json
+
+    url = (
+        "https://api.banco.com.br/open-banking/accounts/v2/accounts/acc-1/transactions"
+        "?fromBookingDate=2026-11-01&toBookingDate=2026-11-02&page={}&page-size=1"
+    )
+    fee = {
+        "completedAuthorisedPaymentType": "TRANSACAO_EFETIVADA",
+        "creditDebitType": "DEBITO",
+        "transactionName": "TARIFA PIX",
+        "type": "TARIFA_SERVICOS_AVULSOS",
+        "transactionAmount": {"amount": "3.5000", "currency": "BRL"},
+        "transactionDateTime": "2026-11-01T15:00:00.000Z",
+    }
+    paths = []
+    for number in range(1, pages + 1):
+        page = {
+            "data": [{**fee, "transactionId": f"TRF{number}"}],
+            "links": {"self": url.format(number), "first": url.format(1)},
+            "meta": {"totalRecords": pages, "totalPages": pages},
+        }
+        paths.append(folder / f"page-{number}.json")
+        paths[-1].write_text(json.dumps(page))
+    return paths

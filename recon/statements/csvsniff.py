@@ -70,6 +70,25 @@ def _names(*names: str) -> frozenset[str]:
     return frozenset(normalize(n) for n in names)
 
 
+# Headers that can only mean a D/C flag: when the amounts carry no sign and such a column holds
+# values that are no credit/debit words, the file states the direction in a way recon cannot
+# read, and it is refused rather than read as all credits.
+FLAG_ONLY = _names(
+    "D/C",
+    "DC",
+    "C/D",
+    "CD",
+    "Deb_Cred",
+    "Débito/Crédito",
+    "Crédito/Débito",
+    "Credit/Debit",
+    "Natureza",
+    "Sinal",
+    "Entrada/Saída",
+    "E/S",
+)
+
+
 # recon field -> header names (normalized). Order of VOCABULARY matters only for ties.
 VOCABULARY: dict[str, frozenset[str]] = {
     "booked_at": _names(
@@ -115,18 +134,9 @@ VOCABULARY: dict[str, frozenset[str]] = {
         "Crédito", "Créditos", "Entrada", "Entradas", "Credit", "Money In", "Valor Crédito"
     ),
     "debit": _names("Débito", "Débitos", "Saída", "Saídas", "Debit", "Money Out", "Valor Débito"),
-    "indicator": _names(
-        "D/C",
-        "DC",
-        "C/D",
-        "CD",
-        "Deb_Cred",
-        "Débito/Crédito",
-        "Crédito/Débito",
+    "indicator": FLAG_ONLY
+    | _names(
         "Tipo Lançamento",
-        "Natureza",
-        "Sinal",
-        "Credit/Debit",
         "Tipo",
         "Tipo de Lançamento",
         "Tipo de Transação",
@@ -134,8 +144,6 @@ VOCABULARY: dict[str, frozenset[str]] = {
         "Tipo de Movimento",
         "Tipo de Movimentação",
         "Tipo de Operação",
-        "Entrada/Saída",
-        "E/S",
     ),
     "text": _names(
         "Histórico",
@@ -213,23 +221,6 @@ VOCABULARY: dict[str, frozenset[str]] = {
     "counterparty_key": _names("Chave Pix", "Chave"),
 }
 DAILY_BALANCE = _names("Saldo do Dia")
-# Headers that can only mean a D/C flag: when the amounts carry no sign and such a column holds
-# values that are no credit/debit words, the file states the direction in a way recon cannot
-# read, and it is refused rather than read as all credits.
-FLAG_ONLY = _names(
-    "D/C",
-    "DC",
-    "C/D",
-    "CD",
-    "Deb_Cred",
-    "Débito/Crédito",
-    "Crédito/Débito",
-    "Credit/Debit",
-    "Natureza",
-    "Sinal",
-    "Entrada/Saída",
-    "E/S",
-)
 
 _FLAG_DEBIT = frozenset({"d", "debito", "debitos", "saida", "saidas", "debit", "db", "deb", "dr"})
 _FLAG_CREDIT = frozenset(

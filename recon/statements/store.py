@@ -28,6 +28,7 @@ twice.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -95,24 +96,27 @@ def quarantine_dataset(data: DataDir) -> ds.Dataset | None:
 
 def coverage_table(data: DataDir) -> pa.Table:
     """Every stored coverage row."""
-    if data.remote:
-        found = _remote_dataset(data, lake.STATEMENT_COVERAGE, STATEMENT_COVERAGE_SCHEMA)
-        return found.to_table() if found is not None else STATEMENT_COVERAGE_SCHEMA.empty_table()
-    files = coverage_files(data)
-    if not files:
-        return STATEMENT_COVERAGE_SCHEMA.empty_table()
-    return pa.concat_tables(pq.read_table(f) for f in files)
+    return _stored(data, lake.STATEMENT_COVERAGE, STATEMENT_COVERAGE_SCHEMA, coverage_files)
 
 
 def pages_table(data: DataDir) -> pa.Table:
     """Every stored Open Finance page row (PAGES_STORED_SCHEMA)."""
+    return _stored(data, lake.STATEMENT_PAGES, PAGES_STORED_SCHEMA, pages_files)
+
+
+def _stored(
+    data: DataDir, remote: str, schema: pa.Schema, files: Callable[[DataDir], list[Path]]
+) -> pa.Table:
+    """Every row of one small store (coverage, pages), in `schema`: the remote table, or
+    the local batch files (none: an empty table)."""
     if data.remote:
-        found = _remote_dataset(data, lake.STATEMENT_PAGES, PAGES_STORED_SCHEMA)
-        return found.to_table() if found is not None else PAGES_STORED_SCHEMA.empty_table()
-    files = pages_files(data)
-    if not files:
-        return PAGES_STORED_SCHEMA.empty_table()
-    return pa.concat_tables(pq.read_table(f).cast(PAGES_STORED_SCHEMA) for f in files)
+        found = _remote_dataset(data, remote, schema)
+        return found.to_table() if found is not None else schema.empty_table()
+    local = files(data)
+    if not local:
+        return schema.empty_table()
+    tables = [pq.read_table(f) for f in local]
+    return pa.concat_tables(t if t.schema.equals(schema) else t.cast(schema) for t in tables)
 
 
 def merge_remote(

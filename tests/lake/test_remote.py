@@ -14,7 +14,7 @@ import pytest
 from recon import catalog
 from recon.config import DataDir
 from tests.lake.conftest import S3, run_threads
-from tests.shared import served_sandbox
+from tests.shared import open_finance_fee_pages, served_sandbox
 
 
 @pytest.fixture(scope="module")
@@ -419,29 +419,7 @@ def test_open_finance_pages_complete_each_other_across_imports_and_a_migration(
     from recon.ops.migrate import migrate
     from recon.statements import import_statements
 
-    url = (
-        "https://api.banco.com.br/open-banking/accounts/v2/accounts/acc-1/transactions"
-        "?fromBookingDate=2026-11-01&toBookingDate=2026-11-02&page={}&page-size=1"
-    )
-    paths = []
-    for number in (1, 2):
-        page = {
-            "data": [
-                {
-                    "transactionId": f"TRF{number}",
-                    "completedAuthorisedPaymentType": "TRANSACAO_EFETIVADA",
-                    "creditDebitType": "DEBITO",
-                    "transactionName": "TARIFA PIX",
-                    "type": "TARIFA_SERVICOS_AVULSOS",
-                    "transactionAmount": {"amount": "3.5000", "currency": "BRL"},
-                    "transactionDateTime": "2026-11-01T15:00:00.000Z",
-                }
-            ],
-            "links": {"self": url.format(number)},
-            "meta": {"totalRecords": 2, "totalPages": 2},
-        }
-        paths.append(tmp_path / f"page-{number}.json")
-        paths[-1].write_text(json.dumps(page))
+    paths = open_finance_fee_pages(tmp_path)
 
     def covered(data: DataDir) -> int:
         return int(catalog.sql("SELECT count(*) AS n FROM statement_coverage", data)["n"][0])

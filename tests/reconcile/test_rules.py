@@ -113,31 +113,10 @@ def test_open_finance_first_page_alone_covers_nothing(world, tmp_path):
     credit missing from it waits (it may be on page 2) instead of being a false missing-credit
     break; once page 2 is imported, in a later import or beside page 1 in one, the period is
     covered and the credit still missing is a break."""
-    import json
-
     from recon.statements import import_statements
+    from tests.shared import open_finance_fee_pages
 
-    url = (
-        "https://api.banco.com.br/open-banking/accounts/v2/accounts/acc-1/transactions"
-        "?fromBookingDate=2026-11-01&toBookingDate=2026-11-02&page={}&page-size=1"
-    )
-    fee = {
-        "completedAuthorisedPaymentType": "TRANSACAO_EFETIVADA",
-        "creditDebitType": "DEBITO",
-        "transactionName": "TARIFA PIX",
-        "type": "TARIFA_SERVICOS_AVULSOS",
-        "transactionAmount": {"amount": "3.5000", "currency": "BRL"},
-        "transactionDateTime": "2026-11-01T15:00:00.000Z",
-    }
-    paths = []
-    for number in (1, 2):
-        page = {
-            "data": [{**fee, "transactionId": f"TRF{number}"}],
-            "links": {"self": url.format(number), "first": url.format(1)},
-            "meta": {"totalRecords": 2, "totalPages": 2},
-        }
-        paths.append(tmp_path / f"page-{number}.json")
-        paths[-1].write_text(json.dumps(page))
+    paths = open_finance_fee_pages(tmp_path)
     world.snapshot([intent(1)], AS_OF)
     import_statements(paths[:1], world.data)
     first = run(world)

@@ -24,18 +24,24 @@ SIGNON = (
 )
 
 
-def trn(
-    amount: str = "-8.00",
-    when: str = "20250310000000[-3:BRT]",
-    fitid: str = "f1",
-    memo: str = "Compra no débito - Padaria",
-    extra: str = "",
-    trntype: str = "DEBIT",
-) -> str:
+_TRN = {
+    "amount": "-8.00",
+    "when": "20250310000000[-3:BRT]",
+    "fitid": "f1",
+    "memo": "Compra no débito - Padaria",
+    "extra": "",
+    "trntype": "DEBIT",
+}
+
+
+def trn(*values: str, **given: str) -> str:
+    """One STMTTRN block: _TRN's fields, overridden in their order (amount, when, fitid, memo)
+    by `values` and by name (also extra tags before MEMO, trntype) by `given`."""
+    f = {**_TRN, **dict(zip(_TRN, values, strict=False)), **given}
     return (
-        f"<STMTTRN>\n<TRNTYPE>{trntype}</TRNTYPE>\n<DTPOSTED>{when}</DTPOSTED>\n"
-        f"<TRNAMT>{amount}</TRNAMT>\n<FITID>{fitid}</FITID>\n{extra}"
-        f"<MEMO>{memo}</MEMO>\n</STMTTRN>\n"
+        f"<STMTTRN>\n<TRNTYPE>{f['trntype']}</TRNTYPE>\n<DTPOSTED>{f['when']}</DTPOSTED>\n"
+        f"<TRNAMT>{f['amount']}</TRNAMT>\n<FITID>{f['fitid']}</FITID>\n{f['extra']}"
+        f"<MEMO>{f['memo']}</MEMO>\n</STMTTRN>\n"
     )
 
 

@@ -24,7 +24,10 @@ A PIX *sent* (PSP extensions; see `_direction`) is a `pix_out` debit. Efí's
 (the id we gave the PSP when asking it to send), `status`, `horario {solicitacao,
 liquidacao}` (booked at liquidacao, else solicitacao), `favorecido` (the payee: `chave`, and
 `identificacao` or `contaBanco` {nome, cpf|cnpj, codigoBanco, agencia, conta}); its top-level
-`chave` is the key we sent from (the request's `pagador.chave`), not the key paid.
+`chave` is the key we sent from (the request's `pagador.chave`), not the key paid. Nor is the
+`chave` of a sent PIX's webhook item: a PSP's webhook is registered on one of our keys and
+names it there (Efí's examples of a received and a sent PIX carry the same key). The key paid
+is `favorecido.chave`, else unknown.
 """
 
 from __future__ import annotations
@@ -244,9 +247,9 @@ def _item_rows(number: int, item: Any) -> list[tuple[Any, ...]]:
         reference = item.get("idEnvio") if own_body else extras.get("idEnvio")
         if reference is not None and not isinstance(reference, str):
             raise LineError("idEnvio" if own_body else "gnExtras.idEnvio", "must be text")
-        # The key paid: the payee's own `chave`; else the webhook item's `chave`. The
-        # enviados body's top-level `chave` is the key we sent from, never the payee's.
-        key = key or (None if own_body else chave)
+        # The key paid is the payee's own `chave`, else unknown: the item's `chave` is ours
+        # (the key a PSP's webhook is registered on; the enviados body's is the key we sent
+        # from), and as the key paid it would contradict every payout's destination
         description = clean(" ".join([info or "", *words]))
         row = (number, horario, -cents, "debit", "pix_out", e2e, txid, None, name, doc, key)
         rows: list[tuple[Any, ...]] = [(*row, description, clean(reference))]

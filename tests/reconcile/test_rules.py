@@ -232,6 +232,35 @@ def test_a_name_never_confirms_what_the_document_contradicts(world):
     assert matches(run(world)) == set()
 
 
+def test_a_payout_from_a_psp_s_sent_pix_webhook_is_matched(world, tmp_path):
+    """An Efí webhook names the key it is registered on (ours) in a sent PIX's `chave`; read
+    as the key paid it contradicted the offramp's destination, and a payout that really paid
+    it was an unmatched debit plus a missing payout."""
+    import json
+
+    from recon.statements import import_statements
+
+    world.snapshot([intent(1, destination="ana@example.com", **OFF)], AS_OF)
+    body = {
+        "pix": [
+            {
+                "endToEndId": e2e(1),
+                "chave": "2c3c7441-b91e-4982-3c25-6105581e18ae",
+                "tipo": "SOLICITACAO",
+                "status": "REALIZADO",
+                "valor": "100.00",
+                "horario": (T0 + 10 * M).isoformat(),
+                "gnExtras": {"idEnvio": "ENVIO1"},
+                "favorecido": {"nome": "ANA SOUZA"},
+            }
+        ]
+    }
+    path = tmp_path / "webhook.json"
+    path.write_text(json.dumps(body))
+    import_statements([path], world.data)
+    assert matches(run(world)) == {(uid(1), e2e(1), "attributes")}
+
+
 @pytest.mark.parametrize("stored", ["as imported now", "as an older recon stored it"])
 def test_a_document_masked_with_bullets_agrees_with_stars(world, monkeypatch, stored):
     """Nubank masks a payer's CPF with bullets (•••.456.789-••), the API with stars: the same

@@ -47,8 +47,19 @@ def _rows(*items: Any) -> list[tuple[Any, ...]]:
 def test_sent_pix_is_a_debit() -> None:
     (row,) = _rows(_sent("REALIZADO"))
     assert row[2:6] == (-2510, "debit", "pix_out", E_OUT)
-    assert row[10] == "2c3c7441-b91e-4982-3c25-6105581e18ae"  # the key paid
     assert row[12] == "ENVIO123"
+
+
+def test_a_sent_pix_webhook_s_own_chave_is_never_the_key_paid() -> None:
+    """Efí's webhook is registered on one of OUR keys and names it in `chave` (its examples
+    of a received and a sent PIX carry the same key): stored as the key paid, it contradicted
+    every payout's destination and kept the attributes pass from confirming it. The key paid
+    is the payee's (`favorecido.chave`), else unknown."""
+    (row,) = _rows(_sent("REALIZADO"))
+    assert row[10] is None
+    payee = _sent("REALIZADO", favorecido={"chave": "ana@example.com", "nome": "ANA"})
+    (row,) = _rows(payee)
+    assert (row[8], row[10]) == ("ANA", "ana@example.com")
 
 
 def test_sent_pix_known_by_id_envio_alone() -> None:

@@ -1,7 +1,7 @@
 """What banks write in a statement line's free text: counterparty, document, PIX key, ids, bank.
 
-One parser for every format's description text (OFX MEMO/NAME, CSV histórico/descrição,
-CNAB history): `describe(text, direction)` returns a `Described` with what the text says,
+One parser for the banks' description texts (OFX MEMO, CSV histórico/descrição; a name field,
+OFX NAME, goes through `name_and_document`): `describe(text, direction)` returns a `Described` with what the text says,
 and nothing it does not say. The forms it reads are the ones banks really write (the table
 in docs/statements.md, one example per bank, each under test), for instance:
 

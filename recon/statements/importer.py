@@ -58,6 +58,7 @@ from recon.statements.lines import (
     ParseResult,
     check_bounds,
     days_coverage,
+    local_text,
 )
 from recon.storage import writer_lock
 
@@ -655,10 +656,7 @@ def _open_finance(
 
 def describe(period: Coverage) -> str:
     """'2026-11-01 00:00 .. 2026-11-04 00:00 America/Sao_Paulo (ofx DTSTART/DTEND)'."""
-    start, end = (
-        (EPOCH + timedelta(microseconds=us)).astimezone(BUSINESS_TZ).strftime("%Y-%m-%d %H:%M")
-        for us in (period.start_us, period.end_us)
-    )
+    start, end = local_text(period.start_us), local_text(period.end_us)
     scope = "" if period.scope == "all" else ", credits only"  # scope "received"
     return f"{start} .. {end} {BUSINESS_TZ} ({period.basis}{scope})"
 

@@ -193,6 +193,11 @@ def local_midnight_us(day: date, tz: tzinfo = BUSINESS_TZ) -> int:
     return to_us(datetime(day.year, day.month, day.day, tzinfo=tz))
 
 
+def local_text(us: int) -> str:
+    """UTC µs as business-time-zone wall clock text, '2026-06-30 16:38' (for messages)."""
+    return (EPOCH + timedelta(microseconds=us)).astimezone(BUSINESS_TZ).strftime("%Y-%m-%d %H:%M")
+
+
 def iso_to_us(text: str, *, naive_tz: tzinfo | None = None) -> int:
     """RFC 3339 / ISO 8601 text to UTC µs; naive times need `naive_tz` or are an error."""
     try:

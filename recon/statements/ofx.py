@@ -67,6 +67,8 @@ from recon.statements.lines import (
     clean,
     currency_warning,
     days_coverage,
+    iso_to_us,
+    local_text,
     to_us,
     vclean,
 )
@@ -776,7 +778,7 @@ def _line_ranges(booked: Any, owners: np.ndarray) -> dict[int, tuple[int, int]]:
 def _micros(text: str | None) -> int | None:
     """An ISO time as UTC µs; None when unreadable (the importer reports that line)."""
     try:
-        return to_us(datetime.fromisoformat(text)) if text else None
+        return iso_to_us(text) if text else None
     except (ValueError, LineError):
         return None
 
@@ -865,15 +867,15 @@ def _coverage(
         return [Coverage(low, high, "ofx DTSTART/DTEND")]
     if lines is None:
         result.warnings.append(
-            f"{label}statement period DTSTART = DTEND ({_when(low)}) is empty: nothing covered"
+            f"{label}statement period DTSTART = DTEND ({local_text(low)}) is empty: nothing covered"
         )
         return []
     days = _days(*lines, "lines first/last day")
     if low == high:
         periods = [days]
-        said = f"DTSTART = DTEND ({_when(low)}) is empty"
+        said = f"DTSTART = DTEND ({local_text(low)}) is empty"
     else:
-        said = f"DTSTART..DTEND {_when(low)} .. {_when(high)} does not hold all its lines"
+        said = f"DTSTART..DTEND {local_text(low)} .. {local_text(high)} does not hold all its lines"
         if days.start_us <= high and low <= days.end_us:  # they overlap or touch: one period
             periods = [
                 Coverage(
@@ -884,17 +886,12 @@ def _coverage(
             ]
         else:
             periods = sorted([Coverage(low, high, "ofx DTSTART/DTEND"), days])
-    covered = " and ".join(f"{_when(c.start_us)} .. {_when(c.end_us)}" for c in periods)
+    covered = " and ".join(f"{local_text(c.start_us)} .. {local_text(c.end_us)}" for c in periods)
     result.warnings.append(
-        f"{label}statement period {said} (booked {_when(lines[0])} .. {_when(lines[1])}): "
+        f"{label}statement period {said} (booked {local_text(lines[0])} .. {local_text(lines[1])}): "
         f"covering {covered} {BUSINESS_TZ}"
     )
     return periods
-
-
-def _when(us: int) -> str:
-    """UTC µs as local business time, '2026-06-30 16:38'."""
-    return (EPOCH + timedelta(microseconds=us)).astimezone(BUSINESS_TZ).strftime("%Y-%m-%d %H:%M")
 
 
 def raise_not_ofx(source: str) -> None:

@@ -231,7 +231,7 @@ def mask_key(key: str) -> str:
 # A formatted CPF/CNPJ is always masked; a bare run of 11 or 14 digits only when its check
 # digits say it is one (so timestamps and ids stay); a phone when written with +55.
 _FORMATTED = re.compile(
-    r"(?<![0-9])(?:[0-9]{3}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}|[0-9]{2}\.[0-9]{3}\.[0-9]{3}/[0-9]{4}-[0-9]{2})(?![0-9])"
+    r"(?<![0-9])(?:[0-9]{3}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}|[0-9]{2}\.[0-9]{3}\.[0-9]{3}\\?/[0-9]{4}-[0-9]{2})(?![0-9])"
 )
 _BARE = re.compile(r"(?<![0-9])(?:[0-9]{11}|[0-9]{14})(?![0-9])")
 _PHONE = re.compile(r"\+55[\s(]*[0-9]{2}[\s)]*(?:9[\s.-]?)?[0-9]{4}[\s.-]?[0-9]{4}(?![0-9])")
@@ -276,12 +276,14 @@ def redact_text(text: str) -> str:
 
 # The same masks over JSON text (an intent's `raw` and `metadata`), vectorized (RE2, one pass
 # per pattern over the whole column): a quoted run of 11 or 14 digits is a document there
-# (ids, amounts and times never are one), a formatted CPF/CNPJ anywhere, a +55 phone.
+# (ids, amounts and times never are one), a formatted CPF/CNPJ anywhere, a +55 phone. JSON
+# may escape the solidus (`"11.222.333\/0001-81"`, as PHP and some Java encoders write it):
+# the CNPJ's slash is read either way and kept as the server wrote it.
 _JSON_RULES = (
     (r'"[0-9]{3}([0-9]{6})[0-9]{2}"', r'"***\1**"'),
     (r'"[0-9]{2}([0-9]{10})[0-9]{2}"', r'"**\1**"'),
     (r"[0-9]{3}\.([0-9]{3})\.([0-9]{3})-[0-9]{2}", r"***.\1.\2-**"),
-    (r"[0-9]{2}\.([0-9]{3})\.([0-9]{3})/([0-9]{4})-[0-9]{2}", r"**.\1.\2/\3-**"),
+    (r"[0-9]{2}\.([0-9]{3})\.([0-9]{3})(\\?/)([0-9]{4})-[0-9]{2}", r"**.\1.\2\3\4-**"),
     (r'\+55([^0-9"]*)([0-9]{2})[^"]*([0-9]{4})"', r'+55\1\2 *****-\3"'),
 )
 
@@ -343,6 +345,9 @@ def _mask_known(column: pa.Array | pa.ChunkedArray, known: list[list[Any]]) -> p
             for value in values:
                 if value and (masked := mask_key(value)) != value:
                     text = text.replace(f'"{value}"', f'"{masked}"')
+                    if "/" in value:  # written with JSON's escaped solidus
+                        shown, hidden = (v.replace("/", "\\/") for v in (value, masked))
+                        text = text.replace(f'"{shown}"', f'"{hidden}"')
         out.append(text)
     return pa.array(out, pa.string())
 

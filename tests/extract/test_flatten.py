@@ -256,3 +256,42 @@ def test_bytes_path_sends_odd_items_to_the_precise_path(item: dict[str, Any]) ->
         return
     got = finish(batch_table(rows_of(parse_page(body, offset=0, limit=2).items).table))
     assert got.drop_columns(["raw"]).equals(expected.drop_columns(["raw"]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    base=st.integers(min_value=10_000_000, max_value=99_999_998),
+    where=st.sampled_from(["key", "note"]),
+)
+def test_a_server_that_escapes_the_solidus_leaves_no_cnpj_whole(base: int, where: str) -> None:
+    """JSON may write '/' as '\\/' (PHP's and some Java encoders do): a formatted CNPJ sent
+    that way, as an offramp's destination key or inside any text, is stored masked in `raw`
+    and `metadata` all the same, with the server's escaping kept."""
+    from recon.extract.flatten import finish, with_lineage
+    from recon.extract.pages import batch_table, rows_of
+    from recon.extract.walk import parse_page
+
+    digits = f"{base:08d}0001"
+    for _ in range(2):  # the two check digits
+        weights = [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2][-len(digits) :]
+        rest = sum(int(d) * w for d, w in zip(digits, weights, strict=True)) % 11
+        digits += "0" if rest < 2 else str(11 - rest)
+    cnpj = f"{digits[:2]}.{digits[2:5]}.{digits[5:8]}/{digits[8:12]}-{digits[12:]}"
+    meta = {"amountCents": 500}
+    meta["destinationAddress" if where == "key" else "note"] = cnpj
+    if where == "note":
+        meta["destinationAddress"] = "ana@example.com"
+    item = offramp(metadata=meta)
+    body = json.dumps({"intents": [item], "total": 1, "limit": 1, "offset": 0})
+    body = body.replace("/", "\\/")  # the escaped solidus, as such a server sends it
+    page = parse_page(body.encode(), offset=0, limit=1)
+    table = with_lineage(
+        finish(batch_table(rows_of(page.items).table)), snapshot_at_us=0, run_id="r"
+    )
+    stored = " ".join(str(v) for v in table.to_pylist()[0].values())
+    for shown in (cnpj, cnpj.replace("/", "\\/"), digits):
+        assert shown not in stored
+    assert "\\/" in table.column("raw")[0].as_py()  # what the server sent, masked in place
+    assert json.loads(table.column("raw")[0].as_py())["metadata"] == json.loads(
+        table.column("metadata")[0].as_py()
+    )

@@ -305,3 +305,9 @@ def test_redact_text_never_leaves_a_cpf_whole(
     out = pii.redact_text(text)
     assert shown not in out and len(out) == len(text)
     assert out == before + pii.mask_document(shown) + after
+
+
+def test_redact_text_reads_json_s_escaped_solidus_in_a_cnpj() -> None:
+    # a log line or error message quoting a JSON body whose encoder escaped '/'
+    text = '{"chave":"11.222.333\\/0001-81"}'
+    assert pii.redact_text(text) == '{"chave":"**.222.333\\/0001-**"}'

@@ -547,6 +547,15 @@ def parse_documents(docs: Iterable[Any], source: str) -> ParseResult:
     params = [d.get("parametros") for d in docs if isinstance(d, dict)]
     result = _fast(items) or _item_path(items)
     result.coverage = _periods(params, result)
+    sent = sum(1 for row in result.rows if row[4] == "pix_out")
+    if result.coverage and sent:
+        # `parametros` of a list of PIX *sent* (Efí's GET /v2/gn/pix/enviados): its period
+        # does not say "these are all the PIX received", which is what a period claims here
+        result.coverage = []
+        result.warnings.append(
+            f"{sent} PIX sent in a body with parametros inicio/fim: a list of PIX sent "
+            "covers no period (only a list of PIX received, GET /pix, does); no period recorded"
+        )
     return result
 
 

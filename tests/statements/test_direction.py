@@ -264,3 +264,18 @@ def test_top_level_id_envio_never_read_as_received_by_the_fast_paths(tmp_path: P
     assert pixjson._fast([item]) is None
     (row,) = pixjson.parse_file(path).all_rows()
     assert row[3:5] == ("debit", "pix_out") and row[12] == "X1"
+
+
+def test_a_list_of_pix_sent_covers_no_period() -> None:
+    """`parametros` on a body of PIX *sent* (as Efí's `GET /v2/gn/pix/enviados` list would
+    carry them): recorded as a period, it claimed "no other PIX was received in it", and every
+    onramp paid then would have become a false missing payment. Only a list of PIX received
+    covers its period."""
+    params = {"inicio": "2026-11-01T00:00:00-03:00", "fim": "2026-11-02T00:00:00-03:00"}
+    received = {"endToEndId": E_IN, "valor": "10.00", "horario": "2026-11-01T10:00:00-03:00"}
+    kept = parse_documents([{"parametros": params, "pix": [received]}], "recebidos.json")
+    assert len(kept.coverage) == 1 and kept.coverage[0].scope == "received"
+    for items in ([_sent("REALIZADO")], [_enviado()], [received, _sent("REALIZADO")]):
+        result = parse_documents([{"parametros": params, "pix": items}], "enviados.json")
+        assert result.coverage == []
+        assert any("covers no period" in w for w in result.warnings)

@@ -139,7 +139,11 @@ def read_workbook(path: Path) -> list[Sheet]:
     import python_calamine
 
     try:
-        book = python_calamine.CalamineWorkbook.from_path(str(path))
+        # from a file object, so calamine tells the format by content (from a path it goes
+        # by the extension, and a kept .xls rewritten as xlsx, or a mislabelled bank file,
+        # would not open)
+        with path.open("rb") as fh:
+            book = python_calamine.CalamineWorkbook.from_filelike(fh)
         sheets = []
         for i, meta in enumerate(book.sheets_metadata):
             visible = meta.visible == python_calamine.SheetVisibleEnum.Visible

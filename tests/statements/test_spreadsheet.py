@@ -6,6 +6,7 @@ docs/statements.md)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import zipfile
 from datetime import date, datetime
@@ -451,3 +452,20 @@ def test_csv_profile_applies_to_a_sheet(tmp_path: Path, data_dir: DataDir) -> No
     path = workbook(tmp_path / "x.xlsx", {"S": rows})
     report = import_statements([path], data_dir, csv_profile=str(profile))
     assert report.imported == 1
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_damaged_workbooks_never_crash(tmp_path: Path, data: st.DataObject) -> None:
+    """A workbook cut short or with bytes changed is read, or is one StatementError."""
+    body = bytearray(itau(tmp_path / "base.xlsx").read_bytes())
+    for _ in range(data.draw(st.integers(1, 8))):
+        at = data.draw(st.integers(0, len(body) - 1))
+        body[at] = data.draw(st.integers(0, 255))
+    body = body[: data.draw(st.integers(8, len(body)))]
+    path = tmp_path / "mutant.xlsx"
+    path.write_bytes(bytes(body))
+    with contextlib.suppress(StatementError):
+        parse_path(path, "auto")

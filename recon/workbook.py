@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,7 +94,7 @@ def kind_of(head: bytes, path: Path | None = None) -> str | None:
             with zipfile.ZipFile(path) as z:
                 if z.read("mimetype").strip() == ODS_MIME:
                     return "ods"
-        except (zipfile.BadZipFile, OSError, KeyError, ValueError):
+        except (zipfile.BadZipFile, OSError, KeyError, ValueError, zlib.error):
             return None
     return None
 
@@ -185,7 +186,7 @@ def _extents(path: Path, kind: str) -> dict[int, tuple[int, int]]:
                 return _ods_extents(z)
     except zipfile.BadZipFile as exc:
         raise _refuse(path, f"damaged or unreadable {kind} workbook ({exc})") from None
-    except (OSError, KeyError, ValueError, EOFError, RuntimeError) as exc:
+    except (OSError, KeyError, ValueError, EOFError, RuntimeError, zlib.error) as exc:
         said = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise _refuse(path, f"damaged or unreadable {kind} workbook ({said})") from None
     return {}

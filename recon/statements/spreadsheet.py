@@ -355,6 +355,11 @@ def _html_sheets(path: Path) -> list[Sheet]:
     from lxml import etree
 
     raw = path.read_bytes()
+    if b"urn:schemas-microsoft-com:office:spreadsheet" in raw[:4096]:
+        raise StatementError(
+            f"{path}: an XML Spreadsheet 2003 file, which recon does not read yet; open it in "
+            "the spreadsheet program and save it as .xlsx"
+        )
     text = csvsniff.decode_auto(raw)[0]
     parser = etree.HTMLParser(
         no_network=True, remove_comments=True, remove_pis=True, huge_tree=False

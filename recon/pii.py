@@ -47,6 +47,7 @@ __all__ = [
     "redact_file",
     "redact_json",
     "redact_text",
+    "redact_workbook",
 ]
 
 _ENV = "RECON_PII_KEY"
@@ -356,7 +357,18 @@ def redact_file(path: Path) -> None:
     """Mask every document and phone in a kept statement file, in place (atomically: a
     temporary copy renamed over it). Bytes are read as Latin-1 and written back the same way,
     so every other byte of any encoding stays as it was, and masks keep lengths, so a
-    fixed-width layout keeps its columns."""
+    fixed-width layout keeps its columns.
+
+    A workbook (xlsx, xls, ods: compressed or binary, which Latin-1 masking would corrupt)
+    is read cell by cell instead; when any cell names a document or phone it is rewritten as
+    an .xlsx workbook of its cell values, masked, under its own name (`redact_workbook`)."""
+    with path.open("rb") as fh:
+        head = fh.read(1 << 16)
+    from recon import workbook
+
+    if head.startswith((workbook.OLE2, workbook.ZIP)) and workbook.kind_of(head, path):
+        redact_workbook(path)
+        return
     text = path.read_bytes().decode("latin-1")
     redacted = redact_text(text)
     if redacted == text:
@@ -364,6 +376,96 @@ def redact_file(path: Path) -> None:
     tmp = path.with_name(f".tmp-{path.name}.redact")
     tmp.write_bytes(redacted.encode("latin-1"))
     os.replace(tmp, path)
+
+
+def _masked_cell(value: Any) -> Any:
+    """A cell's value with its documents and phones masked: text masked as in free text; a
+    whole number of 10 to 14 digits (a CPF or CNPJ stored as a number, its leading zeros
+    lost) becomes the masked document as text when its check digits say it is one."""
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    if isinstance(value, float) and not value.is_integer():
+        return value
+    digits = str(abs(int(value)))
+    if not 10 <= len(digits) <= 14:
+        return value
+    for width in (11, 14):
+        padded = digits.zfill(width)
+        if len(padded) == width and bare_document(padded) is not None:
+            return mask_document(padded)
+    return value
+
+
+def redact_workbook(path: Path) -> bool:
+    """Mask a kept workbook (see `redact_file`); True when it was rewritten. Unchanged when
+    no cell names anyone. The copy holds every sheet's values (a formula's last value, dates
+    as dates) and merged ranges, not the bank's styles, formulas or charts: it is kept for
+    the audit trail, which needs what the statement said."""
+    import xlsxwriter
+
+    from recon.workbook import read_workbook
+
+    sheets = read_workbook(path)
+    masked = [[[_masked_cell(v) for v in row] for row in s.rows] for s in sheets]
+    if all(m == s.rows for m, s in zip(masked, sheets, strict=True)):
+        return False
+    tmp = path.with_name(f".tmp-{path.name}.redact")
+    book = xlsxwriter.Workbook(
+        str(tmp),
+        {"strings_to_numbers": False, "strings_to_formulas": False, "strings_to_urls": False},
+    )
+    formats = {
+        "date": book.add_format({"num_format": "dd/mm/yyyy"}),
+        "datetime": book.add_format({"num_format": "dd/mm/yyyy hh:mm:ss"}),
+        "time": book.add_format({"num_format": "hh:mm:ss"}),
+    }
+    used: set[str] = set()
+    for number, (sheet, rows) in enumerate(zip(sheets, masked, strict=True), 1):
+        if sheet.chart:
+            continue
+        name = sheet.name if _sheet_name_ok(sheet.name, used) else f"Planilha{number}"
+        used.add(name.lower())
+        ws = book.add_worksheet(name)
+        for r, row in enumerate(rows):
+            for c, value in enumerate(row):
+                _write_cell(ws, r, c, value, formats)
+        for (r0, c0), (r1, c1) in sheet.merges:
+            if (r1, c1) != (r0, c0) and r0 < len(rows) and c0 < len(rows[r0]):
+                ws.merge_range(r0, c0, r1, c1, None)
+                _write_cell(ws, r0, c0, rows[r0][c0], formats)
+        if not sheet.visible:
+            ws.hide()
+    book.close()
+    os.replace(tmp, path)
+    return True
+
+
+_BAD_SHEET_NAME = re.compile(r"[\[\]:*?/\\]")
+
+
+def _sheet_name_ok(name: str, used: set[str]) -> bool:
+    return 0 < len(name) <= 31 and not _BAD_SHEET_NAME.search(name) and name.lower() not in used
+
+
+def _write_cell(ws: Any, r: int, c: int, value: Any, formats: dict[str, Any]) -> None:
+    from datetime import date, datetime, time, timedelta
+
+    if value is None or value == "":
+        return
+    if isinstance(value, bool):
+        ws.write_boolean(r, c, value)
+    elif isinstance(value, (int, float)):
+        ws.write_number(r, c, value)
+    elif isinstance(value, datetime):
+        ws.write_datetime(r, c, value, formats["datetime"])
+    elif isinstance(value, date):
+        ws.write_datetime(r, c, datetime(value.year, value.month, value.day), formats["date"])
+    elif isinstance(value, (time, timedelta)):
+        ws.write_datetime(r, c, value, formats["time"])
+    else:
+        ws.write_string(r, c, str(value))
 
 
 class PersonalDataFilter(logging.Filter):

@@ -14,7 +14,8 @@ What is removed, and what is kept:
   as the bank's own record of money that moved;
 - runs and reports: every occurrence of the person's names, masked document and masked
   keys in any text (reasons, exports, the HTML report) becomes ``[erased]``;
-- kept inbox files (inbox/processed, inbox/failed) that name the person are deleted.
+- kept inbox files (inbox/processed, inbox/failed) that name the person are deleted (a
+  workbook is searched cell by cell, recon.workbook: its bytes are compressed).
 
 The review app's audit trail (`audit.jsonl`) is hash-chained and never rewritten; it holds
 who decided what and their notes, never statement or intent data, so nothing is erased
@@ -36,7 +37,7 @@ import pyarrow.parquet as pq
 
 from recon import pii
 from recon.config import DataDir
-from recon.errors import UsageError
+from recon.errors import StatementError, UsageError
 from recon.extract.snapshot import PART_OPTIONS, ROW_GROUP_ROWS
 from recon.storage import writer_lock
 
@@ -194,10 +195,25 @@ def erase_document(data: DataDir | str | os.PathLike[str], document: str) -> Era
             for path in sorted(p for p in folder.rglob("*") if p.is_file()):
                 body = path.read_bytes()
                 seen = body.decode("latin-1") + body.decode("utf-8", "replace")
+                seen += _workbook_cells(path, body)
                 if any(t in seen for t in texts):
                     path.unlink()
                     result.files_deleted.append(str(path.relative_to(dd.root)))
     return result
+
+
+def _workbook_cells(path: Path, body: bytes) -> str:
+    """A kept workbook's cells as text (its bytes are compressed or binary: a name or a
+    masked document in a cell is not in them as written); "" for any other file, or a
+    workbook that cannot be read (its bytes were searched as they are)."""
+    from recon import workbook
+
+    if not body.startswith((workbook.OLE2, workbook.ZIP)) or not workbook.kind_of(body, path):
+        return ""
+    try:
+        return workbook.workbook_text(path)
+    except StatementError:
+        return ""
 
 
 def _replace_all(text: str, texts: set[str]) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 from recon.clitools import progress
 
-FORMATS = ("auto", "pix-json", "camt", "open-finance", "ofx", "cnab240", "csv")
+FORMATS = ("auto", "pix-json", "camt", "open-finance", "ofx", "cnab240", "csv", "spreadsheet")
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:

@@ -707,6 +707,16 @@ _BALANCE_LABEL = re.compile(r"(?i)^\s*(?:saldo\b|s\s+a\s+l\s+d\s+o\b)")
 _FOOTER = re.compile(r"(?i)^\s*(?:total\b|[úu]ltimos\s+lan[çc]amentos|lan[çc]amentos\s+futuros)")
 
 
+def is_footer(text: str) -> bool:
+    """Whether a row's first text ends a statement's table ("Total", "Lançamentos futuros")."""
+    return _FOOTER.match(text) is not None
+
+
+def is_balance_label(text: str) -> bool:
+    """Whether a text labels a balance row ("SALDO ANTERIOR", "S A L D O")."""
+    return _BALANCE_LABEL.match(text) is not None
+
+
 class _Row:
     """The pieces of one line, kept until its continuation rows (if any) are read."""
 
@@ -904,6 +914,8 @@ def _rows(
             if (
                 balance_label and has_money and (i_balance is None or not cells[i_balance].strip())
             ):  # BB / Caixa: the balance written in the amount column
+                if profile.daily_balance:
+                    continue  # the day's closing (BTG's "Saldo Diário"), not checked
                 stated = signed(cells, balance_row=True)
                 if sign == "inverted":
                     stated = -stated

@@ -47,6 +47,7 @@ __all__ = [
     "Sniffed",
     "declared_period",
     "decode_auto",
+    "is_header",
     "nearest_layout",
     "normalize",
     "sniff_text",
@@ -107,6 +108,7 @@ VOCABULARY: dict[str, frozenset[str]] = {
         "Data de Compra",
         "Data Operação",
         "Data Hora",
+        "Data e Hora",
         "data_hora",
         "Transaction Date",
         "Posting Date",
@@ -364,6 +366,14 @@ LAYOUTS: tuple[Layout, ...] = (
         ],
     ),
     _layout("pagbank", "PagBank", ["CODIGO DA TRANSACAO", "DATA", "TIPO", "DESCRICAO", "VALOR"]),
+    # BTG Pactual's "Extrato de conta corrente" workbook: its "Saldo Diário" rows (in the
+    # Valor column) are the day's closing with the account's yield, which it does not list
+    _layout(
+        "btg",
+        "BTG Pactual",
+        ["Data e hora", "Categoria", "Transação", "Descrição", "Valor"],
+        daily_balance=True,
+    ),
 )
 GENERIC = Layout("generic", "by the header vocabulary", frozenset())
 
@@ -461,6 +471,13 @@ def _map_header(cells: Sequence[str]) -> dict[str, list[int]]:
 def _is_header(found: dict[str, list[int]]) -> bool:
     has_amount = "amount" in found or ("credit" in found and "debit" in found)
     return "booked_at" in found and has_amount
+
+
+def is_header(cells: Sequence[str]) -> bool:
+    """Whether `cells` name a date and an amount (or credit and debit columns): a statement's
+    header line by the vocabulary (a spreadsheet's header written over two merged rows is
+    told by this once composed)."""
+    return _is_header(_map_header(cells))
 
 
 _DATE_FORMATS = (
@@ -871,7 +888,7 @@ def declared_period(preamble: Sequence[str]) -> tuple[date, date] | None:
 
 
 _ACCOUNT = re.compile(
-    r"(?i)\b(?:conta|ag[êe]ncia/conta|ag/conta|account)\s*[:;]?\s*([0-9][0-9 ./-]*[0-9Xx])"
+    r"(?i)\b(?:conta|ag[êe]ncia/conta|ag/conta|account)(?:\s*[:;])*\s*([0-9][0-9 ./-]*[0-9Xx])"
 )
 
 

@@ -132,7 +132,16 @@ def _expand(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, bool]]:
 
 def parse_path(path: Path, fmt: str, *, csv_profile: Any = None) -> tuple[str, ParseResult]:
     """Parse one file with the given (or sniffed) format; returns (format, result)."""
-    from recon.statements import camt, cnab240, csvfile, ofx, openfinance, pixjson, sniff
+    from recon.statements import (
+        camt,
+        cnab240,
+        csvfile,
+        ofx,
+        openfinance,
+        pixjson,
+        sniff,
+        spreadsheet,
+    )
 
     if fmt == "auto":
         fmt = sniff.sniff_format(path, csv_profile=csv_profile)
@@ -148,6 +157,8 @@ def parse_path(path: Path, fmt: str, *, csv_profile: Any = None) -> tuple[str, P
         return fmt, cnab240.parse_file(path)
     if fmt == "csv":
         return fmt, csvfile.parse_file(path, csvfile.resolve_profile(csv_profile, path))
+    if fmt == "spreadsheet":
+        return fmt, spreadsheet.parse_file(path, csv_profile)
     raise UsageError(f"unknown statement format {fmt!r}; choose one of {', '.join(FORMAT_CHOICES)}")
 
 
@@ -843,7 +854,8 @@ def import_statements(
 ) -> ImportReport:
     """Read statement files (or folders of them) into `statement_lines`.
 
-    `format`: auto (sniffed from content) | pix-json | ofx | cnab240 | csv.
+    `format`: auto (sniffed from content) | pix-json | camt | open-finance | ofx | cnab240 |
+    csv | spreadsheet.
     `quarantine`: malformed lines go to `statement_quarantine` instead of stopping the import.
     `account`: the account label (default: recon.toml [statements] account, else "default");
     import every format of one account under the same label.
@@ -875,11 +887,15 @@ def import_statements(
                     raise
                 skipped.append(str(path))  # a folder's README or ground-truth file
                 continue
-        if not explicit and fmt == "csv" and csv_profile is None:
+        if not explicit and fmt in ("csv", "spreadsheet") and csv_profile is None:
             from recon.statements.csvfile import resolve_profile
+            from recon.statements.spreadsheet import sheets_read
 
             try:
-                resolve_profile(None, path)
+                if fmt == "csv":
+                    resolve_profile(None, path)
+                else:
+                    sheets_read(path)
             except StatementError:
                 skipped.append(str(path))
                 continue

@@ -172,6 +172,10 @@ def _is_statement(path: Path, csv_profile: Any) -> bool:
         fmt = sniff.sniff_format(path, csv_profile=csv_profile)
         if fmt == "csv" and csv_profile is None:
             csvfile.resolve_profile(None, path)
+        if fmt == "spreadsheet" and csv_profile is None:
+            from recon.statements.spreadsheet import sheets_read
+
+            sheets_read(path)
     except StatementError:
         return False
     return True
@@ -194,7 +198,25 @@ def render_text(reports: list[dict[str, Any]]) -> str:
             continue
         head = f"{r['file']}: {r['format']}"
         csv_info = r.get("csv")
-        if csv_info:
+        if csv_info and r["format"] == "spreadsheet":
+            sheet = csv_info.get("sheet")
+            sheets = (
+                f"sheet {sheet!r}"
+                if isinstance(sheet, str)
+                else "sheets " + ", ".join(repr(s) for s in sheet or [])
+            )
+            head += (
+                f" ({csv_info.get('workbook')}), {sheets}, layout {csv_info.get('layout')} "
+                f"[{csv_info.get('profile')}], decimal {csv_info.get('decimal_mark')!r}, dates "
+                f"{csv_info.get('date_format')}, "
+                + (
+                    f"header on row {csv_info.get('header_line')}"
+                    if csv_info.get("header_line")
+                    else "no header row"
+                )
+                + (", card statement" if csv_info.get("card") else "")
+            )
+        elif csv_info:
             head += (
                 f", layout {csv_info.get('layout')} [{csv_info.get('profile')}], encoding "
                 f"{csv_info.get('encoding')}, delimiter {csv_info.get('delimiter')!r}, decimal "

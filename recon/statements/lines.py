@@ -29,10 +29,19 @@ from recon.config import DEFAULT_BUSINESS_TZ
 from recon.errors import StatementError
 
 KINDS = ("pix_in", "pix_out", "pix_refund_in", "pix_refund_out", "fee", "other")
-FORMATS = ("pix-json", "camt", "open-finance", "ofx", "cnab240", "csv")
+FORMATS = ("pix-json", "camt", "open-finance", "ofx", "cnab240", "csv", "spreadsheet")
 # Which format's value wins when one line is read from several (the catalog view's order,
 # recon/sql/catalog/20_statement_lines.sql): the formats that carry the most exact fields first.
-FORMAT_RANK = {"pix-json": 1, "camt": 2, "open-finance": 3, "cnab240": 4, "ofx": 5, "csv": 6}
+# A spreadsheet ranks last, as the view's ELSE does: it holds what the bank's CSV holds.
+FORMAT_RANK = {
+    "pix-json": 1,
+    "camt": 2,
+    "open-finance": 3,
+    "cnab240": 4,
+    "ofx": 5,
+    "csv": 6,
+    "spreadsheet": 7,
+}
 
 # What an id column may hold once parsed: BACEN's ids are 32 ASCII alphanumerics, but PSPs
 # document shorter ones (Efí's examples have 26), so the check is on charset and length only.

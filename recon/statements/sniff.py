@@ -9,6 +9,7 @@ from typing import Any
 
 from recon.errors import StatementError
 from recon.statements.lines import json_shape
+from recon.workbook import OLE2, ZIP
 
 _HEAD = 1 << 16
 
@@ -62,9 +63,17 @@ def _sniff_json(text: bytes) -> tuple[str | None, str]:
     return None, f"a document whose first 64 KiB name {named}"
 
 
-def sniff_bytes(head: bytes, name: str = "") -> str | None:
+def sniff_bytes(head: bytes, name: str = "", path: Path | None = None) -> str | None:
     """The format of a file starting with `head`: pix-json | camt | open-finance | ofx |
-    cnab240 | csv, or None."""
+    cnab240 | csv | spreadsheet, or None (`path`, when given, lets a zip's directory be read).
+
+    A spreadsheet by its magic bytes (a zip of OOXML or OpenDocument members, an OLE2 file
+    holding a workbook), or HTML holding a table (an ".xls" that is a web page); an ".xls"
+    that is text is a CSV like any other. Never by the file's name."""
+    from recon.statements.spreadsheet import is_spreadsheet
+
+    if head.startswith((OLE2, ZIP)):
+        return "spreadsheet" if is_spreadsheet(head, path) else None
     text = head.lstrip(b"\xef\xbb\xbf").lstrip()
     if not text:
         return None
@@ -73,6 +82,8 @@ def sniff_bytes(head: bytes, name: str = "") -> str | None:
         return "ofx"
     if text[:1] == b"<" and b"urn:iso:std:iso:20022:tech:xsd:camt.05" in text:
         return "camt"
+    if is_spreadsheet(head):
+        return "spreadsheet"
     if text[:1] in (b"{", b"["):
         return _sniff_json(text)[0]
     from recon.statements import cnab240
@@ -95,7 +106,7 @@ def sniff_format(path: Path, *, csv_profile: Any = None) -> str:
     """The format of the file at `path`; a clear StatementError when it cannot be told."""
     with path.open("rb") as fh:
         head = fh.read(_HEAD)
-    found = sniff_bytes(head, path.name)
+    found = sniff_bytes(head, path.name, path)
     if found is None and csv_profile is not None:
         return "csv"
     if found is None:
@@ -108,7 +119,7 @@ def sniff_format(path: Path, *, csv_profile: Any = None) -> str:
                 "--format open-finance reads it as one of them and names what is missing"
             )
         raise StatementError(
-            f"{path}: unknown statement format (not API Pix JSON, camt, Open Finance, OFX, CNAB 240 or a known "
-            "CSV); pass --format, or --csv-profile for another CSV shape"
+            f"{path}: unknown statement format (not API Pix JSON, camt, Open Finance, OFX, CNAB 240, a known "
+            "CSV or a spreadsheet); pass --format, or --csv-profile for another CSV shape"
         )
     return found

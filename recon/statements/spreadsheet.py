@@ -531,4 +531,6 @@ def _merge(out: ParseResult, more: ParseResult) -> None:
     out.checks.extend(more.checks)
     out.warnings.extend(more.warnings)
     if more.coverage is not None:
-        out.coverage = (out.coverage or []) + more.coverage
+        # the CSV reader's label, said of the workbook it came from
+        said = [c._replace(basis=c.basis.replace("csv ", "spreadsheet ")) for c in more.coverage]
+        out.coverage = (out.coverage or []) + said

@@ -112,6 +112,7 @@ def test_xlsx_statement_reads_like_its_csv(tmp_path: Path, data_dir: DataDir) ->
     assert parsed.info["layout"] == "Itaú" and parsed.info["sheet"] == "Lançamentos"
     assert parsed.info["declared_account"] == "10574-8"
     assert parsed.info["period"] == (date(2026, 11, 1), date(2026, 11, 5))
+    assert [c.basis for c in parsed.coverage or []] == ["spreadsheet preamble period"]
     assert any("ends the table" in w for w in parsed.warnings)
     assert any("section titles" in w and "row 10" in w for w in parsed.warnings)
     report = import_statements([path], data_dir)

@@ -55,6 +55,20 @@ class S3:
         else:
             flag.unlink(missing_ok=True)
 
+    def fail_requests(self, *rules: str) -> None:
+        """Refuse every request matching one of `rules` (``"DELETE /snapshots/"``: a method
+        and a regular expression over the path); no rules: refuse nothing again."""
+        flag = self.faults / "fail-requests"
+        if rules:
+            flag.write_text("\n".join(rules) + "\n")
+        else:
+            flag.unlink(missing_ok=True)
+
+    def refused(self) -> list[str]:
+        """The paths the fault switches refused so far (every test of the worker)."""
+        log = self.faults / "refused.log"
+        return log.read_text().splitlines() if log.is_file() else []
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -118,8 +132,10 @@ def s3(
     server = S3(endpoint, f"recon-{uuid.uuid4().hex[:12]}", faults)
     server.client().create_bucket(Bucket=server.bucket)
     server.fail_commits(False)
+    server.fail_requests()
     yield server
     server.fail_commits(False)
+    server.fail_requests()
 
 
 def run_threads(*targets: Callable[[], object]) -> list[BaseException]:

@@ -8,6 +8,10 @@ Fault switch: while the file ``FAULTS_DIR/fail-commits`` exists, every PUT of a 
 entry (``…/_delta_log/<20 digits>.json``) is refused with 403 after the writer has uploaded its
 data files: a writer that dies between its data and its commit, at the storage itself. When
 the file holds text, only the commits of tables whose path contains it are refused.
+
+While the file ``FAULTS_DIR/fail-requests`` exists, every request whose method and path match
+one of its lines (``METHOD REGEX``, e.g. ``DELETE /snapshots/``) is refused with 403: a store
+that fails any step (an upload, a rewrite of an existing object, a delete) part-way through.
 """
 
 from __future__ import annotations
@@ -31,6 +35,26 @@ _DENIED = (
 )
 
 
+def _matches(switch: Path, method: str, path: str) -> bool:
+    """Whether a line ``METHOD REGEX`` of the switch file matches the request."""
+    try:
+        rules = switch.read_text().splitlines()
+    except OSError:
+        return False
+    for rule in rules:
+        verb, _, pattern = rule.strip().partition(" ")
+        if verb == method and re.search(pattern.strip(), path):
+            return True
+    return False
+
+
+def _refuse(faults: Path, path: str, start_response: Any) -> list[bytes]:
+    with (faults / "refused.log").open("a") as log:
+        log.write(path + "\n")
+    start_response("403 Forbidden", [("Content-Type", "application/xml")])
+    return [_DENIED]
+
+
 def main() -> None:
     port, faults = int(sys.argv[1]), Path(sys.argv[2])
     moto = DomainDispatcherApplication(create_backend_app)
@@ -44,9 +68,9 @@ def main() -> None:
             and switch.exists()
             and switch.read_text().strip() in path
         ):
-            (faults / "refused.log").open("a").write(path + "\n")
-            start_response("403 Forbidden", [("Content-Type", "application/xml")])
-            return [_DENIED]
+            return _refuse(faults, path, start_response)
+        if _matches(faults / "fail-requests", environ.get("REQUEST_METHOD", ""), path):
+            return _refuse(faults, path, start_response)
         return moto(environ, start_response)
 
     server = make_server("127.0.0.1", port, app, threaded=True, request_handler=MotoRequestHandler)

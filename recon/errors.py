@@ -57,6 +57,7 @@ __all__ = [
     "ApiConnectionError",
     "ApiError",
     "ApiStatusError",
+    "CommitConflict",
     "ConfigError",
     "Conflict",
     "FilterError",
@@ -121,6 +122,11 @@ class LockedError(UsageError):
 class LakeError(UsageError):
     """A remote data directory (object storage) cannot be used as asked: a bad URI, no
     credentials, an endpoint or bucket out of reach, a commit the storage refused."""
+
+
+class CommitConflict(LakeError):
+    """Another writer's commit removed a file a Delta commit read or removes: nothing of
+    the commit landed; the table is to be read again and the work redone (recon.lake)."""
 
 
 class SnapshotError(UsageError):

@@ -22,6 +22,10 @@ This module holds only the primitives (no recon table knows about another):
   partition), `dataset` (a pyarrow dataset over an explicit committed file list, read with
   pyarrow's own S3 client: DuckDB scans it as an Arrow object, no DuckDB extension and no
   jar is ever needed).
+- `Table.replace_files` (some committed files replaced by new rows as one commit: remove +
+  add, what `recon erase` rewrites) and `Table.purge_removed` (the files such commits
+  removed deleted for good and their column statistics dropped from the log: a VACUUM of
+  those files alone, see its doc).
 
 S3 credentials and endpoint come from the usual variables (AWS_ACCESS_KEY_ID,
 AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL, AWS_ALLOW_HTTP for a
@@ -35,19 +39,25 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
 
 import pyarrow as pa
 import pyarrow.dataset as ds
 
-from recon.errors import LakeError
+from recon.errors import CommitConflict, LakeError
 
 __all__ = [
     "SCHEMES",
+    "CommitConflict",
+    "DataFile",
     "LakeError",
     "Location",
+    "Purged",
     "Table",
     "check",
     "is_uri",
@@ -72,6 +82,28 @@ _BUCKET = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{1,254}$")
 MERGE_ATTEMPTS = 8
 # commit metadata key under which recon keeps what a commit published (a snapshot manifest)
 METADATA_KEY = "recon"
+# log objects read at once when a purge reads a table's whole log
+_LOG_READERS = 16
+_COMMIT_ENTRY = re.compile(r"(?:^|/)\d{20}\.json$")
+_CHECKPOINT = re.compile(r"(?:^|/)(\d{20})\.checkpoint\.parquet$")
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """A committed data file of a table."""
+
+    path: str  # as the log names it, relative to the table: its object's key below the table
+    uri: str
+    partition: Mapping[str, Any]
+    size: int
+
+
+@dataclass
+class Purged:
+    """What `Table.purge_removed` did."""
+
+    deleted: list[str] = field(default_factory=list)  # URIs of the data files deleted
+    log_entries: int = 0  # log objects rewritten (commit entries, checkpoints, checksums)
 
 
 @dataclass(frozen=True)
@@ -258,8 +290,11 @@ def check(loc: Location) -> None:
         _checked.add(loc.uri)
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def _first_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
+    text = " ".join(_ANSI.sub("", str(exc)).split())
     return text[:300] or type(exc).__name__
 
 
@@ -458,6 +493,10 @@ class Table:
 
     def files(self, table: Any = None) -> list[tuple[str, dict[str, str | None], int]]:
         """The committed data files: (uri, partition values, size in bytes)."""
+        return sorted((f.uri, dict(f.partition), f.size) for f in self.data_files(table))
+
+    def data_files(self, table: Any = None) -> list[DataFile]:
+        """The committed data files (of `table`, a loaded version, else the latest)."""
         table = table if table is not None else self.load()
         if table is None:
             return []
@@ -469,13 +508,234 @@ class Table:
                 for k, v in action.items()
                 if k.startswith("partition.")
             }
-            out.append((self._file_uri(action["path"]), parts, int(action.get("size_bytes") or 0)))
-        return sorted(out)
+            path = str(action["path"])
+            out.append(
+                DataFile(
+                    path if is_uri(path) else unquote(path),
+                    self._file_uri(path),
+                    parts,
+                    int(action.get("size_bytes") or 0),
+                )
+            )
+        return sorted(out, key=lambda f: f.uri)
 
     def _file_uri(self, path: str) -> str:
-        from urllib.parse import unquote
-
         return path if is_uri(path) else f"{self.uri}/{unquote(path)}"
+
+    def files_where(
+        self, files: Sequence[DataFile], schema: pa.Schema, where: ds.Expression
+    ) -> set[str]:
+        """The paths of those of `files` that hold a row `where` selects (one scan of their
+        columns `where` reads, filtered with pushdown)."""
+        if not files:
+            return set()
+        paths = {_fs_path(f.uri): f.path for f in files}
+        try:
+            found = self.dataset([f.uri for f in files], schema).to_table(
+                columns=["__filename"], filter=where
+            )
+        except OSError as exc:
+            raise LakeError(f"{self.uri}: cannot read the table: {_first_line(exc)}") from None
+        return {paths[name] for name in found.column("__filename").unique().to_pylist()}
+
+    def read_file(self, file: DataFile) -> pa.Table:
+        """One committed file's rows, with the file's own schema (deltalake writes texts as
+        Arrow string views: read as plain strings and binaries, as recon's schemas type
+        them)."""
+        import pyarrow.parquet as pq
+
+        fs = arrow_filesystem(self.loc)
+        try:
+            with fs.open_input_file(_fs_path(file.uri)) as handle:
+                rows = pq.ParquetFile(handle).read()
+        except OSError as exc:
+            raise LakeError(f"{file.uri}: cannot read: {_first_line(exc)}") from None
+        plain = pa.schema([f.with_type(_without_views(f.type)) for f in rows.schema])
+        return rows if plain.equals(rows.schema) else rows.cast(plain)
+
+    def replace_files(
+        self,
+        table: Any,
+        replacements: Sequence[tuple[DataFile, pa.Table]],
+        *,
+        metadata: Mapping[str, Any] | None = None,
+        write_options: Mapping[str, Any] | None = None,
+    ) -> list[DataFile]:
+        """Replace committed files of `table` (the version they were read from) by new rows,
+        as one commit: each new file is uploaded beside the one it replaces (same partition),
+        then one commit removes the old files and adds the new ones. Returns the new files.
+
+        A reader sees the old files or the new ones, never both and never neither. Another
+        writer's commit in between moves ours to the next version (appends, MERGEs that
+        removed nothing of ours), unless it removed one of the files we replace: then
+        nothing is committed and CommitConflict says to read the table again. The files
+        uploaded for a commit that failed are deleted again (they hold the other rows of
+        the files they were to replace), unless the table's latest version lists them: a
+        commit whose answer was lost may have landed all the same.
+        """
+        import pyarrow.parquet as pq
+        from deltalake.transaction import (
+            AddAction,
+            CommitProperties,
+            PostCommitHookProperties,
+            RemoveAction,
+        )
+
+        fs = arrow_filesystem(self.loc)
+        now = int(time.time() * 1000)
+        actions: list[Any] = []
+        written: list[DataFile] = []
+        options = dict(write_options or {"compression": "zstd"})
+        try:
+            for old, rows in replacements:
+                folder = "" if is_uri(old.path) else old.path.rpartition("/")[0]
+                name = f"part-00000-{uuid.uuid4()}-c000.{options.get('compression', 'none')}"
+                path = f"{folder}/{name}.parquet" if folder else f"{name}.parquet"
+                key = self.loc.key(self.name, path)
+                with fs.open_output_stream(key) as stream:  # no folder marker objects
+                    pq.write_table(rows, stream, **options)
+                size = int(fs.get_file_info(key).size or 0)
+                parts = {k: None if v is None else str(v) for k, v in old.partition.items()}
+                written.append(DataFile(path, f"{self.uri}/{path}", parts, size))
+                actions.append(RemoveAction(old.path, True, now, old.size, parts))
+                actions.append(AddAction(path, size, parts, now, True, _file_stats(rows)))
+        except OSError as exc:
+            self._forget_uploads(fs, written)
+            raise LakeError(f"{self.uri}: cannot upload a file: {_first_line(exc)}") from None
+        props = CommitProperties(
+            custom_metadata={METADATA_KEY: json.dumps(dict(metadata or {}), sort_keys=True)},
+            max_commit_retries=100,
+        )
+        try:
+            table.create_write_transaction(
+                actions,
+                "append",
+                table.schema(),
+                partition_by=list(table.metadata().partition_columns) or None,
+                commit_properties=props,
+                post_commithook_properties=PostCommitHookProperties(cleanup_expired_logs=False),
+            )
+        except Exception as exc:
+            if self._forget_uploads(fs, written):
+                return written  # the commit landed, its answer did not
+            if _is_conflict(exc):
+                raise CommitConflict(
+                    f"{self.uri}: another writer changed these files meanwhile"
+                ) from None
+            if isinstance(exc, OSError):
+                raise LakeError(f"{self.uri}: the commit failed: {_first_line(exc)}") from None
+            raise
+        return written
+
+    def _forget_uploads(self, fs: Any, written: Sequence[DataFile]) -> bool:
+        """After a failed commit: True when the latest version lists the files uploaded for
+        it (it landed after all); else delete them, as far as the store lets us."""
+        if not written:
+            return False
+        try:
+            latest = self.load()
+            live = {f.path for f in self.data_files(latest)} if latest is not None else set()
+            if any(f.path in live for f in written):
+                return True
+            for f in written:
+                _delete_object(self.loc, fs, self.loc.key(self.name, f.path))
+        except (OSError, LakeError):
+            pass  # left uncommitted: no reader lists them
+        return False
+
+    def purge_removed(
+        self, marker: str, holding: Callable[[list[DataFile]], set[str]] | None = None
+    ) -> Purged:
+        """Delete for good the data files that commits carrying `marker` in their recon
+        metadata removed (and those any other commit removed that `holding` says hold what
+        is being erased), and drop their column statistics from every log entry that names
+        them: what a VACUUM with no retention does, for those files alone.
+
+        A VACUUM would delete every file no version references any more (another writer's
+        upload not committed yet, whose commit would then name a missing file) and every
+        file any commit removed (what time travel reads). Here only those files go. Their
+        `add` entries in older commits and checkpoints keep the rows' min/max values
+        (stats), so those are dropped too: the entry is rewritten in place, everything else
+        in it kept byte for byte (numRecords and nullCount stay, the version still opens;
+        reading its rows then fails on the deleted file, as after a VACUUM).
+
+        `holding(files)` is given the files other commits removed that are still there
+        (at most once each) and returns the paths of those to purge too.
+
+        Idempotent, and a purge cut short is finished by the next one: it always works
+        from every marked commit in the log. Two purges at once (two machines) may rewrite
+        the same log object; each pass ends by looking for commits it did not know, and
+        passes again while there are some, so the last write knows every one.
+        """
+        fs = arrow_filesystem(self.loc)
+        log = self.loc.key(self.name, "_delta_log")
+        done = Purged()
+        known: set[str] = set()
+        checked: set[str] = set()
+        try:
+            listed = _list_files(fs, log)
+            entries = _read_objects(fs, [k for k in listed if _COMMIT_ENTRY.search(k)])
+            for _attempt in range(MERGE_ATTEMPTS):
+                marked: set[str] = set()
+                others: dict[str, dict[str, Any]] = {}
+                for body in entries.values():
+                    found, removes = _removes(body, marker)
+                    marked |= found
+                    others.update(removes)
+                known |= marked
+                fresh = {p: a for p, a in others.items() if p not in known | checked}
+                if holding is not None and fresh:
+                    there = self._existing(fs, fresh)
+                    known |= holding(there)
+                    checked |= set(fresh)
+                if known:
+                    done.deleted += self._delete(fs, known)
+                    names = known | {unquote(p) for p in known}
+                    done.log_entries += _strip_log(fs, log, listed, entries, names)
+                again = _list_files(fs, log)
+                newer = [k for k in again if _COMMIT_ENTRY.search(k) and k not in listed]
+                if not newer:
+                    return done
+                # commits landed meanwhile: read the whole log again (another purge may
+                # have rewritten an entry we wrote without knowing ours)
+                listed = again
+                entries = _read_objects(fs, [k for k in listed if _COMMIT_ENTRY.search(k)])
+        except OSError as exc:
+            raise LakeError(f"{self.uri}: the vacuum failed: {_first_line(exc)}") from None
+        raise LakeError(f"{self.uri}: other writers kept committing during the vacuum")
+
+    def _object_keys(self, path: str) -> list[str]:
+        """Where a path the log names may be stored: as written, or percent-decoded once
+        (deltalake names its own files one way and the files it is handed the other)."""
+        if is_uri(path):
+            return [_fs_path(path)]
+        return sorted({self.loc.key(self.name, path), self.loc.key(self.name, unquote(path))})
+
+    def _existing(self, fs: Any, removes: Mapping[str, Mapping[str, Any]]) -> list[DataFile]:
+        """The removed files (path -> their remove action) still stored."""
+        import pyarrow.fs as pafs
+
+        where = {key: path for path in removes for key in self._object_keys(path)}
+        out = []
+        for info in fs.get_file_info(sorted(where)):
+            if info.type == pafs.FileType.File:
+                path = where[info.path]
+                action = removes[path]
+                parts = action.get("partitionValues") or {}
+                uri = f"{self.loc.scheme}://{info.path}"
+                out.append(DataFile(path, uri, parts, int(action.get("size") or info.size or 0)))
+        return out
+
+    def _delete(self, fs: Any, paths: Iterable[str]) -> list[str]:
+        """Delete the stored files of `paths` (those still there); their URIs."""
+        import pyarrow.fs as pafs
+
+        keys = sorted({key for path in paths for key in self._object_keys(path)})
+        deleted = []
+        for info in fs.get_file_info(keys):
+            if info.type == pafs.FileType.File and _delete_object(self.loc, fs, info.path):
+                deleted.append(f"{self.loc.scheme}://{info.path}")
+        return deleted
 
     def dataset(self, uris: Iterable[str], schema: pa.Schema) -> ds.Dataset:
         """A pyarrow dataset over committed files (their URIs), read with `schema`: what
@@ -495,6 +755,289 @@ def files_dataset(loc: Location, uris: Iterable[str], schema: pa.Schema) -> ds.D
 def _fs_path(uri: str) -> str:
     match = _URI.match(uri)
     return match.group(2) if match else uri
+
+
+def _without_views(kind: pa.DataType) -> pa.DataType:
+    if pa.types.is_string_view(kind):
+        return pa.string()
+    if pa.types.is_binary_view(kind):
+        return pa.binary()
+    return kind
+
+
+def _file_stats(rows: pa.Table) -> str:
+    """A new file's Delta statistics: its row count and null counts. No min/max: they are
+    optional (a reader that finds none reads the file), and they would copy values out of
+    the file into the log, where an erase would have to find them again."""
+    nulls = {
+        f.name: rows.column(i).null_count
+        for i, f in enumerate(rows.schema)
+        if not pa.types.is_nested(f.type)
+    }
+    return json.dumps({"numRecords": rows.num_rows, "nullCount": nulls}, separators=(",", ":"))
+
+
+def _list_files(fs: Any, folder: str) -> list[str]:
+    import pyarrow.fs as pafs
+
+    selector = pafs.FileSelector(folder, recursive=True, allow_not_found=True)
+    return sorted(i.path for i in fs.get_file_info(selector) if i.type == pafs.FileType.File)
+
+
+def _read_objects(fs: Any, keys: Sequence[str]) -> dict[str, bytes]:
+    """Log objects' bytes, read in parallel. A JSON one that does not parse is read again
+    a few times: an object being replaced by another purge can read torn on a store that
+    does not replace objects atomically (S3 does; the tests' moto server not always)."""
+
+    def read(key: str) -> bytes:
+        for attempt in range(_TORN_READS):
+            with fs.open_input_stream(key) as stream:
+                body = bytes(stream.read())
+            if not key.endswith((".json", ".crc")) or _parses(body):
+                return body
+            time.sleep(0.05 * (attempt + 1))
+        raise LakeError(f"{key}: not a readable log entry")
+
+    if not keys:
+        return {}
+    with ThreadPoolExecutor(min(_LOG_READERS, len(keys))) as pool:
+        return dict(zip(keys, pool.map(read, keys), strict=True))
+
+
+_TORN_READS = 5
+
+
+def _parses(body: bytes) -> bool:
+    try:
+        for line in body.splitlines():
+            if line.strip():
+                json.loads(line)
+    except ValueError:  # UnicodeDecodeError too
+        return False
+    return True
+
+
+def _read_checkpoint(fs: Any, key: str) -> pa.Table:
+    """A checkpoint's rows (read again when torn, as `_read_objects` does)."""
+    import pyarrow.parquet as pq
+
+    for attempt in range(_TORN_READS):
+        try:
+            with fs.open_input_file(key) as handle:
+                return pq.ParquetFile(handle).read()
+        except pa.ArrowInvalid:
+            time.sleep(0.05 * (attempt + 1))
+    raise LakeError(f"{key}: not a readable checkpoint")
+
+
+def _delete_object(loc: Location, fs: Any, key: str) -> bool:
+    """Delete an object; False when it is gone already (another purge deleted it).
+
+    On S3 through s3fs (one DeleteObject): pyarrow's delete_file then writes an empty
+    "folder" object in its place when it thinks the folder would vanish."""
+    try:
+        if loc.store == "s3":
+            _s3fs(loc).rm_file(key)
+        else:
+            fs.delete_file(key)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _s3fs(loc: Location) -> Any:
+    """An s3fs file system for the location (the `lake` extra's), from `storage_options`."""
+    import s3fs
+
+    options = storage_options(loc)
+    client = {"region_name": options.get("AWS_REGION")}
+    if options.get("AWS_ENDPOINT_URL"):
+        client["endpoint_url"] = options["AWS_ENDPOINT_URL"]
+    return s3fs.S3FileSystem(
+        key=options.get("AWS_ACCESS_KEY_ID"),
+        secret=options.get("AWS_SECRET_ACCESS_KEY"),
+        token=options.get("AWS_SESSION_TOKEN"),
+        profile=options.get("AWS_PROFILE"),
+        client_kwargs=client,
+    )
+
+
+def _write_object(fs: Any, key: str, body: bytes) -> None:
+    with fs.open_output_stream(key) as stream:
+        stream.write(body)
+
+
+def _removes(entry: bytes, marker: str) -> tuple[set[str], dict[str, dict[str, Any]]]:
+    """The paths a commit entry removes: all of them when its recon metadata carries
+    `marker`, else none, and the remove actions (path -> action) of an unmarked one."""
+    actions = [json.loads(line) for line in entry.splitlines() if line.strip()]
+    info = next((a["commitInfo"] for a in actions if "commitInfo" in a), None)
+    raw = info.get(METADATA_KEY) if isinstance(info, dict) else None
+    try:
+        meta = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        meta = None
+    removes = {
+        str(a["remove"]["path"]): a["remove"] for a in actions if isinstance(a.get("remove"), dict)
+    }
+    if isinstance(meta, dict) and marker in meta:
+        return set(removes), {}
+    return set(), removes
+
+
+def _names_one_of(path: Any, names: set[str]) -> bool:
+    return isinstance(path, str) and (path in names or unquote(path) in names)
+
+
+def _without_bounds(stats: str) -> str:
+    """A file's statistics without its values (minValues, maxValues)."""
+    try:
+        parsed = json.loads(stats)
+    except ValueError:
+        return stats
+    if not isinstance(parsed, dict) or not ({"minValues", "maxValues"} & parsed.keys()):
+        return stats
+    parsed.pop("minValues", None)
+    parsed.pop("maxValues", None)
+    return json.dumps(parsed, separators=(",", ":"))
+
+
+def _strip_action(action: Any, names: set[str]) -> bool:
+    """Drop the values from the stats of an add or remove naming one of `names`."""
+    changed = False
+    for kind in ("add", "remove"):
+        body = action.get(kind) if isinstance(action, dict) else None
+        if isinstance(body, dict) and _names_one_of(body.get("path"), names):
+            stats = body.get("stats")
+            if isinstance(stats, str) and (new := _without_bounds(stats)) != stats:
+                body["stats"] = new
+                changed = True
+            if body.get("stats_parsed") is not None:
+                body["stats_parsed"] = None
+                changed = True
+    return changed
+
+
+def _strip_entry(body: bytes, names: set[str]) -> bytes | None:
+    """A commit entry (JSON lines) with the values of `names`' stats dropped; None when
+    nothing changes. Lines that change nothing stay byte for byte."""
+    out, changed = [], False
+    for line in body.split(b"\n"):
+        if line.strip() and any(n.encode() in line for n in names):
+            action = json.loads(line)
+            if _strip_action(action, names):
+                line = json.dumps(action, separators=(",", ":"), ensure_ascii=False).encode()
+                changed = True
+        out.append(line)
+    return b"\n".join(out) if changed else None
+
+
+def _strip_checksum(body: bytes, names: set[str]) -> bytes | None:
+    """A version checksum (``.crc``) whose `allFiles` lists files' stats."""
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        return None
+    files = parsed.get("allFiles") if isinstance(parsed, dict) else None
+    if not isinstance(files, list):
+        return None
+    changed = False
+    for add in files:
+        changed |= _strip_action({"add": add}, names)
+    return json.dumps(parsed, separators=(",", ":")).encode() if changed else None
+
+
+def _strip_checkpoint(table: pa.Table, names: set[str]) -> pa.Table | None:
+    """A checkpoint (or sidecar) with the values of `names`' stats dropped, or None."""
+    import pyarrow.compute as pc
+
+    changed = False
+    for column in ("add", "remove"):
+        index = table.schema.get_field_index(column)
+        if index < 0:
+            continue
+        actions = table.column(index).combine_chunks()
+        kind = actions.type
+        children = {kind.field(i).name: i for i in range(kind.num_fields)}
+        if "path" not in children or "stats" not in children:
+            continue
+        valid = actions.is_valid().to_pylist()
+        paths = actions.field("path").to_pylist()
+        stats = actions.field("stats").to_pylist()
+        hit = [
+            ok and _names_one_of(p, names) and (s is not None or "stats_parsed" in children)
+            for ok, p, s in zip(valid, paths, stats, strict=True)
+        ]
+        new_stats = [
+            _without_bounds(s) if h and isinstance(s, str) else s
+            for h, s in zip(hit, stats, strict=True)
+        ]
+        if new_stats == stats and not ("stats_parsed" in children and any(hit)):
+            continue
+        arrays = []
+        for i in range(kind.num_fields):
+            name = kind.field(i).name
+            child = actions.field(i)
+            if name == "stats":
+                child = pa.array(new_stats, kind.field(i).type)
+            elif name == "stats_parsed":
+                child = pc.if_else(pa.array(hit), pa.nulls(len(child), child.type), child)
+            arrays.append(child)
+        rebuilt = pa.StructArray.from_arrays(arrays, fields=list(kind), mask=actions.is_null())
+        table = table.set_column(index, table.schema.field(index), rebuilt)
+        changed = True
+    return table if changed else None
+
+
+def _strip_log(
+    fs: Any, log: str, listed: Sequence[str], entries: Mapping[str, bytes], names: set[str]
+) -> int:
+    """Drop the values of `names`' stats from every log object; returns those rewritten."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    rewritten = 0
+    texts = {k: v for k, v in entries.items()}
+    others = [k for k in listed if k not in texts and k.endswith((".json", ".crc"))]
+    texts.update(_read_objects(fs, others))
+    for key in sorted(texts):
+        body = texts[key]
+        new = _strip_checksum(body, names) if key.endswith(".crc") else _strip_entry(body, names)
+        if new is not None:
+            _write_object(fs, key, new)
+            rewritten += 1
+    sizes: dict[int, int] = {}
+    for key in (k for k in listed if k.endswith(".parquet")):
+        table = _read_checkpoint(fs, key)
+        stripped = _strip_checkpoint(table, names)
+        if stripped is None:
+            continue
+        sink = io.BytesIO()
+        pq.write_table(stripped, sink)
+        _write_object(fs, key, sink.getvalue())
+        rewritten += 1
+        single = _CHECKPOINT.search(key)
+        if single:
+            sizes[int(single.group(1))] = len(sink.getvalue())
+    if sizes:
+        _resize_last_checkpoint(fs, f"{log}/_last_checkpoint", sizes)
+    return rewritten
+
+
+def _resize_last_checkpoint(fs: Any, key: str, sizes: Mapping[int, int]) -> None:
+    """`_last_checkpoint` names its checkpoint's size: keep it true after a rewrite."""
+    try:
+        with fs.open_input_stream(key) as stream:
+            hint = json.loads(stream.read())
+    except (FileNotFoundError, ValueError):
+        return
+    if not isinstance(hint, dict) or hint.get("version") not in sizes:
+        return
+    if "sizeInBytes" in hint:
+        hint["sizeInBytes"] = sizes[hint["version"]]
+    hint.pop("checksum", None)  # of the old content
+    _write_object(fs, key, json.dumps(hint, separators=(",", ":")).encode() + b"\n")
 
 
 def read_bytes(loc: Location, uri: str) -> bytes:

@@ -137,3 +137,84 @@ def test_check_names_what_is_wrong_in_one_line(s3: S3, monkeypatch: pytest.Monke
     monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
     with pytest.raises(lake.LakeError, match="AWS_SECRET_ACCESS_KEY is not"):
         lake.check(lake.parse(f"s3://{s3.bucket}-nokeys/x"))
+
+
+def test_replace_files_swaps_files_in_one_commit_and_loses_no_race(s3: S3) -> None:
+    """Two files of one partition replaced by one commit (remove + add), the other
+    partition's file untouched; a replacement read before another writer removed the same
+    file commits nothing, and its upload is deleted again."""
+    table = lake.Table(lake.parse(s3.uri()), "things")
+    table.append(rows("r1", ["a", "b"]), partition_by=["run"])
+    table.append(rows("r1", ["c"]), partition_by=["run"])
+    table.append(rows("r2", ["d"]), partition_by=["run"])
+    delta = table.load()
+    files = [f for f in table.data_files(delta) if f.partition["run"] == "r1"]
+    assert len(files) == 2
+    late = table.load()  # another writer, reading the same version
+    uploads_before = set(s3.keys())
+    changed = [(f, table.read_file(f).set_column(1, "amount_cents", pa.array([1] * 2)
+                if table.read_file(f).num_rows == 2 else pa.array([1])))
+               for f in files]  # fmt: skip
+    written = table.replace_files(delta, changed, metadata={"erase": {"files": 2}})
+    assert [f.partition for f in written] == [{"run": "r1"}, {"run": "r1"}]
+    got = {(r["key"], r["amount_cents"]) for r in read(table).to_pylist()}
+    assert got == {("a", 1), ("b", 1), ("c", 1), ("d", 100)}
+    assert sorted(f.partition["run"] for f in table.data_files()) == ["r1", "r1", "r2"]
+    assert table.commits()[-1]["recon"] == {"erase": {"files": 2}}
+    assert len(set(s3.keys()) - uploads_before) == 3  # two files and one commit entry
+    with pytest.raises(lake.CommitConflict):
+        table.replace_files(late, [(files[0], table.read_file(files[0]))])
+    assert len(set(s3.keys()) - uploads_before) == 3  # its upload deleted again
+    assert read(table).num_rows == 4
+
+
+def test_purge_removed_deletes_only_marked_commits_files_and_their_stats(s3: S3) -> None:
+    """The files a marked commit removed are deleted, their min/max values dropped from the
+    commit and the checkpoint naming them; a file an unmarked commit removed stays, unless
+    `holding` picks it; every version still opens."""
+    from deltalake import DeltaTable
+
+    table = lake.Table(lake.parse(s3.uri()), "things")
+    table.append(rows("r1", ["secret-a", "b"]), partition_by=["run"])
+    table.append(rows("r2", ["secret-c", "d"]), partition_by=["run"])
+    table.append(rows("r3", ["e"]), partition_by=["run"])
+    DeltaTable(table.uri, storage_options=table.options).create_checkpoint()
+    assert any("secret-a" in body for body in _log_texts(s3))
+    by_run = {f.partition["run"]: f for f in table.data_files()}
+    scrubbed = table.read_file(by_run["r1"]).set_column(0, "key", pa.array(["x", "b"]))
+    table.replace_files(table.load(), [(by_run["r1"], scrubbed)], metadata={"erase": {}})
+    table.replace_files(table.load(), [(by_run["r2"], table.read_file(by_run["r2"]))])
+    table.replace_files(table.load(), [(by_run["r3"], table.read_file(by_run["r3"]))])
+    keys = set(s3.keys())
+    purged = table.purge_removed(
+        "erase", holding=lambda files: {f.path for f in files if f.partition["run"] == "r2"}
+    )
+    gone = keys - set(s3.keys())
+    assert {u.removeprefix(f"s3://{s3.bucket}/") for u in purged.deleted} == gone
+    assert {k.split("/")[2] for k in gone} == {"run=r1", "run=r2"}  # r3's stays
+    assert purged.log_entries == 3  # two commit entries and the checkpoint
+    assert not any("secret" in body for body in _log_texts(s3))
+    for version in range(table.version() or 0):
+        DeltaTable(table.uri, version=version, storage_options=table.options).file_uris()
+    again = table.purge_removed("erase")
+    assert (again.deleted, again.log_entries) == ([], 0)
+    assert sorted(read(table).column("key").to_pylist()) == ["b", "d", "e", "secret-c", "x"]
+
+
+def _log_texts(s3: S3) -> list[str]:
+    """Every log object of the bucket as text (a checkpoint's values as Python reprs)."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    client, out, names = s3.client(), [], s3.keys()
+    for key in names:
+        if "/_delta_log/" not in key:
+            continue
+        body = client.get_object(Bucket=s3.bucket, Key=key)["Body"].read()
+        out.append(
+            str(pq.read_table(io.BytesIO(body)).to_pylist())
+            if key.endswith(".parquet")
+            else body.decode()
+        )
+    return out

@@ -83,6 +83,8 @@ def run_erase_command(args: argparse.Namespace) -> int:
         print_line(out, f"  rewritten: {name}")
     for name in result.files_deleted:
         print_line(out, f"  deleted: {name}")
+    for name in result.files_vacuumed:
+        print_line(out, f"  vacuumed: {name}")
     return 0
 
 
@@ -153,9 +155,11 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         parents=parents,
         help="remove a person's data (by CPF/CNPJ) from snapshots, statements, runs, reports",
         description="Empty the personal fields of every intent and statement line that names "
-        "the person, replace their names and masked documents in runs and reports, and delete "
-        "kept inbox files naming them; amounts, times and ids stay (the financial record). "
-        "Takes the data directory's writer lock. See README, Security.",
+        "the person, replace their names and masked documents in quarantined lines, runs and "
+        "reports, and delete kept inbox files naming them; amounts, times and ids stay (the "
+        "financial record). On object storage the rewrites are Delta commits and the replaced "
+        "files are then deleted (vacuum), so time travel cannot read them back. Takes the data "
+        "directory's writer lock. See README, Security.",
     )
     p.add_argument("--document", required=True, metavar="D", help="CPF or CNPJ, bare or formatted")
     p.set_defaults(func=run_erase_command)

@@ -24,6 +24,41 @@ only copy those texts (quarantine, runs, reports, inbox) are cleaned, and the sn
 statement lines last. A second erase finds the texts again as long as those still hold
 them, so it finishes what the first left.
 
+On object storage (`--data s3://…`) the same rows are rewritten, as Delta commits, and the
+files they were in are then deleted for good:
+- each table's files that hold a matching row are read whole and replaced by one commit
+  (`lake.Table.replace_files`: the new files uploaded beside the old ones, then one log
+  entry removing the old and adding the new). Not `DeltaTable.update`: an UPDATE's commit
+  keeps its predicate in the log forever (`operationParameters.predicate`, the person's
+  hash and masked document), its SQL cannot replace texts inside a run's flows (Parquet
+  bytes in a column), and this way the rows are changed by the very functions the local
+  erase uses. Files that hold nobody of theirs are not touched: same path, same bytes;
+- a concurrent writer loses nothing: a commit that lost the race to an append or a MERGE
+  moves to the next version; one that lost it to a commit removing the same file (another
+  erase) commits nothing and the table is read again. Files another machine commits while
+  the erase runs are looked at before it ends. The writer lock is the local side's, as
+  for every remote writer: one recon writer per machine;
+- the erase commits carry ``{"erase": …}`` in their recon metadata, never a snapshot
+  manifest, and keep every file's partition (snapshot run, run id): to every reader the
+  snapshots and runs are the ones there were. Rows are never added or dropped;
+- then the vacuum (`lake.Table.purge_removed`): the files every erase commit removed are
+  deleted, with those other commits removed (an OPTIMIZE's) that hold the person, and
+  their column statistics (min/max values, which can be the person's) are dropped from the
+  older log entries and checkpoints that name them. Only those files: a VACUUM with no
+  retention (deltalake cannot be given a list of files) would also delete another writer's
+  uploaded, not yet committed files, whose commit would then name a missing file, and
+  every file any commit removed, everyone's time travel. Files no version lists (a failed
+  commit's uploads) are not touched: time travel never reads them. Time travel to a
+  version before the erase fails on the deleted file rather than reading the person back;
+- the local side (reports, kept inbox files, this machine's copies of runs) is cleaned as
+  locally. Another machine's local side keeps its own copies: run `recon erase` there too.
+
+A reader sees each table before or after its erase commit, never half of it; a query that
+listed a table's files before the commit and reads them after the vacuum fails (the file is
+gone) and is run again. An S3 error part-way is one line (exit 2): every commit is whole or
+absent, and running the erase again finishes it (the vacuum works from every erase commit
+in the log, so one cut short is redone).
+
 The review app's audit trail (`audit.jsonl`) is hash-chained and never rewritten; it holds
 who decided what and their notes, never statement or intent data, so nothing is erased
 there. A later run rebuilds nothing of the person: the stored inputs no longer hold them.
@@ -37,25 +72,34 @@ import json
 import os
 import re
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from recon import pii
+from recon import lake, pii
+from recon.catalog import RUN_TABLE_SCHEMAS, SUMMARIES_SCHEMA
 from recon.config import DataDir
-from recon.errors import StatementError, UsageError
+from recon.errors import LakeError, StatementError, UsageError
 from recon.extract.snapshot import PART_OPTIONS, ROW_GROUP_ROWS
-from recon.statements.store import QUARANTINE_DIR
+from recon.schemas import INTENTS_SCHEMA
+from recon.statements.store import (
+    QUARANTINE_DIR,
+    QUARANTINE_STORED_SCHEMA,
+    STORED_SCHEMA,
+)
 from recon.storage import writer_lock
 
 __all__ = ["ERASED", "EraseResult", "erase_document"]
 
 ERASED = "[erased]"
+# the recon metadata key of an erase's commits (what the vacuum deletes the files of)
+ERASE_MARKER = "erase"
 
 _INTENT_FIELDS = (
     "party_display_name",
@@ -91,13 +135,25 @@ class EraseResult:
     lines: int = 0
     files_rewritten: list[str] = field(default_factory=list)
     files_deleted: list[str] = field(default_factory=list)
+    # on object storage: the files the erase's commits removed, deleted for good (vacuum),
+    # and the log objects whose column statistics of those files were dropped
+    remote: bool = False
+    files_vacuumed: list[str] = field(default_factory=list)
+    log_entries_scrubbed: int = 0
 
     def summary(self) -> str:
-        return (
+        text = (
             f"erased: {self.intents} intent row(s), {self.lines} statement line(s); "
             f"{len(self.files_rewritten)} file(s) rewritten, "
             f"{len(self.files_deleted)} kept inbox file(s) deleted"
         )
+        if self.remote:
+            text += (
+                f"; {len(self.files_vacuumed)} replaced file(s) vacuumed, "
+                f"{self.log_entries_scrubbed} log entr{'y' if self.log_entries_scrubbed == 1 else 'ies'} "
+                "scrubbed"
+            )
+        return text
 
 
 def _digits(document: str) -> str:
@@ -173,6 +229,16 @@ def _any_equal(table: pa.Table, values: dict[str, set[str]]) -> pa.Array:
     return hit
 
 
+def _any_equal_where(schema: pa.Schema, values: dict[str, set[str]]) -> ds.Expression | None:
+    """`_any_equal` as a dataset filter (pushed down to the Parquet statistics)."""
+    where: ds.Expression | None = None
+    for name, wanted in values.items():
+        if name in schema.names and wanted:
+            term = ds.field(name).isin(sorted(wanted))
+            where = term if where is None else where | term
+    return where
+
+
 def _count(rows: pa.Array) -> int:
     return int(pc.sum(rows.cast(pa.int64())).as_py() or 0)
 
@@ -209,14 +275,15 @@ def erase_document(data: DataDir | str | os.PathLike[str], document: str) -> Era
     digits = _digits(document)
     dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
     person = _Person(pii.digest(digits), frozenset(_masks(digits)))
-    result = EraseResult()
-    if dd.remote:  # never report "nothing found" for data this code cannot see
-        raise UsageError(
-            f"{dd.uri}: recon erase does not rewrite Delta tables on object storage yet (the "
-            "old files would stay readable by time travel until a VACUUM); erase there by hand"
-        )
+    result = EraseResult(remote=dd.remote)
     with writer_lock(dd.root, "erase"):
-        _erase_local(dd, person, result)
+        if dd.remote:
+            try:
+                _erase_remote(dd, person, result)
+            except LakeError as exc:
+                raise LakeError(f"{exc}; run recon erase again to finish") from None
+        else:
+            _erase_local(dd, person, result)
     return result
 
 
@@ -267,7 +334,7 @@ def _erase_local(dd: DataDir, person: _Person, result: EraseResult) -> None:
 
 def _erase_side(dd: DataDir, texts: set[str], result: EraseResult) -> None:
     """Runs and reports scrubbed, kept inbox files naming the person deleted: a local data
-    directory's."""
+    directory's, or the local side of a remote one."""
     for folder in (dd.runs, dd.reports):
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
             if _scrub(path, texts):
@@ -281,6 +348,92 @@ def _erase_side(dd: DataDir, texts: set[str], result: EraseResult) -> None:
             if any(t in seen for t in spellings):
                 path.unlink()
                 result.files_deleted.append(str(path.relative_to(dd.root)))
+
+
+# ----------------------------------------------------------------- a remote data directory
+
+
+_Change = Callable[[pa.Table], tuple[pa.Table, int]]
+
+
+@dataclass(frozen=True)
+class _Rewrite:
+    """How one remote table is erased: the files `where` selects (None: every file) get
+    `change(rows)` when it changes something, written with `options`."""
+
+    table: lake.Table
+    schema: pa.Schema
+    where: ds.Expression | None
+    change: _Change
+    options: dict[str, Any] | None = None
+
+    def holding(self, files: list[lake.DataFile]) -> set[str]:
+        """Which of `files` (removed by other commits, still stored) hold the person."""
+        if not files:
+            return set()
+        if self.where is not None:
+            return self.table.files_where(files, self.schema, self.where)
+        return {f.path for f in files if self.change(self.table.read_file(f))[1]}
+
+
+def _erase_remote(dd: DataDir, person: _Person, result: EraseResult) -> None:
+    snapshots, lines = dd.table(lake.SNAPSHOTS), dd.table(lake.STATEMENT_LINES)
+    intents_where = _any_equal_where(INTENTS_SCHEMA, person.intents())
+    lines_where = _any_equal_where(STORED_SCHEMA, person.lines())
+    # 1. what names the person (nothing written yet)
+    texts = set(person.masks)
+    for table, schema, where, intents in (
+        (snapshots, INTENTS_SCHEMA, intents_where, True),
+        (lines, STORED_SCHEMA, lines_where, False),
+    ):
+        texts |= person.texts(_matching_rows(table, schema, where, _TEXT_SOURCES[intents]), intents)
+    texts = {t for t in texts if len(t) >= 3}
+    # 2. what copies those texts: quarantine and runs (their text columns), the local side
+    copies = [
+        _Rewrite(dd.table(name), schema, _texts_where(schema, texts), _scrubber(texts))
+        for name, schema in (
+            (lake.STATEMENT_QUARANTINE, QUARANTINE_STORED_SCHEMA),
+            *((f"runs/{name}", schema) for name, schema in RUN_TABLE_SCHEMAS.items()),
+            (lake.RUN_SUMMARIES, SUMMARIES_SCHEMA),
+        )
+    ]
+    for rewrite in copies:
+        _rewrite_remote(rewrite, result)
+    _erase_side(dd, texts, result)
+    # 3. the rows that name the person
+    sources = [
+        _Rewrite(lines, STORED_SCHEMA, lines_where, _blanker(person.lines(), _LINE_FIELDS)),
+        _Rewrite(
+            snapshots,
+            INTENTS_SCHEMA,
+            intents_where,
+            _blanker(person.intents(), _INTENT_FIELDS),
+            {"row_group_size": ROW_GROUP_ROWS, **PART_OPTIONS},  # as extract writes a part
+        ),
+    ]
+    result.lines += _rewrite_remote(sources[0], result)
+    result.intents += _rewrite_remote(sources[1], result)
+    # 4. the vacuum: the files every erase commit removed, and those other commits removed
+    # that hold the person (an OPTIMIZE's), deleted for good (lake.Table.purge_removed)
+    for rewrite in (*sources, *copies):
+        purged = rewrite.table.purge_removed(ERASE_MARKER, rewrite.holding)
+        result.files_vacuumed += purged.deleted
+        result.log_entries_scrubbed += purged.log_entries
+
+
+def _blanker(values: dict[str, set[str]], fields: tuple[str, ...]) -> _Change:
+    """Rows equal to one of `values` get `fields` emptied; the count of those rows."""
+
+    def change(rows: pa.Table) -> tuple[pa.Table, int]:
+        hit = _any_equal(rows, values)
+        n = _count(hit)
+        return (_blank(rows, hit, fields) if n else rows), n
+
+    return change
+
+
+def _scrubber(texts: set[str]) -> _Change:
+    return lambda rows: _scrubbed(rows, texts)
 
 
 # the columns the texts of the person are read from: intents (True) or statement lines
@@ -300,12 +453,95 @@ _TEXT_SOURCES = {
 }
 
 
+def _matching_rows(
+    table: lake.Table, schema: pa.Schema, where: ds.Expression | None, columns: tuple[str, ...]
+) -> pa.Table:
+    """The `columns` of the committed rows `where` selects (filtered with pushdown)."""
+    files = table.files()
+    names = [c for c in columns if c in schema.names]
+    if where is None or not files:
+        return pa.schema([schema.field(c) for c in names]).empty_table()
+    try:
+        return table.dataset([u for u, _p, _s in files], schema).to_table(
+            columns=names, filter=where
+        )
+    except OSError as exc:
+        raise LakeError(f"{table.uri}: cannot read the table: {exc}") from None
+
+
+def _rewrite_remote(rewrite: _Rewrite, result: EraseResult) -> int:
+    """Replace, by erase commits, the committed files of a table that hold a row `where`
+    selects (every file when `where` is None) with `change(rows)`; returns the rows changed.
+
+    After a commit the table is read again: a file another writer committed meanwhile is
+    looked at too, and a commit that lost the race to one removing the same files (another
+    erase) is redone from what is there now. Files found clean are not read again."""
+    table, where, change = rewrite.table, rewrite.where, rewrite.change
+    clean: set[str] = set()
+    changed = 0
+    for _attempt in range(lake.MERGE_ATTEMPTS):
+        delta = table.load()
+        if delta is None:
+            return changed
+        files = [f for f in table.data_files(delta) if f.path not in clean]
+        if not files:
+            return changed
+        chosen = (
+            table.files_where(files, rewrite.schema, where)
+            if where is not None
+            else {f.path for f in files}
+        )
+        clean |= {f.path for f in files if f.path not in chosen}
+        replacements: list[tuple[lake.DataFile, pa.Table]] = []
+        rows_changed = 0
+        for file in files:
+            if file.path in chosen:
+                new, n = change(table.read_file(file))
+                if n:
+                    replacements.append((file, new))
+                    rows_changed += n
+                else:
+                    clean.add(file.path)
+        if not replacements:
+            return changed
+        try:
+            written = table.replace_files(
+                delta,
+                replacements,
+                metadata={ERASE_MARKER: {"files": len(replacements)}},
+                write_options=rewrite.options,
+            )
+        except lake.CommitConflict:
+            continue  # another erase rewrote some of these files: look at them again
+        clean |= {f.path for f in written}
+        changed += rows_changed
+        result.files_rewritten += [old.uri for old, _rows in replacements]
+    raise LakeError(f"{table.uri}: other writers kept rewriting the same files")
+
+
+def _text_columns(schema: pa.Schema) -> list[str]:
+    return [f.name for f in schema if _is_text(f.type)]
+
+
 def _is_text(kind: pa.DataType) -> bool:
     return (
         pa.types.is_string(kind)
         or pa.types.is_large_string(kind)
         or (pa.types.is_string_view(kind))
     )
+
+
+def _texts_where(schema: pa.Schema, texts: set[str]) -> ds.Expression | None:
+    """Rows with one of `texts` in a text column; None (every file) when the schema has a
+    binary column (a run's flows: Parquet bytes, read to be searched)."""
+    if any(pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type) for f in schema):
+        return None
+    pattern = "|".join(re.escape(t) for t in _spellings(texts))
+    where: ds.Expression | None = None
+    for column in _text_columns(schema):  # one regular expression (RE2) per column
+        term = pc.match_substring_regex(ds.field(column), pattern)
+        where = term if where is None else where | term
+    return where if where is not None else ds.scalar(False)
 
 
 def _scrubbed(table: pa.Table, texts: set[str]) -> tuple[pa.Table, int]:

@@ -51,7 +51,10 @@ files they were in are then deleted for good:
   commit's uploads) are not touched: time travel never reads them. Time travel to a
   version before the erase fails on the deleted file rather than reading the person back;
 - the local side (reports, kept inbox files, this machine's copies of runs) is cleaned as
-  locally. Another machine's local side keeps its own copies: run `recon erase` there too.
+  locally, and every copy of a committed run is then made the same as the bucket's run
+  again. Another machine's local side is out of reach: `recon erase` run there finds
+  nothing left on the bucket, but brings its copies of runs in line with the bucket's the
+  same way; its reports, made from the old copies, name the person until rendered again.
 
 A reader sees each table before or after its erase commit, never half of it; a query that
 listed a table's files before the commit and reads them after the vacuum fails (the file is
@@ -87,6 +90,7 @@ from recon.catalog import RUN_TABLE_SCHEMAS, SUMMARIES_SCHEMA
 from recon.config import DataDir
 from recon.errors import LakeError, StatementError, UsageError
 from recon.extract.snapshot import PART_OPTIONS, ROW_GROUP_ROWS
+from recon.reconcile.flows import FLOWS_FILE
 from recon.schemas import INTENTS_SCHEMA
 from recon.statements.store import (
     QUARANTINE_DIR,
@@ -284,6 +288,7 @@ def erase_document(data: DataDir | str | os.PathLike[str], document: str) -> Era
                 raise LakeError(f"{exc}; run recon erase again to finish") from None
         else:
             _erase_local(dd, person, result)
+    result.files_rewritten = list(dict.fromkeys(result.files_rewritten))  # a file is named once
     return result
 
 
@@ -400,6 +405,7 @@ def _erase_remote(dd: DataDir, person: _Person, result: EraseResult) -> None:
     for rewrite in copies:
         _rewrite_remote(rewrite, result)
     _erase_side(dd, texts, result)
+    _refresh_run_copies(dd, result)
     # 3. the rows that name the person
     sources = [
         _Rewrite(lines, STORED_SCHEMA, lines_where, _blanker(person.lines(), _LINE_FIELDS)),
@@ -419,6 +425,78 @@ def _erase_remote(dd: DataDir, person: _Person, result: EraseResult) -> None:
         purged = rewrite.table.purge_removed(ERASE_MARKER, rewrite.holding)
         result.files_vacuumed += purged.deleted
         result.log_entries_scrubbed += purged.log_entries
+
+
+def _refresh_run_copies(dd: DataDir, result: EraseResult) -> None:
+    """This machine's copies of committed runs made the same as the bucket's runs again.
+
+    A copy another erase has not reached (made here before an erase on another machine)
+    still names the person, and this erase cannot learn the names from the bucket any more;
+    the bucket's run, scrubbed, is the truth the copy was made from. Only the files that
+    differ from it are written (the run tables, summary.json, flows.parquet); what only this
+    machine keeps (history_state.parquet) stays."""
+    folders = sorted(
+        p
+        for p in (dd.runs.iterdir() if dd.runs.is_dir() else ())
+        if p.is_dir() and not p.name.startswith(".") and (p / "summary.json").is_file()
+    )
+    summaries = dd.table(lake.RUN_SUMMARIES)
+    uris = [u for u, _p, _s in summaries.files()] if folders else []
+    if not uris:
+        return
+    try:
+        committed = {
+            str(r["run_id"]): r
+            for r in summaries.dataset(uris, SUMMARIES_SCHEMA).to_table().to_pylist()
+        }
+        tables = {name: dd.table(f"runs/{name}") for name in RUN_TABLE_SCHEMAS}
+        files = {name: table.files() for name, table in tables.items()}
+        for folder in (f for f in folders if f.name in committed):
+            row = committed[folder.name]
+            for name, schema in RUN_TABLE_SCHEMAS.items():
+                mine = [
+                    u
+                    for u, parts, _s in files[name]
+                    if parts.get(lake.RUN_PARTITION) == folder.name
+                ]
+                rows = (
+                    tables[name].dataset(mine, schema).to_table() if mine else schema.empty_table()
+                )
+                path = folder / f"{name}.parquet"
+                if path.is_file() and _same_rows(pq.read_table(path), rows, schema):
+                    continue
+                if not path.is_file() and rows.num_rows == 0:
+                    continue
+                _rewrite(path, rows)
+                result.files_rewritten.append(str(path.relative_to(dd.root)))
+            for file, body in (
+                ("summary.json", str(row["summary"]).encode("utf-8")),
+                (FLOWS_FILE, row["flows"]),
+            ):
+                path = folder / file
+                if body is None or (path.is_file() and path.read_bytes() == body):
+                    continue
+                tmp = path.with_name(f".tmp-{path.name}.erase")
+                tmp.write_bytes(body)
+                os.replace(tmp, path)
+                result.files_rewritten.append(str(path.relative_to(dd.root)))
+    except OSError as exc:
+        raise LakeError(f"{dd.uri}: cannot read the committed runs: {exc}") from None
+
+
+def _same_rows(local: pa.Table, remote: pa.Table, schema: pa.Schema) -> bool:
+    """Whether a run file holds the rows the bucket holds, in any order."""
+    columns = [
+        local.column(f.name).cast(f.type)
+        if f.name in local.column_names
+        else pa.nulls(local.num_rows, f.type)
+        for f in schema
+    ]
+    mine = pa.table(columns, schema=schema)
+    if mine.num_rows != remote.num_rows:
+        return False
+    order = [(f.name, "ascending") for f in schema]
+    return mine.sort_by(order).equals(remote.cast(schema).sort_by(order))
 
 
 def _blanker(values: dict[str, set[str]], fields: tuple[str, ...]) -> _Change:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -24,7 +25,7 @@ from recon import catalog, lake, pii, testing
 from recon.config import DataDir
 from recon.ops.erase import ERASED, erase_document
 from recon.ops.migrate import migrate
-from recon.schemas import STATEMENT_COVERAGE_SCHEMA
+from recon.schemas import HISTORY_STATE_SCHEMA, STATEMENT_COVERAGE_SCHEMA
 from recon.statements import store
 from tests.lake import erase_world as world
 from tests.lake.conftest import S3, run_threads
@@ -289,6 +290,36 @@ def test_a_second_erase_finds_nothing_and_changes_nothing(s3: S3, tmp_path: Path
     assert (again.files_vacuumed, again.log_entries_scrubbed) == ([], 0)
     assert world.etags(s3.client(), s3.bucket) == objects
     assert versions(data) == tables and _tree(data.root) == side
+
+
+def test_another_machine_s_run_copies_are_brought_in_line_by_its_own_erase(
+    s3: S3, tmp_path: Path
+) -> None:
+    """Machine B copied the run before machine A erased the person. A's erase cannot reach
+    B's disk, and B's own erase finds nothing left on the bucket to learn the names from;
+    it replaces B's copies by the bucket's (scrubbed) run, and commits nothing."""
+    everyone = world.people(3)
+    person = everyone[0]
+    data = remote_world(s3, tmp_path, everyone)
+    b = DataDir((tmp_path / "machine-b").resolve(), data.uri)
+    run = catalog.latest_run(b)
+    assert run is not None and Finder([person]).in_folder(run)
+    kept = run / "history_state.parquet"  # only this machine's: never on the bucket
+    pa.parquet.write_table(HISTORY_STATE_SCHEMA.empty_table(), kept)
+    kept_bytes = kept.read_bytes()
+    erase_document(data, person.cpf)
+    tables, objects = versions(data), world.etags(s3.client(), s3.bucket)
+    result = erase_document(b, person.cpf)
+    assert (result.intents, result.lines) == (0, 0)
+    assert versions(data) == tables and world.etags(s3.client(), s3.bucket) == objects
+    assert Finder([person]).in_folder(b.root) == {}
+    assert kept.read_bytes() == kept_bytes
+    assert sorted(result.files_rewritten) == sorted(
+        str((run / name).relative_to(b.root)) for name in ("exceptions.parquet", "summary.json")
+    )
+    assert Finder(everyone[1:]).in_folder(run)
+    again = erase_document(b, person.cpf)
+    assert again.files_rewritten == [] and again.files_deleted == []
 
 
 def test_the_cli_erases_on_s3_and_prints_what_it_did(s3: S3, tmp_path: Path) -> None:

@@ -24,6 +24,11 @@ devolução, the return id then the original id) in MEMO: "PIX RECEBIDO E… NOM
 "DEVOLUCAO PIX D… REF E…"; NAME holds the counterparty when the bank fills it, else the
 words after the ids in MEMO are used.
 
+The account a file names (ACCTID of BANKACCTFROM, CCACCTFROM or INVACCTFROM, as written; the
+distinct ones joined with ", " when it holds several) is `info["declared_account"]`, shown by
+`recon statements inspect` as a CSV preamble's account number is; it never replaces the
+account label of the import.
+
 A file may hold several statements (STMTRS, CCSTMTRS, INVSTMTRS): each has its own period,
 account, currency and balances, and its own transactions. What a file holds decides what is
 read and what period it covers (docs/statements.md, OFX): statements of several accounts
@@ -719,6 +724,9 @@ def parse_text(text: str, source: str) -> ParseResult:
     several = len(statements) > 1
     for st in statements:
         _balances(text, st, source, result, several)
+    named = dict.fromkeys(_bounded(st.account, 60) for st in statements if st.account)
+    if named:  # what `inspect` shows beside the account label, as a CSV preamble's number
+        result.info["declared_account"] = ", ".join(named)
     currencies.update(st.head.get("CURDEF", "").upper() for st in statements if st.blocks)
     warning = currency_warning(currencies)
     if warning:

@@ -75,6 +75,18 @@ def test_a_devolucao_needs_pix_evidence() -> None:
         # ... but a name after "PIX" is the counterparty's
         ("credit", "Pix recebido - Cashback Brasil Ltda", "pix_in"),
         ("credit", "PIX RECEBIDO RENDIMENTOS CONSULTORIA", "pix_in"),
+        # fee words are whole words: "TAR" in BITTAR, "IOF" in BIOFARMA are names
+        ("credit", "Transferência recebida pelo Pix - CASSIANO BITTAR JORGE", "pix_in"),
+        ("credit", "PIX RECEBIDO BIOFARMA LTDA", "pix_in"),
+        ("debit", "PIX ENVIADO - CESTA BASICA LTDA", "pix_out"),
+        ("debit", "PIX ENVIADO - IOF CONSULTORIA", "pix_out"),
+        ("credit", "TED RECEBIDA BITTAR", "other"),
+        ("debit", "TAR PACOTE MENSAL", "fee"),
+        ("debit", "0670TAR PACOTE MENSAL", "fee"),
+        ("debit", "TAR/CUSTAS COBRANCA", "fee"),
+        ("debit", "DEB.IOF", "fee"),
+        ("debit", "IOF ADICIONAL", "fee"),
+        ("debit", "Tarifas bancárias", "fee"),
         ("debit", "TARIFA PIX ENVIADO", "fee"),
         # a fee given back is a fee, not a devolução of a PIX
         ("credit", "ESTORNO TARIFA PIX", "fee"),
@@ -165,3 +177,18 @@ def test_vkind_is_classify_over_a_column(
     # by_ids: the devoluções whose end_to_end_id is the return id (or refund_of the E… id)
     told = [k.startswith("pix_refund") and (e2e or of) is not None for k, e2e, of in expected]
     assert by_ids.to_pylist() == told
+
+
+def test_vkind_reads_no_text_as_classify_reads_none() -> None:
+    kind, by_ids = vkind(
+        pa.array([False, True]),
+        pa.array([None, None], pa.string()),
+        pa.array([False, False]),
+        pa.array([False, False]),
+        pa.array([False, True]),
+    )
+    assert kind.to_pylist() == [
+        classify("credit", None)[0],
+        classify("debit", None, fee_hint=True)[0],
+    ]
+    assert by_ids.to_pylist() == [False, False]

@@ -21,6 +21,18 @@ How the decimal mark is decided (the only ambiguous part, so it is spelled out):
 
 A sign is one of: a leading "+" or "-", a trailing "-", or enclosing parentheses; two sign
 marks at once ("-200-", "-(5)") are an error rather than a guess.
+
+D/C marks, only where the caller says the text may carry them (`dc_marks=True`; the CSV
+reader does, for every money column): Brazilian banks write the direction as a letter beside
+the figure ("1.234,56 D", "150,00 C", "1.234,56D", "R$ 1.234,56 D", "D 1.234,56", lower case
+too). `D` is a debit (negative), `C` a credit (positive); one letter, at the start or the end,
+blanks around it ignored. A letter at both ends ("D 5,00 C") is an error. Beside a sign, a mark
+that agrees is redundant and accepted ("-150,00 D", "(150,00) D", "+150,00 C": some PDF-to-CSV
+exports print both); one that disagrees ("-150,00 C", "+150,00 D") is an error rather than a
+guess. Other words (DR, CR, Déb, Créd) are not marks. Off by default: a field whose format
+signs amounts otherwise (OFX TRNAMT, camt Amt with CdtDbtInd, API Pix `valor`, Open Finance
+`amount` with creditDebitType) must not start reading letters, where a letter is a damaged
+file. `dc_mark(text)` says which mark an accepted text carried.
 """
 
 from __future__ import annotations
@@ -33,6 +45,7 @@ __all__ = [
     "MINUS",
     "AmountError",
     "check_range",
+    "dc_mark",
     "format_brl",
     "format_cents",
     "format_count",
@@ -66,8 +79,39 @@ def _show(text: str) -> str:
     return repr(text) if len(text) <= 40 else repr(text[:40]) + f"... ({len(text)} characters)"
 
 
-def _strip_sign(text: str, original: str) -> tuple[bool, str]:
-    """Split off the one sign mark an amount may carry; return (negative, unsigned body)."""
+_DC = {"D": "debit", "d": "debit", "C": "credit", "c": "credit"}
+
+
+def dc_mark(text: str) -> str | None:
+    """The direction a D/C mark says ("150,00 C": "credit", "D 1.234,56": "debit"), else None.
+
+    Meant for a text `parse_cents(text, dc_marks=True)` accepted: it only looks at the ends,
+    as parse_cents does (blanks and a leading "R$" aside)."""
+    s = text.strip()  # cheap first: the CSV reader asks on every line
+    if len(s) < 2:
+        return None
+    mark = _DC.get(s[-1])
+    if mark is not None:
+        return mark
+    if s.startswith("R$"):
+        s = _BLANKS.sub("", s)[2:]
+    return _DC.get(s[0]) if len(s) > 1 else None
+
+
+def _strip_dc(s: str, original: str) -> tuple[str | None, str]:
+    """Split off the one D/C letter a blank-free amount may carry: (direction or None, rest)."""
+    lead, trail = _DC.get(s[0]), _DC.get(s[-1])
+    if lead is None and trail is None:
+        return None, s
+    if len(s) == 1:
+        raise AmountError(f"not an amount: {_show(original)}")
+    if lead is not None and trail is not None:
+        raise AmountError(f"more than one D/C mark in amount {_show(original)}")
+    return (lead, s[1:]) if lead is not None else (trail, s[:-1])
+
+
+def _strip_sign(text: str, original: str) -> tuple[bool, bool, str]:
+    """Split off the one sign mark an amount may carry: (negative, a sign was written, body)."""
     marks = 0
     negative = False
     s = text
@@ -83,7 +127,7 @@ def _strip_sign(text: str, original: str) -> tuple[bool, str]:
         s = s[2:]
     if marks > 1:
         raise AmountError(f"more than one sign in amount {_show(original)}")
-    return negative, s
+    return negative, marks > 0, s
 
 
 def _grouped(integer: str, sep: str) -> bool:
@@ -106,9 +150,10 @@ def _infer_mark(body: str) -> str | None:
     return sep
 
 
-def parse_cents(text: str, *, decimal_mark: str | None = None) -> int:
+def parse_cents(text: str, *, decimal_mark: str | None = None, dc_marks: bool = False) -> int:
     """Parse a money amount into integer cents, exactly (see the module doc for the rules).
 
+    `dc_marks`: also read a D/C letter as the sign ("150,00 C", "1.234,56 D").
     Raises AmountError for anything that is not an amount or would need rounding.
     """
     if not isinstance(text, str):
@@ -120,7 +165,14 @@ def parse_cents(text: str, *, decimal_mark: str | None = None) -> int:
         s = s[2:]
     if not s:
         raise AmountError("empty amount")
-    negative, body = _strip_sign(s, text)
+    marked = None
+    if dc_marks:
+        marked, s = _strip_dc(s, text)
+    negative, signed, body = _strip_sign(s, text)
+    if marked is not None:
+        if signed and negative != (marked == "debit"):
+            raise AmountError(f"sign and D/C mark disagree in amount {_show(text)}")
+        negative = marked == "debit"
     if not body or _BODY.fullmatch(body) is None:
         raise AmountError(f"not an amount: {_show(text)}")
     mark = decimal_mark if decimal_mark is not None else _infer_mark(body)
@@ -158,8 +210,9 @@ def check_range(cents: int, text: str = "") -> int:
     raise AmountError(f"amount out of range {_show(text)} (more than 2^63 - 1 cents)")
 
 
-def parse_plain_cents(text: str) -> int:
-    """Fast path for the canonical form "-123.45" (API Pix `valor`, PSP CSV); else parse_cents.
+def parse_plain_cents(text: str, *, dc_marks: bool = False) -> int:
+    """Fast path for the canonical form "-123.45" (API Pix `valor`, PSP CSV); else parse_cents
+    with a dot decimal mark (and `dc_marks`).
 
     Exact: the digits are split at the mark and joined as integers, no float involved.
     """
@@ -167,7 +220,7 @@ def parse_plain_cents(text: str) -> int:
         whole, frac = text[:-3], text[-2:]
         cents = abs(int(whole)) * 100 + int(frac)
         return check_range(-cents if whole.startswith("-") else cents, text)
-    return parse_cents(text, decimal_mark=".")
+    return parse_cents(text, decimal_mark=".", dc_marks=dc_marks)
 
 
 def format_cents(cents: int, *, decimal_mark: str = ".", thousands: str = "") -> str:

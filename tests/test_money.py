@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from recon.money import (
     MAX_CENTS,
     AmountError,
+    dc_mark,
     format_brl,
     format_cents,
     format_count,
@@ -111,6 +112,114 @@ def test_explicit_mark_rejects_wrong_separator_use() -> None:
 def test_not_text() -> None:
     with pytest.raises(AmountError):
         parse_cents(12.5)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("text", "cents"),
+    [
+        ("1.234,56 D", -123456),
+        ("150,00 C", 15000),
+        ("1.234,56D", -123456),
+        ("150,00C", 15000),
+        ("R$ 1.234,56 D", -123456),
+        ("D 1.234,56", -123456),
+        ("C 150,00", 15000),
+        ("D R$ 5,00", -500),
+        ("R$ D 5,00", -500),
+        ("1.234,56 d", -123456),
+        ("150,00 c", 15000),
+        ("1,234.56 D", -123456),
+        ("0,00 D", 0),
+        ("-0,00 D", 0),
+        ("\u00a0150,00\u00a0C ", 15000),
+        # a sign beside a mark that agrees is redundant, not ambiguous
+        ("-150,00 D", -15000),
+        ("150,00- D", -15000),
+        ("(150,00) D", -15000),
+        ("+150,00 C", 15000),
+        ("D -R$ 5,00", -500),
+    ],
+)
+def test_dc_marks(text: str, cents: int) -> None:
+    assert parse_cents(text, dc_marks=True) == cents
+    assert dc_mark(text) == ("debit" if text.strip().upper().count("D") else "credit")
+    with pytest.raises(AmountError, match="not an amount"):
+        parse_cents(text)  # off by default: a letter where no format writes one is damage
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("-150,00 C", "disagree"),
+        ("+150,00 D", "disagree"),
+        ("(150,00) C", "disagree"),
+        ("150,00- C", "disagree"),
+        ("+0,00 D", "disagree"),  # the written marks disagree, whatever the figure
+        ("D 5,00 C", "more than one D/C mark"),
+        ("D 5,00 D", "more than one D/C mark"),
+        ("DC", "more than one D/C mark"),
+        ("D", "not an amount"),
+        ("c", "not an amount"),
+        ("150,00 CR", "not an amount"),  # DR/CR, Déb/Créd: not marks
+        ("150,00 DR", "not an amount"),
+        ("150,00 Déb", "not an amount"),
+        ("1D50,00", "not an amount"),
+        ("D-", "not an amount"),
+        ("(D 5,00)", "not an amount"),
+        ("150,00 X", "not an amount"),
+    ],
+)
+def test_dc_marks_reject(text: str, why: str) -> None:
+    with pytest.raises(AmountError, match=why):
+        parse_cents(text, dc_marks=True)
+
+
+def test_plain_fast_path_takes_dc_marks_only_when_asked() -> None:
+    assert parse_plain_cents("150.00 C", dc_marks=True) == 15000
+    assert parse_plain_cents("150.00D", dc_marks=True) == -15000
+    with pytest.raises(AmountError):
+        parse_plain_cents("150.00 C")
+
+
+@st.composite
+def dc_rendered(draw: st.DrawFn) -> tuple[int, str, str, bool]:
+    """(cents, text, decimal mark, a sign written): an amount with a D/C letter, in the
+    spellings banks use."""
+    cents = draw(st.integers(min_value=-MAX_CENTS, max_value=MAX_CENTS))
+    mark = draw(st.sampled_from([",", "."]))
+    thousands = draw(st.sampled_from(["", "." if mark == "," else ","]))
+    body = format_cents(abs(cents), decimal_mark=mark, thousands=thousands)
+    if draw(st.booleans()):
+        body = "R$ " + body
+    letter = ("D" if cents < 0 else "C") if cents else draw(st.sampled_from("DC"))
+    signed = draw(st.booleans())
+    if signed:  # a sign that agrees with the letter, as some exports print both
+        body = ("-" if letter == "D" else "+") + body
+    letter = draw(st.sampled_from([letter, letter.lower()]))
+    gap = draw(st.sampled_from(["", " ", "  ", "\u00a0"]))
+    text = draw(st.sampled_from([body + gap + letter, letter + gap + body]))
+    blanks = draw(st.sampled_from(["", " ", "\t"]))
+    return cents, blanks + text + blanks, mark, signed
+
+
+@given(dc_rendered())
+def test_dc_marks_roundtrip(case: tuple[int, str, str, bool]) -> None:
+    cents, text, mark, _ = case
+    assert parse_cents(text, decimal_mark=mark, dc_marks=True) == cents
+    assert parse_cents(text, dc_marks=True) == cents  # inferred mark: two decimals written
+    way = dc_mark(text)
+    assert way == ("debit" if cents < 0 else "credit") if cents else way in ("debit", "credit")
+
+
+@given(dc_rendered())
+def test_dc_mark_against_the_sign_is_an_error(case: tuple[int, str, str, bool]) -> None:
+    cents, text, mark, signed = case
+    swapped = text.translate(str.maketrans("DdCc", "CcDd"))
+    if signed:
+        with pytest.raises(AmountError, match="disagree"):
+            parse_cents(swapped, decimal_mark=mark, dc_marks=True)
+    else:  # no sign written: the letter alone decides
+        assert parse_cents(swapped, decimal_mark=mark, dc_marks=True) == -cents
 
 
 @st.composite

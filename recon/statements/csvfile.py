@@ -36,6 +36,11 @@ Without `--csv-profile` the psp and bank profiles are recognized by their header
 other CSV by its content (recon.statements.csvsniff: header vocabulary, sniffed encoding,
 delimiter, decimal mark, date format and preamble, named bank layouts).
 
+Every money column (amount, credit, debit, balance) of every profile may carry a D/C letter
+("150,00 C", "1.234,56 D": recon.money's `dc_marks`): the letter is the amount's sign, read
+once. A flag column, a credit/debit column or a sign that says otherwise is an error; the card
+rule turns only figures without a letter.
+
 Without a kind column the kind comes from the text (recon.statements.lines.classify), and
 the counterparty, document and key from the description when the columns have none
 (recon.statements.describe). Card statements: kind other, a purchase is a debit. A sniffed
@@ -62,7 +67,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import pyarrow.compute as pc
 
 from recon.errors import ConfigError, StatementError, StatementParseError, UsageError
-from recon.money import AmountError, parse_cents, parse_plain_cents
+from recon.money import AmountError, dc_mark, parse_cents, parse_plain_cents
 from recon.statements import csvsniff
 from recon.statements.describe import describe
 from recon.statements.lines import (
@@ -384,12 +389,12 @@ class _Reader:
             raise LineError(target, f"amount of {len(s)} characters")
         try:
             if self.p.decimal_mark == ".":
-                cents = parse_plain_cents(s)
+                cents = parse_plain_cents(s, dc_marks=True)
             elif self.p.decimal_mark == "," and _BR_AMOUNT.fullmatch(s):
                 digits = int(s.lstrip("-").replace(".", "").replace(",", ""))
                 cents = -digits if s[0] == "-" else digits
             else:
-                cents = parse_cents(s, decimal_mark=self.p.decimal_mark)
+                cents = parse_cents(s, decimal_mark=self.p.decimal_mark, dc_marks=True)
         except AmountError as exc:
             raise LineError(target, str(exc)) from exc
         return self.bounded(cents, target)
@@ -777,7 +782,7 @@ def _rows(
             if len(amount_text) > MAX_AMOUNT_CHARS:
                 raise LineError("amount", f"amount of {len(amount_text)} characters")
             try:
-                cents = parse_plain_cents(amount_text)
+                cents = parse_plain_cents(amount_text, dc_marks=True)
             except AmountError as exc:
                 raise LineError("amount", str(exc)) from exc
             return r.bounded(cents, "amount")
@@ -786,29 +791,50 @@ def _rows(
             credit_t, debit_t = cells[i_credit].strip(), cells[i_debit].strip()
             if bool(credit_t) == bool(debit_t):
                 raise LineError("amount", "exactly one of credit/debit must be filled")
-            return abs(r.cents(credit_t, "credit")) if credit_t else -abs(r.cents(debit_t, "debit"))
-        cents = r.cents(cells[i_amount], "amount")  # type: ignore[index]
+            target, text = ("credit", credit_t) if credit_t else ("debit", debit_t)
+            cents = r.cents(text, target)
+            mark = dc_mark(text)
+            if mark not in (None, target):
+                raise LineError(target, f"{text[:40]!r} is marked {mark} in the {target} column")
+            return abs(cents) if credit_t else -abs(cents)
+        text = cells[i_amount]  # type: ignore[index]
+        cents = r.cents(text, "amount")
         if sign == "inverted":
-            return -cents
+            # a D/C letter says the direction outright: only an unmarked figure is turned
+            return cents if dc_mark(text) else -cents
         if sign == "indicator":
             assert i_ind is not None
+            flag = cells[i_ind].strip()
+            mark = dc_mark(text)
             if flags == "listed":
-                flag = cells[i_ind].strip().casefold()
-                return -abs(cents) if flag in debit_values else abs(cents)
-            return flagged(cells[i_ind].strip(), cents, balance_row)
+                if mark and not flag:
+                    return cents  # no flag: the amount's own D/C letter
+                way = "debit" if flag.casefold() in debit_values else "credit"
+                return agreed(text, mark, cents, way, flag)
+            return flagged(flag, text, mark, cents, balance_row)
         return cents
 
-    def flagged(flag: str, cents: int, balance_row: bool) -> int:
+    def agreed(text: str, mark: str | None, cents: int, way: str, flag: str) -> int:
+        """`cents` in the direction a flag says; an amount's D/C letter must say the same (a
+        letter and a flag are one sign written twice, never turned twice)."""
+        if mark is not None and mark != way:
+            raise LineError(
+                "indicator",
+                f"the amount {text.strip()[:40]!r} says {mark}, the flag {flag[:40]!r} {way}",
+            )
+        return abs(cents) if way == "credit" else -abs(cents)
+
+    def flagged(flag: str, text: str, mark: str | None, cents: int, balance_row: bool) -> int:
         """A sniffed D/C flag: a credit/debit word, never a guess (see CsvProfile.flags)."""
         way = flag_way(flag) if flag else None
         if way is None:
-            if not flag and (balance_row or flags == "words-or-sign" or cents < 0):
+            if not flag and (balance_row or flags == "words-or-sign" or cents < 0 or mark):
                 return cents  # no flag: the amount as written ("Saldo Anterior", a signed file)
             said = f"{flag[:40]!r} is no credit/debit word" if flag else "no credit/debit flag"
             raise LineError("indicator", f"{said}; the amount carries no sign")
-        if way == "credit" and cents < 0:
+        if way == "credit" and cents < 0 and mark is None:
             raise LineError("indicator", f"a negative amount flagged {flag[:40]!r} (credit)")
-        return abs(cents) if way == "credit" else -abs(cents)
+        return agreed(text, mark, cents, way, flag)
 
     def finish(row: _Row, values: list[Any]) -> tuple[Any, ...]:
         e2e, txid, refund_of, cp_name, cp_doc, cp_key, ref, refund_id = values
@@ -916,9 +942,12 @@ def _rows(
             ):  # BB / Caixa: the balance written in the amount column
                 if profile.daily_balance:
                     continue  # the day's closing (BTG's "Saldo Diário"), not checked
-                stated = signed(cells, balance_row=True)
-                if sign == "inverted":
-                    stated = -stated
+                # a balance as written: a card file's rule turns lines, never its balance
+                stated = (
+                    r.cents(cells[i_amount], "amount")
+                    if sign == "inverted"
+                    else signed(cells, balance_row=True)
+                )
                 balance, balance_line = _check_stated(
                     stated, balance, line, profile, source, "amount"
                 )

@@ -11,10 +11,11 @@
 - **columns** by the header vocabulary (Portuguese and English synonyms, accents, case,
   "(R$)" and punctuation ignored); a "tipo"-like column is the D/C flag only when its values
   are all credit/debit words (C, D, Crédito, Débito, Entrada, Saída, +, -, (+), (-), ...);
-- **direction** when the amounts carry no sign: a column of credit/debit words under any
-  header is the flag; a file that states the direction where recon cannot read it (a D/C
-  column of other values; with no named layout, a text that says debit) is refused
-  (`Sniffed.refused`) rather than read as all credits;
+- **direction** when the amounts carry no sign (no -, +, parentheses or D/C letter, as in
+  "150,00 C"): a column of credit/debit words under any header is the flag; a file that
+  states the direction where recon cannot read it (a D/C column of other values; with no
+  named layout, a text that says debit) is refused (`Sniffed.refused`) rather than read as
+  all credits;
 - **date format** from the values: dd/mm/yyyy, dd/mm/yy, yyyy-mm-dd, dd-mm-yyyy, dd.mm.yyyy,
   yyyymmdd, ISO 8601 with offset, each with an optional time; mm/dd/yyyy only when the
   values cannot be day-first;
@@ -40,6 +41,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any
+
+from recon.money import AmountError, dc_mark, parse_cents
 
 __all__ = [
     "LAYOUTS",
@@ -516,14 +519,14 @@ def _date_format(values: Iterable[str]) -> str | None:
     return None
 
 
-_AMOUNT_CLEAN = re.compile(r"[\s\u00a0R$()+-]")
+_AMOUNT_CLEAN = re.compile(r"[\s\u00a0R$()+-]|^[DdCc]|[DdCc]$")
 
 
 def _decimal_mark(values: Iterable[str]) -> str | None:
     """',' or '.' when the values say which, else None (recon.money's per-value rules)."""
     votes = {",": 0, ".": 0}
     for v in values:
-        s = _AMOUNT_CLEAN.sub("", v)
+        s = _AMOUNT_CLEAN.sub("", v.strip())
         if not s:
             continue
         if "," in s and "." in s:
@@ -562,10 +565,22 @@ _NEGATIVE = re.compile(r"[-(\u2212]")
 _BALANCE_CELL = re.compile(r"(?i)^\s*(?:saldo\b|s\s+a\s+l\s+d\s+o\b)")
 
 
+def _dc_marked(value: str) -> bool:
+    """An amount written with a D/C letter ("150,00 C", "1.234,56D", "D 5,00")."""
+    if dc_mark(value) is None:
+        return False
+    try:
+        parse_cents(value, dc_marks=True)
+    except AmountError:
+        return False
+    return True
+
+
 def _unsigned(values: Iterable[str]) -> bool:
-    """Whether amounts are written without any sign (-, +, parentheses): at least one value."""
+    """Whether amounts are written without any sign (-, +, parentheses, a D/C letter): at
+    least one value."""
     seen = [v for v in (x.strip() for x in values) if v]
-    return bool(seen) and not any(_SIGN_MARK.search(v) for v in seen)
+    return bool(seen) and not any(_SIGN_MARK.search(v) or _dc_marked(v) for v in seen)
 
 
 def _placeholder(values: Iterable[str]) -> bool:

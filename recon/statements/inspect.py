@@ -102,9 +102,9 @@ def _one(path: Path, fmt: str, csv_profile: Any, account: str, lines: int) -> di
     return {
         "file": str(path),
         "format": fmt,
-        "csv": info or None,
+        "csv": (info or None) if fmt in ("csv", "spreadsheet") else None,  # read as a CSV
         "account": account,
-        "declared_account": info.get("declared_account"),
+        "declared_account": parsed.info.get("declared_account"),  # CSV preamble, OFX ACCTID
         "currency": currency,
         "currencies": found,
         "periods": _periods(parsed, table),
@@ -231,7 +231,9 @@ def render_text(reports: list[dict[str, Any]]) -> str:
         out.append(head)
         if csv_info and csv_info.get("sign"):
             out.append(f"  sign: {csv_info['sign']}")
-        said = f" (the file names account {r['declared_account']})" if r["declared_account"] else ""
+        named = r["declared_account"]
+        said = f" (the file names account{'s' if ', ' in (named or '') else ''} {named})"
+        said = said if named else ""
         out.append(f"  account: {r['account']}{said}")
         if r["warnings"]:  # a request not read whole, a period not trusted, several accounts
             none = "none (the warnings say why)"

@@ -242,10 +242,30 @@ def pix_ids(text: str | None) -> tuple[str | None, str | None]:
     return e2e, rtr
 
 
-_FEE_WORDS = ("TARIFA", "TAXA", "TAR ", "CESTA", "IOF")
+# Words of the bank's own charges. Read as whole words (no letter on either side: "TAR" in
+# "TAR PACOTE", "0670TAR", "TAR/CUSTAS", never in "BITTAR"; "IOF" never in "BIOFARMA") and
+# only before the text says PIX: what follows "PIX" is the counterparty ("Transferência
+# recebida pelo Pix - CASSIANO BITTAR" is a PIX received, not a fee).
+FEE_WORDS = ("TARIFA", "TARIFAS", "TAXA", "TAXAS", "TAR", "CESTA", "IOF")
+# Words of the bank's own credits and charges that are no PIX, even when the text names a
+# PIX product: a cashback ("CASHBACK TURBINADO PIX", Inter), a yield, interest. Read like
+# the fee words (whole, before "PIX"); the line is "other".
+OWN_WORDS = ("CASHBACK", "RENDIMENTO", "RENDIMENTOS", "REND", "JUROS")
 # Words that make a line with PIX evidence a devolução ("DEVOL" covers DEVOLUCAO, DEVOLUÇÃO,
 # DEVOLVIDO and the banks' DEVOL abbreviation).
 REFUND_WORDS = ("DEVOL", "REEMBOLSO", "ESTORNO")
+
+
+def _words(words: tuple[str, ...], not_letter: str) -> str:
+    return rf"(?:^|{not_letter})(?:{'|'.join(words)})(?:{not_letter}|$)"
+
+
+# The same patterns for Python's re and for RE2 (Arrow), which has \p{L} but no lookaround.
+_NOT_LETTER, _NOT_LETTER_RE2 = r"[\W\d_]", r"[^\p{L}]"
+_FEE_RE = re.compile(_words(FEE_WORDS, _NOT_LETTER))
+_OWN_RE = re.compile(_words(OWN_WORDS, _NOT_LETTER))
+_FEE_RE2 = _words(FEE_WORDS, _NOT_LETTER_RE2)
+_OWN_RE2 = _words(OWN_WORDS, _NOT_LETTER_RE2)
 
 
 def classify(
@@ -257,34 +277,75 @@ def classify(
 ) -> tuple[str, str | None, str | None]:
     """Kind, end-to-end id and refund_of for a bank line, from its text and document number.
 
-    A devolução is a PIX given back, so it needs PIX evidence: a return id (D…), or a
-    refund word (DEVOLUCAO / DEVOLUÇÃO / DEVOLVIDO / DEVOL, REEMBOLSO, ESTORNO) together with
-    the word PIX or a PIX end-to-end id (E…) — "DEVOLUCAO PIX", Nubank's "Reembolso recebido
-    pelo Pix". A returned cheque ("DEVOL CHQ", "CHEQUE DEVOLVIDO") or TED/DOC
-    ("DEVOLUCAO TED") is not one. A devolução's end_to_end_id is the return id and refund_of
-    the original E… id when the text names it. An E… id makes it pix_in / pix_out. Fee words
-    (TARIFA, …) or `fee_hint` make it a fee; else "other", or pix_in/pix_out when the text
-    says PIX without an id.
+    In order (`vkind` is the same rule over a column, for vectorized readers):
+
+    1. a return id (D…), or an end-to-end id (E…) with a refund word (DEVOLUCAO / DEVOLUÇÃO /
+       DEVOLVIDO / DEVOL, REEMBOLSO, ESTORNO): a devolução; its end_to_end_id is the return
+       id and refund_of the original E… id when the text names it;
+    2. an E… id: pix_in / pix_out;
+    3. `fee_hint`, or a fee word (FEE_WORDS) before the text says PIX: a fee ("TARIFA PIX",
+       "ESTORNO TARIFA PIX", a fee given back, is a fee too, not a devolução);
+    4. no "PIX" in the text, or one of the bank's own words (OWN_WORDS: CASHBACK,
+       RENDIMENTO, JUROS, ...) before it: other ("CASHBACK PIX" is the bank's credit, not a
+       PIX from a payer);
+    5. a refund word with the word PIX: a devolução without ids ("DEVOLUCAO PIX", Nubank's
+       "Reembolso recebido pelo Pix"); a returned cheque ("DEVOL CHQ") or TED is not one;
+    6. else the text says PIX: pix_in / pix_out.
     """
     d_e2e, d_rtr = pix_ids(document)
     t_e2e, t_rtr = pix_ids(text)
     e2e = d_e2e or t_e2e
     rtr = d_rtr or t_rtr
     upper = (text or "").upper()
-    refund = rtr is not None or (
-        ("PIX" in upper or e2e is not None) and any(w in upper for w in REFUND_WORDS)
-    )
+    refund_word = any(w in upper for w in REFUND_WORDS)
     credit = direction == "credit"
-    if refund:
+    if rtr is not None or (e2e is not None and refund_word):
         kind = "pix_refund_in" if credit else "pix_refund_out"
         return kind, rtr, e2e
     if e2e is not None:
         return ("pix_in" if credit else "pix_out"), e2e, None
-    if fee_hint or any(w in upper for w in _FEE_WORDS):
+    head, pix, _ = upper.partition("PIX")
+    if fee_hint or _FEE_RE.search(head):
         return "fee", None, None
-    if "PIX" in upper:
-        return ("pix_in" if credit else "pix_out"), None, None
-    return "other", None, None
+    if not pix or _OWN_RE.search(head):
+        return "other", None, None
+    if refund_word:
+        return ("pix_refund_in" if credit else "pix_refund_out"), None, None
+    return ("pix_in" if credit else "pix_out"), None, None
+
+
+def vkind(negative: Any, upper: Any, has_e2e: Any, has_rtr: Any, fee_hint: Any) -> tuple[Any, Any]:
+    """`classify`'s kind over columns (Arrow): `negative` the debits, `upper` the upper-cased
+    texts, `has_e2e` / `has_rtr` whether each names an E… / D… id, `fee_hint` booleans.
+    Returns (kind, by_ids): `by_ids` marks the devoluções told by their ids (rule 1), whose
+    end_to_end_id is the return id and refund_of the E… id."""
+    upper = pc.fill_null(upper, "")  # no text: no word (as classify reads None)
+    refund_word = pc.match_substring_regex(upper, "|".join(REFUND_WORDS))
+    by_ids = pc.or_(has_rtr, pc.and_(has_e2e, refund_word))
+    head = pc.struct_field(pc.extract_regex(upper, r"^(?P<v>(?s:.)*?)PIX"), "v")
+    pix_word = pc.is_valid(head)
+    head = pc.coalesce(head, upper)
+    fee = pc.or_(fee_hint, pc.match_substring_regex(head, _FEE_RE2))
+    own = pc.match_substring_regex(head, _OWN_RE2)
+    refund = pc.if_else(negative, "pix_refund_out", "pix_refund_in")
+    pix = pc.if_else(negative, "pix_out", "pix_in")
+    kind = pc.case_when(
+        pc.make_struct(
+            by_ids,
+            has_e2e,
+            fee,
+            pc.or_(pc.invert(pix_word), own),
+            refund_word,
+            field_names=["a", "b", "c", "d", "e"],
+        ),
+        refund,
+        pix,
+        "fee",
+        "other",
+        refund,
+        pix,
+    )
+    return kind, by_ids
 
 
 # --------------------------------------------------------------------------- bounds

@@ -24,6 +24,11 @@ devolução, the return id then the original id) in MEMO: "PIX RECEBIDO E… NOM
 "DEVOLUCAO PIX D… REF E…"; NAME holds the counterparty when the bank fills it, else the
 words after the ids in MEMO are used.
 
+The account a file names (ACCTID of BANKACCTFROM, CCACCTFROM or INVACCTFROM, as written; the
+distinct ones joined with ", " when it holds several) is `info["declared_account"]`, shown by
+`recon statements inspect` as a CSV preamble's account number is; it never replaces the
+account label of the import.
+
 A file may hold several statements (STMTRS, CCSTMTRS, INVSTMTRS): each has its own period,
 account, currency and balances, and its own transactions. What a file holds decides what is
 read and what period it covers (docs/statements.md, OFX): statements of several accounts
@@ -58,7 +63,6 @@ from recon.statements.lines import (
     BUSINESS_TZ,
     EPOCH,
     PARSED_SCHEMA,
-    REFUND_WORDS,
     Bad,
     Coverage,
     LineError,
@@ -71,6 +75,7 @@ from recon.statements.lines import (
     local_text,
     to_us,
     vclean,
+    vkind,
 )
 
 _TRN_SPLIT = re.compile(r"<STMTTRN>", re.IGNORECASE)
@@ -343,28 +348,12 @@ def _fast(chunks: list[str], first_line: int) -> ParseResult | None:
     upper = pc.utf8_upper(text)
     e_id = pc.struct_field(pc.extract_regex(text, _RE2_FIRST_E), "v")
     d_id = pc.struct_field(pc.extract_regex(text, _RE2_FIRST_D), "v")
-    has_e = pc.is_valid(e_id)
-    pix_word = pc.match_substring(upper, "PIX")
-    refund_word = pc.match_substring_regex(upper, "|".join(REFUND_WORDS))
-    # classify's rule: a return id, or a refund word with PIX evidence (the word or an e2e id)
-    refund = pc.or_(pc.is_valid(d_id), pc.and_(refund_word, pc.or_(pix_word, has_e)))
-    fee = pc.is_in(trntype, value_set=pa.array(sorted(_FEE_TYPES)))
-    for word in ("TARIFA", "TAXA", "TAR ", "CESTA", "IOF"):
-        fee = pc.or_(fee, pc.match_substring(upper, word))
+    # classify's rule, over the column (lines.vkind): the same words, the same order
+    fee_hint = pc.is_in(trntype, value_set=pa.array(sorted(_FEE_TYPES)))
+    kind, by_ids = vkind(negative, upper, pc.is_valid(e_id), pc.is_valid(d_id), fee_hint)
     null = pa.scalar(None, pa.string())
-    kind = pc.if_else(
-        refund,
-        pc.if_else(negative, "pix_refund_out", "pix_refund_in"),
-        pc.if_else(
-            has_e,
-            pc.if_else(negative, "pix_out", "pix_in"),
-            pc.if_else(
-                fee, "fee", pc.if_else(pix_word, pc.if_else(negative, "pix_out", "pix_in"), "other")
-            ),
-        ),
-    )
-    e2e = pc.if_else(refund, d_id, e_id)
-    refund_of = pc.if_else(refund, e_id, null)
+    e2e = pc.if_else(by_ids, d_id, e_id)
+    refund_of = pc.if_else(by_ids, e_id, null)
     tail = pc.struct_field(pc.extract_regex(pc.fill_null(memo, ""), _RE2_TAIL), "v")
     tail = vclean(pc.replace_substring_regex(pc.utf8_trim_whitespace(tail), _RE2_MEMO_WORDS, ""))
     # a run of digits in a name may be a document (a bare CPF) or an account: the block
@@ -719,6 +708,9 @@ def parse_text(text: str, source: str) -> ParseResult:
     several = len(statements) > 1
     for st in statements:
         _balances(text, st, source, result, several)
+    named = dict.fromkeys(_bounded(st.account, 60) for st in statements if st.account)
+    if named:  # what `inspect` shows beside the account label, as a CSV preamble's number
+        result.info["declared_account"] = ", ".join(named)
     currencies.update(st.head.get("CURDEF", "").upper() for st in statements if st.blocks)
     warning = currency_warning(currencies)
     if warning:

@@ -71,7 +71,10 @@ def is_spreadsheet(head: bytes, path: Path | None = None) -> bool:
 # --------------------------------------------------------------------------- cells → text
 
 _MOJIBAKE = re.compile("[\u00c2-\u00c3][\u0080-\u00bf\u2018-\u203a\u0152-\u0178\u02c6-\u02dc]")
-_AMOUNT_TEXT = re.compile(r"^[\s(+-]*(?:R\$)?\s*\d[\d.,\s]*[.,]\d{2}\s*\)?-?\s*$")
+# an amount typed as text, with its sign or D/C letter ("150,00 C", "D 1.234,56": csvfile)
+_AMOUNT_TEXT = re.compile(
+    r"^\s*(?:[DdCc]\s*)?[\s(+-]*(?:R\$)?\s*\d[\d.,\s]*[.,]\d{2}\s*\)?-?\s*(?:[DdCc]\s*)?$"
+)
 _DATE_TEXT = re.compile(r"^\s*\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}")
 
 
@@ -139,7 +142,7 @@ def _decimal_mark(rows: Sequence[Sequence[Any]]) -> str:
     for row in rows:
         for v in row:
             if isinstance(v, str) and _AMOUNT_TEXT.match(v):
-                s = v.strip().rstrip(")-").strip()
+                s = v.strip().rstrip(")-DdCc ").strip()
                 votes[s[-3]] = votes.get(s[-3], 0) + 1
     return "." if votes["."] > votes[","] else ","
 

@@ -138,3 +138,65 @@ def test_inspect_shows_a_foreign_statement_in_its_currency(tmp_path, capsys) -> 
     (f,) = json.loads(capsys.readouterr().out)["files"]
     assert (f["currency"], f["currencies"]) == ("EUR", ["EUR"])
     assert f["credits"] == {"count": 1, "cents": 11000, "brl": None, "text": "EUR 110,00"}
+
+
+_TRN = (
+    "<BANKTRANLIST>\r\n<DTSTART>20261101\r\n<DTEND>20261103\r\n<STMTTRN>\r\n<TRNTYPE>CREDIT\r\n"
+    "<DTPOSTED>20261102\r\n<TRNAMT>10.00\r\n<FITID>F1\r\n<MEMO>TED RECEBIDA\r\n</STMTTRN>\r\n"
+    "</BANKTRANLIST>\r\n"
+)
+
+
+def _ofx(body: str) -> str:
+    return f"OFXHEADER:100\r\nDATA:OFXSGML\r\nVERSION:102\r\n\r\n<OFX>\r\n{body}</OFX>\r\n"
+
+
+def _bank(*acctids: str) -> str:
+    """A bank message set (SGML) with one statement per ACCTID ("" for none)."""
+    statements = "".join(
+        "<STMTTRNRS>\r\n<STMTRS>\r\n<CURDEF>BRL\r\n<BANKACCTFROM>\r\n<BANKID>0001\r\n"
+        f"<BRANCHID>1234-5\r\n{f'<ACCTID>{a}  ' if a else ''}\r\n<ACCTTYPE>CHECKING\r\n"
+        f"</BANKACCTFROM>\r\n{_TRN}</STMTRS>\r\n</STMTTRNRS>\r\n"
+        for a in acctids
+    )
+    return f"<BANKMSGSRSV1>\r\n{statements}</BANKMSGSRSV1>\r\n"
+
+
+def _card(acctid: str) -> str:
+    """A card message set (XML): the account in CCACCTFROM."""
+    return (
+        "<CREDITCARDMSGSRSV1><CCSTMTTRNRS><CCSTMTRS><CURDEF>BRL</CURDEF><CCACCTFROM>"
+        f"<ACCTID>{acctid}</ACCTID></CCACCTFROM>{_TRN}</CCSTMTRS></CCSTMTTRNRS>"
+        "</CREDITCARDMSGSRSV1>\r\n"
+    )
+
+
+_UUID = "6b2c9a7e-0000-4000-8000-000000000001"
+
+
+@pytest.mark.parametrize(
+    ("body", "declared"),
+    [
+        (_bank("98765-4"), "98765-4"),  # SGML, trailing blanks off
+        (_card(_UUID), _UUID),
+        (_bank("111-1", "222-2"), "111-1, 222-2"),
+        (_bank("111-1", "111-1"), "111-1"),
+        (_bank(""), None),  # no ACCTID: nothing named
+    ],
+)
+def test_inspect_shows_the_ofx_acctid_as_declared_account(
+    tmp_path, capsys, body: str, declared: str | None
+) -> None:
+    path = tmp_path / "extrato.ofx"
+    path.write_bytes(_ofx(body).encode("cp1252"))
+    assert main(["statements", "inspect", str(path), "--json"]) == 0
+    (f,) = json.loads(capsys.readouterr().out)["files"]
+    assert (f["format"], f["declared_account"], f["csv"]) == ("ofx", declared, None)
+    assert main(["statements", "inspect", str(path)]) == 0
+    out = capsys.readouterr().out
+    if declared is None:
+        assert "\n  account: default\n" in out
+    else:
+        plural = "s" if ", " in declared else ""
+        assert f"\n  account: default (the file names account{plural} {declared})\n" in out
+    assert ", layout " not in out  # an OFX is not described as a CSV

@@ -5,10 +5,12 @@ from __future__ import annotations
 import sys
 
 import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from recon.statements.lines import classify, clean, pix_ids, vclean
+from recon.statements.lines import classify, clean, pix_ids, vclean, vkind
 
 E1 = "E18236120202611011000s0123456789"
 D1 = "D18236120202611021200r0000000001"
@@ -57,3 +59,136 @@ def test_a_devolucao_needs_pix_evidence() -> None:
     assert classify("credit", f"DEVOLUCAO {E1}") == ("pix_refund_in", None, E1)
     assert classify("credit", "DEVOLUCAO", E1) == ("pix_refund_in", None, E1)
     assert classify("credit", "DEVOLUCAO TED", D1) == ("pix_refund_in", D1, None)  # the id says
+
+
+@pytest.mark.parametrize(
+    ("direction", "text", "kind"),
+    [
+        # the bank's own credits that name a PIX product are no PIX from a payer (Inter's OFX)
+        ("credit", "CASHBACK PIX", "other"),
+        ("credit", "CASHBACK TURBINADO PIX - Inter Primus", "other"),
+        ("credit", "Cashback recebido - compras no Pix", "other"),
+        ("credit", "RENDIMENTO CONTA PIX", "other"),
+        ("credit", "REND PAGO APLIC AUT MAIS", "other"),
+        ("debit", "JUROS PIX PARCELADO", "other"),
+        ("debit", "ESTORNO CASHBACK PIX", "other"),
+        # ... but a name after "PIX" is the counterparty's
+        ("credit", "Pix recebido - Cashback Brasil Ltda", "pix_in"),
+        ("credit", "PIX RECEBIDO RENDIMENTOS CONSULTORIA", "pix_in"),
+        # fee words are whole words: "TAR" in BITTAR, "IOF" in BIOFARMA are names
+        ("credit", "Transferência recebida pelo Pix - CASSIANO BITTAR JORGE", "pix_in"),
+        ("credit", "PIX RECEBIDO BIOFARMA LTDA", "pix_in"),
+        ("debit", "PIX ENVIADO - CESTA BASICA LTDA", "pix_out"),
+        ("debit", "PIX ENVIADO - IOF CONSULTORIA", "pix_out"),
+        ("credit", "TED RECEBIDA BITTAR", "other"),
+        ("debit", "TAR PACOTE MENSAL", "fee"),
+        ("debit", "0670TAR PACOTE MENSAL", "fee"),
+        ("debit", "TAR/CUSTAS COBRANCA", "fee"),
+        ("debit", "DEB.IOF", "fee"),
+        ("debit", "IOF ADICIONAL", "fee"),
+        ("debit", "Tarifas bancárias", "fee"),
+        ("debit", "TARIFA PIX ENVIADO", "fee"),
+        # a fee given back is a fee, not a devolução of a PIX
+        ("credit", "ESTORNO TARIFA PIX", "fee"),
+        ("credit", "ESTORNO TARIFA", "fee"),
+        ("credit", "DEVOLUCAO PIX", "pix_refund_in"),
+    ],
+)
+def test_classify_bank_words(direction: str, text: str, kind: str) -> None:
+    assert classify(direction, text) == (kind, None, None)
+
+
+def test_ids_beat_words() -> None:
+    assert classify("credit", f"CASHBACK PIX {E1}") == ("pix_in", E1, None)
+    assert classify("credit", f"ESTORNO TARIFA PIX {E1}") == ("pix_refund_in", None, E1)
+    assert classify("debit", "TARIFA", D1) == ("pix_refund_out", D1, None)
+
+
+_TOKENS = [
+    "PIX",
+    "Pix",
+    "TARIFA",
+    "Tarifas",
+    "TAXA",
+    "TAR",
+    "BITTAR",
+    "0670TAR",
+    "IOF",
+    "BIOFARMA",
+    "CESTA",
+    "CASHBACK",
+    "Cashback",
+    "RENDIMENTO",
+    "REND",
+    "JUROS",
+    "ESTORNO",
+    "DEVOLUCAO",
+    "Reembolso",
+    "RECEBIDO",
+    "ENVIADO",
+    "TED",
+    "Ç",
+    "é",
+    "ç",
+    "-",
+    ":",
+    "/",
+    ".",
+    "123",
+    E1,
+    D1,
+]
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(
+                st.tuples(st.sampled_from(_TOKENS), st.sampled_from(["", " ", " - ", "/"])),
+                max_size=7,
+            ),
+            st.booleans(),
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=20,
+    )
+)
+def test_vkind_is_classify_over_a_column(
+    cases: list[tuple[list[tuple[str, str]], bool, bool]],
+) -> None:
+    """The vectorized rule (OFX fast path) and the per-line rule give the same kind."""
+    texts = ["".join(t + sep for t, sep in words).strip() for words, _, _ in cases]
+    negative = pa.array([neg for _, neg, _ in cases])
+    hints = pa.array([hint for _, _, hint in cases])
+    ids = [pix_ids(t) for t in texts]
+    kind, by_ids = vkind(
+        negative,
+        pc.utf8_upper(pa.array(texts)),
+        pa.array([e is not None for e, _ in ids]),
+        pa.array([d is not None for _, d in ids]),
+        hints,
+    )
+    expected = [
+        classify("debit" if neg else "credit", t, fee_hint=hint)
+        for t, (_, neg, hint) in zip(texts, cases, strict=True)
+    ]
+    assert kind.to_pylist() == [k for k, _, _ in expected]
+    # by_ids: the devoluções whose end_to_end_id is the return id (or refund_of the E… id)
+    told = [k.startswith("pix_refund") and (e2e or of) is not None for k, e2e, of in expected]
+    assert by_ids.to_pylist() == told
+
+
+def test_vkind_reads_no_text_as_classify_reads_none() -> None:
+    kind, by_ids = vkind(
+        pa.array([False, True]),
+        pa.array([None, None], pa.string()),
+        pa.array([False, False]),
+        pa.array([False, False]),
+        pa.array([False, True]),
+    )
+    assert kind.to_pylist() == [
+        classify("credit", None)[0],
+        classify("debit", None, fee_hint=True)[0],
+    ]
+    assert by_ids.to_pylist() == [False, False]

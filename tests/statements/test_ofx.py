@@ -173,6 +173,12 @@ def test_fast_path_equals_block_path(monkeypatch: pytest.MonkeyPatch) -> None:
         "PIX TRANSF  FULANO S05/11",
         'Pix recebido: "Cp :18236120-Fulano de Tal"',
         "Pix - Recebido - 12/03 21:08 João Vitor Oliveira",
+        # the bank's own words: before "PIX" they say what the line is, after it they name
+        "CASHBACK TURBINADO PIX - Inter Primus",
+        "Transferência recebida pelo Pix - CASSIANO BITTAR JORGE",
+        "ESTORNO TARIFA PIX",
+        "PIX ENVIADO - CESTA BASICA LTDA",
+        "DEB.IOF",
     ]
     blocks = []
     for i, memo in enumerate(memos * 3):
@@ -192,6 +198,31 @@ def test_fast_path_equals_block_path(monkeypatch: pytest.MonkeyPatch) -> None:
     slow = parse_text(text, "x")
     assert slow.table is None
     assert fast.all_rows() == slow.all_rows()
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_bank_words_kinds_on_both_paths(monkeypatch: pytest.MonkeyPatch, fast: bool) -> None:
+    """Inter's cashback named after a PIX product is no PIX received; a payer named BITTAR
+    is no fee (the vectorized path tested "TAR " anywhere in the text)."""
+    import recon.statements.ofx as ofx_module
+
+    memos = [
+        ("CREDIT", "10.00", "CASHBACK TURBINADO PIX - Inter Primus"),
+        ("CREDIT", "150.00", "Transferência recebida pelo Pix - CASSIANO BITTAR JORGE"),
+        ("CREDIT", "5.00", "ESTORNO TARIFA PIX"),
+        ("DEBIT", "-40.00", "PIX ENVIADO - CESTA BASICA LTDA"),
+        ("DEBIT", "-1.00", "DEB.IOF"),
+    ]
+    blocks = "".join(
+        f"<STMTTRN>\n<TRNTYPE>{t}\n<DTPOSTED>20261101100000[-3:BRT]\n<TRNAMT>{a}\n"
+        f"<FITID>F{i}\n<MEMO>{m}\n</STMTTRN>\n"
+        for i, (t, a, m) in enumerate(memos)
+    )
+    if not fast:
+        monkeypatch.setattr(ofx_module, "_fast", lambda chunks, line: None)
+    result = parse_text(_ofx().replace("<BANKTRANLIST>\n", "<BANKTRANLIST>\n" + blocks), "x")
+    assert (result.table is not None) == fast
+    assert [r[4] for r in result.all_rows()] == ["other", "pix_in", "fee", "pix_out", "fee"]
 
 
 def test_memo_read_by_the_one_parser_of_bank_texts() -> None:

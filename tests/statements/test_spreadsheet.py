@@ -488,3 +488,25 @@ def test_damaged_workbooks_never_crash(tmp_path: Path, data: st.DataObject) -> N
     path.write_bytes(bytes(body))
     with contextlib.suppress(StatementError):
         parse_path(path, "auto")
+
+
+def test_text_amounts_with_a_d_c_letter(tmp_path: Path) -> None:
+    """Banco do Brasil's and Sicoob's workbooks write amounts as text with a D/C letter
+    ("150,00 C", "1.234,56 D"): read by the CSV reader's rule, the letter is the sign."""
+    path = workbook(
+        tmp_path / "extrato.xlsx",
+        {
+            "Extrato": [
+                ["Data", "Histórico", "Valor"],
+                [date(2026, 11, 3), "PIX RECEBIDO MARIA", "1.234,56 C"],
+                [date(2026, 11, 3), "PIX ENVIADO JOAO", "200,10 D"],
+                [date(2026, 11, 4), "TARIFA PACOTE", "0,30D"],
+            ]
+        },
+    )
+    _, parsed = parse_path(path, "auto")
+    assert [(r[2], r[4]) for r in parsed.all_rows()] == [
+        (123456, "pix_in"),
+        (-20010, "pix_out"),
+        (-30, "fee"),
+    ]

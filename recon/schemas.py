@@ -244,6 +244,18 @@ class Category:
     meaning: str
 
 
+def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """`table` with exactly `schema`'s columns, cast to its types (a column an older file
+    lacks is null): how every reader meets files written before a column was added."""
+    columns = [
+        table.column(f.name).cast(f.type)
+        if f.name in table.column_names
+        else pa.nulls(table.num_rows, f.type)
+        for f in schema
+    ]
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
 def stake_cents(row: Mapping[str, Any]) -> int:
     """Money at stake in a break (cents): |delta| when amounts differ, else the amount
     concerned (a duplicate credit or an unmatched line has no delta but a whole amount at

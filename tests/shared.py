@@ -70,3 +70,15 @@ def open_finance_fee_pages(folder: Path, pages: int = 2) -> list[Path]:
         paths.append(folder / f"page-{number}.json")
         paths[-1].write_text(json.dumps(page))
     return paths
+
+
+def payee_with_a_cpf_key(world: Any) -> tuple[str, str]:
+    """(CPF, name) of a person a sandbox world pays by PIX to a key that is their CPF."""
+    import re
+
+    keys = {re.sub(r"[^0-9]", "", m.counterparty_key or "") for m in world.bank.movements}
+    for party in world.parties:
+        digits = re.sub(r"[^0-9]", "", party.doc)
+        if len(digits) == 11 and digits in keys:
+            return digits, str(party.name)
+    raise AssertionError("the world pays no one to a CPF key")

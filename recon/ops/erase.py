@@ -94,7 +94,7 @@ from recon.config import DataDir
 from recon.errors import LakeError, StatementError, UsageError
 from recon.extract.snapshot import PART_OPTIONS, ROW_GROUP_ROWS
 from recon.reconcile.flows import FLOWS_FILE
-from recon.schemas import INTENTS_SCHEMA
+from recon.schemas import INTENTS_SCHEMA, conform
 from recon.statements.store import (
     QUARANTINE_DIR,
     QUARANTINE_STORED_SCHEMA,
@@ -489,13 +489,7 @@ def _refresh_run_copies(dd: DataDir, result: EraseResult) -> None:
 
 def _same_rows(local: pa.Table, remote: pa.Table, schema: pa.Schema) -> bool:
     """Whether a run file holds the rows the bucket holds, in any order."""
-    columns = [
-        local.column(f.name).cast(f.type)
-        if f.name in local.column_names
-        else pa.nulls(local.num_rows, f.type)
-        for f in schema
-    ]
-    mine = pa.table(columns, schema=schema)
+    mine = conform(local, schema)
     if mine.num_rows != remote.num_rows:
         return False
     order = [(f.name, "ascending") for f in schema]

@@ -31,7 +31,7 @@ from recon.errors import UsageError
 from recon.extract.snapshot import publish_remote as publish_snapshot
 from recon.reconcile.runs import load_run
 from recon.reconcile.runs import publish_remote as publish_run
-from recon.schemas import STATEMENT_COVERAGE_SCHEMA
+from recon.schemas import STATEMENT_COVERAGE_SCHEMA, conform
 from recon.statements import store
 from recon.statements.importer import FINGERPRINT_SQL
 from recon.storage import atomic_dir, writer_lock
@@ -116,13 +116,7 @@ def _stored_lines(table: pa.Table) -> pa.Table:
     """A stored lines file as the remote table holds it: every STORED_SCHEMA column (one an
     older file lacks is null; a missing fingerprint computed as the importer does)."""
     schema = store.STORED_SCHEMA
-    columns = [
-        table.column(f.name).cast(f.type)
-        if f.name in table.column_names
-        else pa.nulls(table.num_rows, f.type)
-        for f in schema
-    ]
-    rows = pa.table(columns, schema=schema)
+    rows = conform(table, schema)
     if "fingerprint" in table.column_names or rows.num_rows == 0:
         return rows
     con = duckdb.connect()

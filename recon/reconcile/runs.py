@@ -59,6 +59,7 @@ from recon.schemas import (
     HISTORY_STATE_SCHEMA,
     HISTORY_STATE_SNAPSHOTS,
     MATCHES_SCHEMA,
+    conform,
     history_state_ranks,
 )
 from recon.storage import atomic_dir, write_json, writer_lock
@@ -341,7 +342,7 @@ def publish_remote(dd: DataDir, run_id: str, summary: RunSummary, folder: Path) 
                 return
             for batch in pq.ParquetFile(path).iter_batches(batch_size=_BATCH_ROWS):
                 rows = pa.Table.from_batches([batch])
-                rows = _conform(rows, contract)
+                rows = conform(rows, contract)
                 run = pa.array([run_id] * rows.num_rows, pa.string())
                 yield from rows.append_column(lake.RUN_PARTITION, run).to_batches()
 
@@ -359,16 +360,6 @@ def publish_remote(dd: DataDir, run_id: str, summary: RunSummary, folder: Path) 
     }
     table = pa.Table.from_pylist([row], schema=catalog.SUMMARIES_SCHEMA)
     dd.table(lake.RUN_SUMMARIES).append(table, metadata=meta)
-
-
-def _conform(rows: pa.Table, schema: pa.Schema) -> pa.Table:
-    """`rows` with exactly `schema`'s columns (a column an older run lacks is null)."""
-    columns = [
-        rows.column(f.name).cast(f.type) if f.name in rows.column_names
-        else pa.nulls(rows.num_rows, f.type)
-        for f in schema
-    ]  # fmt: skip
-    return pa.table(columns, schema=schema)
 
 
 # the model tables reconcile() reads after the models and checks (the summary, the run files)

@@ -32,7 +32,7 @@ from recon.errors import UsageError
 from recon.reconcile.flows import read_flows
 from recon.reconcile.settings import ReconcileSettings
 from recon.report import exports
-from recon.schemas import CATEGORIES, EXCEPTIONS_SCHEMA, MATCHES_SCHEMA, stake_cents
+from recon.schemas import CATEGORIES, EXCEPTIONS_SCHEMA, MATCHES_SCHEMA, conform, stake_cents
 
 __all__ = [
     "AGE_BUCKETS",
@@ -108,14 +108,7 @@ def _read_table(path: Path, schema: pa.Schema) -> pa.Table:
     """Read a run's Parquet projected onto its contract schema (empty table if absent)."""
     if not path.is_file():
         return schema.empty_table()
-    table = pq.read_table(path)
-    columns = []
-    for f in schema:
-        if f.name in table.column_names:
-            columns.append(table.column(f.name).cast(f.type))
-        else:
-            columns.append(pa.nulls(table.num_rows, f.type))
-    return pa.Table.from_arrays(columns, schema=schema)
+    return conform(pq.read_table(path), schema)
 
 
 def load_report_data(run_dir: str | os.PathLike[str]) -> ReportData:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -198,36 +198,8 @@ def render_text(reports: list[dict[str, Any]]) -> str:
             continue
         head = f"{r['file']}: {r['format']}"
         csv_info = r.get("csv")
-        if csv_info and r["format"] == "spreadsheet":
-            sheet = csv_info.get("sheet")
-            sheets = (
-                f"sheet {sheet!r}"
-                if isinstance(sheet, str)
-                else "sheets " + ", ".join(repr(s) for s in sheet or [])
-            )
-            head += (
-                f" ({csv_info.get('workbook')}), {sheets}, layout {csv_info.get('layout')} "
-                f"[{csv_info.get('profile')}], decimal {csv_info.get('decimal_mark')!r}, dates "
-                f"{csv_info.get('date_format')}, "
-                + (
-                    f"header on row {csv_info.get('header_line')}"
-                    if csv_info.get("header_line")
-                    else "no header row"
-                )
-                + (", card statement" if csv_info.get("card") else "")
-            )
-        elif csv_info:
-            head += (
-                f", layout {csv_info.get('layout')} [{csv_info.get('profile')}], encoding "
-                f"{csv_info.get('encoding')}, delimiter {csv_info.get('delimiter')!r}, decimal "
-                f"{csv_info.get('decimal_mark')!r}, dates {csv_info.get('date_format')}, "
-                + (
-                    f"header on line {csv_info.get('header_line')}"
-                    if csv_info.get("header_line")
-                    else "no header line"
-                )
-                + (", card statement" if csv_info.get("card") else "")
-            )
+        if csv_info:
+            head += _table_shape(csv_info, r["format"] == "spreadsheet")
         out.append(head)
         if csv_info and csv_info.get("sign"):
             out.append(f"  sign: {csv_info['sign']}")
@@ -264,3 +236,25 @@ def render_text(reports: list[dict[str, Any]]) -> str:
                 f"{_cut(line['counterparty_name'], 24):<24}  {_cut(line['description'], 60)}"
             )
     return "\n".join(out)
+
+
+def _table_shape(info: Mapping[str, Any], workbook: bool) -> str:
+    """How a CSV or a spreadsheet's sheet was read, for the head line of `inspect`."""
+    if workbook:
+        sheet = info.get("sheet")
+        sheets = (
+            f"sheet {sheet!r}"
+            if isinstance(sheet, str)
+            else "sheets " + ", ".join(repr(s) for s in sheet or [])
+        )
+        where, unit = f" ({info.get('workbook')}), {sheets}", "row"
+    else:
+        where = ""
+        unit = "line"
+    text = f"{where}, layout {info.get('layout')} [{info.get('profile')}], "
+    if not workbook:
+        text += f"encoding {info.get('encoding')}, delimiter {info.get('delimiter')!r}, "
+    text += f"decimal {info.get('decimal_mark')!r}, dates {info.get('date_format')}, "
+    line = info.get("header_line")
+    text += f"header on {unit} {line}" if line else f"no header {unit}"
+    return text + (", card statement" if info.get("card") else "")

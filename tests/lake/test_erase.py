@@ -30,7 +30,8 @@ from recon.statements import store
 from tests.lake import erase_world as world
 from tests.lake.conftest import S3, run_threads
 from tests.lake.erase_world import Finder, Person
-from tests.shared import run_recon, served_sandbox
+from tests.lake.test_remote import VIEWS as REMOTE_VIEWS
+from tests.shared import payee_with_a_cpf_key, run_recon, served_sandbox
 
 # the Delta tables an erase may rewrite (and every other one recon keeps)
 TABLES = (
@@ -41,18 +42,7 @@ TABLES = (
     *(f"runs/{name}" for name in lake.RUN_TABLES),
     lake.RUN_SUMMARIES,
 )
-VIEWS = (
-    "intents",
-    "intent_snapshots",
-    "status_history",
-    "statement_lines",
-    "statement_quarantine",
-    "statement_coverage",
-    "recon_matches",
-    "recon_exceptions",
-    "recon_awaiting",
-    "snapshots",
-)
+VIEWS = (*REMOTE_VIEWS, "snapshots")
 # columns that name where or when a copy was made, not what it holds
 _LINEAGE = {"first_seen_run", "imported_at", "path", "snapshot_at", "run_id"}
 
@@ -553,19 +543,6 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     yield from served_sandbox(tmp_path_factory)
 
 
-def _payee_with_a_cpf_key(sandbox: dict[str, Any]) -> tuple[str, str]:
-    """(CPF, name) of a person the sandbox world pays by PIX to a key that is their CPF."""
-    import re
-
-    world_ = sandbox["world"]
-    keys = {re.sub(r"[^0-9]", "", m.counterparty_key or "") for m in world_.bank.movements}
-    for party in world_.parties:
-        digits = re.sub(r"[^0-9]", "", party.doc)
-        if len(digits) == 11 and digits in keys:
-            return digits, party.name
-    raise AssertionError("the sandbox world pays no one to a CPF key")
-
-
 @pytest.mark.slow
 def test_the_whole_job_on_s3_then_erase_then_the_job_again(
     s3: S3, sandbox: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -589,7 +566,7 @@ def test_the_whole_job_on_s3_then_erase_then_the_job_again(
     recon.import_statements(sandbox["files"], uri)
     run = recon.reconcile(uri, as_of=sandbox["end"], flows=True)
     assert main(["report", "--run", run.run_id, "--data", uri]) == 0
-    cpf, name = _payee_with_a_cpf_key(sandbox)
+    cpf, name = payee_with_a_cpf_key(sandbox["world"])
     person = Person(0, name, cpf)
     documents, names = Finder([], person.documents()), Finder([], person.names())
     data = DataDir.resolve(uri)

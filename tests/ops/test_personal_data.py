@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from recon import pii
 from recon.ops.demo import run_demo
 from recon.sandbox.compose import build_world
+from tests.shared import payee_with_a_cpf_key
 
 SEED, DAYS, PER_DAY = 7, 3, 60
 
@@ -165,17 +166,6 @@ def test_logs_and_errors_mask_documents(tmp_path: Path, capsys: pytest.CaptureFi
     assert "739.961.068-15" not in err
 
 
-def _payee_with_a_cpf_key() -> tuple[str, str]:
-    """(CPF, name) of a person paid by PIX to a key that is their CPF."""
-    world = build_world(seed=SEED, days=DAYS, intents_per_day=PER_DAY).world
-    keys = {re.sub(r"[^0-9]", "", m.counterparty_key or "") for m in world.bank.movements}
-    for party in world.parties:
-        digits = re.sub(r"[^0-9]", "", party.doc)
-        if len(digits) == 11 and digits in keys:
-            return digits, party.name
-    raise AssertionError("the demo world pays no one to a CPF key")
-
-
 def _column_values(root: Path, glob: str, column: str) -> list[object]:
     return [v for f in root.glob(glob) for v in pq.read_table(f).column(column).to_pylist()]
 
@@ -189,7 +179,9 @@ def test_erase_removes_a_person_and_keeps_the_money_trail(
 
     data = tmp_path / "data"
     shutil.copytree(demo_root / f"demo-{SEED}", data)
-    cpf, name = _payee_with_a_cpf_key()
+    cpf, name = payee_with_a_cpf_key(
+        build_world(seed=SEED, days=DAYS, intents_per_day=PER_DAY).world
+    )
     digest = pii.digest(cpf)
     assert digest in _column_values(data, "snapshots/**/*.parquet", "destination_address_hash")
     lines_before = len(_column_values(data, "statements/source=*/*.parquet", "line_id"))

@@ -155,6 +155,22 @@ def mask_document(text: str) -> str:
     return _mask_digits(text, range(3, 9) if n == 11 else range(2, 12) if n == 14 else range(0))
 
 
+def mask_card(text: str) -> str:
+    """A payment card number (13–19 digits, blanks or dashes between them, Luhn check right)
+    with only its last four digits shown, length kept; any other text as it is. A card
+    statement's account is its card number, and some banks write it whole."""
+    digits = _digits(text)
+    if not 13 <= len(digits) <= 19 or re.search(r"[^0-9 -]", text.strip()):
+        return text
+    total = 0
+    for i, d in enumerate(reversed(digits)):
+        n = int(d) * (2 if i % 2 else 1)
+        total += n - 9 if n > 9 else n
+    if total % 10:
+        return text
+    return _mask_digits(text, range(len(digits) - 4, len(digits)))
+
+
 def _mask_phone(text: str) -> str:
     """A phone with only +55, the area code and the last four digits shown; length kept."""
     n = len(_digits(text))

@@ -57,6 +57,7 @@ import pyarrow.compute as pc
 
 from recon.errors import StatementError, StatementParseError
 from recon.money import AmountError, parse_cents
+from recon.pii import mask_card
 from recon.schemas import TS
 from recon.statements.describe import describe, name_and_document
 from recon.statements.lines import (
@@ -708,7 +709,8 @@ def parse_text(text: str, source: str) -> ParseResult:
     several = len(statements) > 1
     for st in statements:
         _balances(text, st, source, result, several)
-    named = dict.fromkeys(_bounded(st.account, 60) for st in statements if st.account)
+    # a card statement's ACCTID is the card number: shown by its last four digits only
+    named = dict.fromkeys(mask_card(_bounded(st.account, 60)) for st in statements if st.account)
     if named:  # what `inspect` shows beside the account label, as a CSV preamble's number
         result.info["declared_account"] = ", ".join(named)
     currencies.update(st.head.get("CURDEF", "").upper() for st in statements if st.blocks)

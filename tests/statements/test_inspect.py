@@ -179,6 +179,10 @@ _UUID = "6b2c9a7e-0000-4000-8000-000000000001"
     [
         (_bank("98765-4"), "98765-4"),  # SGML, trailing blanks off
         (_card(_UUID), _UUID),
+        # a card number written whole (Luhn-valid): its last four digits only
+        (_card("4111111111111111"), "************1111"),
+        (_card("4111 1111 1111 1111"), "**** **** **** 1111"),
+        (_card("4111111111111112"), "4111111111111112"),  # fails Luhn: an account number
         (_bank("111-1", "222-2"), "111-1, 222-2"),
         (_bank("111-1", "111-1"), "111-1"),
         (_bank(""), None),  # no ACCTID: nothing named

@@ -408,3 +408,23 @@ def test_returned_payout_on_a_refunded_offramp_is_clean(world):
     ])  # fmt: skip
     result = run(world)
     assert breaks(result) == set() and result.summary.checks_passed
+
+
+def test_a_line_that_is_no_pix_gets_advice_that_fits_it(world):
+    """A credit or debit that does not say PIX (a cashback, a yield, a TED: kind other) is
+    still a break no intent explains, but "identify the payer or return the money" sent a
+    person after a payer who may not exist: its reason says what such a line may be and
+    what to do."""
+    world.snapshot([intent(9, created=T0 + 3 * H)], AS_OF)  # paid by neither line
+    cashback = line(1, amount=1_234, name=None, doc=None, description="CASHBACK PIX")
+    cashback = {**cashback, "kind": "other", "amount_cents": 1_234, "direction": "credit"}
+    ted = line(2, kind="other", amount=5_000, name=None, doc=None, description="TED ENVIADA")
+    world.statement([cashback, ted])
+    rows = exception_rows(run(world))
+    reasons = {r["category"]: r["reason"] for r in rows if r["category"].startswith("unmatched")}
+    assert set(reasons) == {"unmatched_credit", "unmatched_debit"}
+    for reason in reasons.values():
+        assert "does not say PIX" in reason and "record why (recon resolve)" in reason
+    assert "return the money" not in reasons["unmatched_credit"]
+    assert "if a payer sent it, identify them" in reasons["unmatched_credit"]
+    assert "find who authorised it" in reasons["unmatched_debit"]

@@ -65,8 +65,18 @@ unmatched_lines as (
             || coalesce(' "' || nullif(trim(l.description), '') || '"', '')
             || ' matches no intent by txid, reference or amount/party/time'
             || coalesce(' (devolução of ' || l.refund_of || ')', '') || '. '
-            || case l.direction
-                   when 'credit' then 'Identify the payer or return the money (devolução).'
+            || case
+                   -- a line that does not say PIX (a TED/DOC, a cashback, a yield, an entry of
+                   -- the bank itself): the PIX advice would send a person after a payer who is not one
+                   when l.kind = 'other' then
+                       'It does not say PIX (a transfer, cashback, yield or an entry of the bank itself): '
+                       || case l.direction
+                              when 'credit' then 'if a payer sent it, identify them; else'
+                              else 'if it paid a payee, find who authorised it; else'
+                          end
+                       || ' book it outside recon and record why (recon resolve).'
+                   when l.direction = 'credit'
+                       then 'Identify the payer or return the money (devolução).'
                    else 'Find who authorised this payment.'
                end as reason,
         l.booked_at as evidence_at

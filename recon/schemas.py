@@ -288,7 +288,11 @@ CATEGORIES: dict[str, Category] = {
             "P2",
             "credit matched, intent still awaiting_fiat_payment past the grace period",
         ),
-        Category("unmatched_credit", "P2", "a PIX credit that no intent explains"),
+        Category(
+            "unmatched_credit",
+            "P2",
+            "a credit (not a fee) that no intent explains; one that does not say PIX (kind `other`) is told so",
+        ),
         Category("offramp_missing_payout", "P1", "completed offramp, no debit matched"),
         Category("offramp_payout_amount_mismatch", "P1", "matched payout amount differs"),
         Category("offramp_duplicate_payout", "P1", "more than one debit matched one offramp"),
@@ -300,7 +304,11 @@ CATEGORIES: dict[str, Category] = {
         Category(
             "offramp_stuck_paying_out", "P2", "paying_out past the grace period with no payout"
         ),
-        Category("unmatched_debit", "P1", "a PIX debit that no intent explains"),
+        Category(
+            "unmatched_debit",
+            "P1",
+            "a debit (not a fee) that no intent explains; one that does not say PIX (kind `other`) is told so",
+        ),
         Category(
             "offramp_payout_returned",
             "P1",

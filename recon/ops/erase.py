@@ -208,6 +208,13 @@ class _Person:
         }
 
 
+def _write_over(path: Path, body: bytes) -> None:
+    """Write `body` over `path` atomically (a temporary sibling renamed over it)."""
+    tmp = path.with_name(f".tmp-{path.name}.erase")
+    tmp.write_bytes(body)
+    os.replace(tmp, path)
+
+
 def _rewrite(path: Path, table: pa.Table, **options: Any) -> None:
     """Write `table` over `path` atomically (zstd, or the file kind's own `options`)."""
     tmp = path.with_name(f".tmp-{path.name}.erase")
@@ -479,9 +486,7 @@ def _refresh_run_copies(dd: DataDir, result: EraseResult) -> None:
                 path = folder / file
                 if body is None or (path.is_file() and path.read_bytes() == body):
                     continue
-                tmp = path.with_name(f".tmp-{path.name}.erase")
-                tmp.write_bytes(body)
-                os.replace(tmp, path)
+                _write_over(path, body)
                 result.files_rewritten.append(str(path.relative_to(dd.root)))
     except OSError as exc:
         raise LakeError(f"{dd.uri}: cannot read the committed runs: {exc}") from None
@@ -708,7 +713,5 @@ def _scrub(path: Path, texts: set[str]) -> bool:
     scrubbed = _replace_all(text, texts)
     if scrubbed == text:
         return False
-    tmp = path.with_name(f".tmp-{path.name}.erase")
-    tmp.write_bytes(scrubbed.encode("utf-8"))
-    os.replace(tmp, path)
+    _write_over(path, scrubbed.encode("utf-8"))
     return True

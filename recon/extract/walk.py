@@ -41,20 +41,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import numpy as np
-
 from recon.api.protocol import loads_json
 from recon.errors import PaginationError, ResponseLimitError
+from recon.extract.ids import IdSet, UuidIds, id_key, id_keys, id_text
 from recon.extract.pages import decode_envelope
 
 __all__ = [
+    "IdSet",
     "Page",
     "PageFetcher",
     "PageRequest",
+    "UuidIds",
     "WalkPlan",
     "WalkResult",
     "Walker",
@@ -67,148 +68,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 MAX_LIMIT = 100  # the spec's bound for `limit`
-
-
-def id_key(intent_id: str) -> bytes | str:
-    """A compact set key: the 16 bytes of a canonical (lowercase, hyphenated) UUID, else the
-    text itself. `id_text(id_key(s)) == s` always, so distinct ids never share a key."""
-    if len(intent_id) == 36 and intent_id[8] == intent_id[13] == intent_id[18] == "-":
-        hexa = intent_id.replace("-", "")
-        if len(hexa) == 32 and intent_id[23] == "-":
-            try:
-                raw = bytes.fromhex(hexa)
-            except ValueError:
-                return intent_id
-            if raw.hex() == hexa:
-                return raw
-    return intent_id
-
-
-def _uuid_blob(ids: list[str]) -> bytes | None:
-    """The 16 bytes of every id, concatenated, when all are canonical UUIDs (lowercase,
-    hyphenated); else None. A few string operations per page, none per id."""
-    n = len(ids)
-    if not n or set(map(len, ids)) != {36}:
-        return None
-    joined = "".join(ids)
-    if not joined[8::36] == joined[13::36] == joined[18::36] == joined[23::36] == "-" * n:
-        return None
-    hexa = joined.replace("-", "")
-    try:
-        raw = bytes.fromhex(hexa)
-    except ValueError:
-        return None
-    # fromhex skips whitespace and reads upper case: only the canonical text round-trips
-    return raw if len(raw) == 16 * n and raw.hex() == hexa else None
-
-
-def id_keys(ids: list[str]) -> list[bytes | str]:
-    """`id_key` of every id (same result), with no check per id for a page of canonical
-    UUIDs."""
-    blob = _uuid_blob(ids)
-    if blob is not None:
-        return [blob[i : i + 16] for i in range(0, len(blob), 16)]
-    return [id_key(i) for i in ids]
-
-
-def id_text(key: bytes | str) -> str:
-    """The id text of an `id_key`."""
-    if isinstance(key, bytes):
-        h = key.hex()
-        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
-    return key
-
-
-class IdSet:
-    """The set of ids read (~16 bytes per canonical UUID), counted when a count is asked.
-
-    A page's canonical UUIDs are added as one string of their 16-byte keys (`add`: no work
-    per id); they are sorted into one array of unique keys (numpy fixed-width bytes) only
-    when the set is counted or probed (at the end of a pass) or when `SETTLE_KEYS` are
-    pending. A Python set of 16-byte keys would cost ~90 bytes per id, and looking each
-    page's keys up as they come ~1 µs of CPU per id; settling 1M keys costs ~0.15 s.
-    Ids that are not canonical UUIDs stay text, in a plain set. `repeated` collects the
-    keys added more than once (their versions need choosing).
-    """
-
-    SETTLE_KEYS = 1 << 20
-
-    def __init__(self) -> None:
-        self.repeated: set[bytes | str] = set()
-        self._sorted: np.ndarray[Any, Any] = np.empty(0, dtype="S16")
-        self._pending: list[bytes] = []
-        self._pending_keys = 0
-        self._other: set[str] = set()
-
-    def clear(self) -> None:
-        """Forget every key (frees the memory)."""
-        self.repeated, self._sorted = set(), np.empty(0, dtype="S16")
-        self._pending, self._pending_keys, self._other = [], 0, set()
-
-    def add(self, ids: list[str]) -> None:
-        """Add a page's ids."""
-        blob = _uuid_blob(ids)
-        if blob is not None:
-            self._pend(blob)
-            return
-        for key in map(id_key, ids):
-            if isinstance(key, bytes):
-                self._pend(key)
-            elif key in self._other:
-                self.repeated.add(key)
-            else:
-                self._other.add(key)
-
-    def _pend(self, blob: bytes) -> None:
-        self._pending.append(blob)
-        self._pending_keys += len(blob) // 16
-        if self._pending_keys >= self.SETTLE_KEYS:
-            self._settle()
-
-    def _settle(self) -> None:
-        if not self._pending:
-            return
-        keys = np.sort(np.frombuffer(b"".join(self._pending), dtype="S16"))
-        self._pending, self._pending_keys = [], 0
-        if len(keys) > 1:
-            again = keys[1:] == keys[:-1]
-            if again.any():
-                self._note_repeated(keys[1:][again])
-                keys = keys[np.concatenate(([True], ~again))]
-        known = self._sorted
-        if not len(known):
-            self._sorted = keys
-            return
-        at = np.searchsorted(known, keys)
-        found = known[np.minimum(at, len(known) - 1)] == keys
-        if found.any():
-            self._note_repeated(keys[found])
-            keys, at = keys[~found], at[~found]
-        self._sorted = np.insert(known, at, keys)
-
-    def _note_repeated(self, keys: np.ndarray[Any, Any]) -> None:
-        blob = keys.tobytes()  # whole 16-byte items (an item read back would lose trailing NULs)
-        self.repeated.update(blob[i : i + 16] for i in range(0, len(blob), 16))
-
-    def __len__(self) -> int:
-        self._settle()
-        return len(self._sorted) + len(self._other)
-
-    def count_hint(self) -> int:
-        """An upper bound of len() that settles nothing (for progress shown per page)."""
-        return len(self._sorted) + self._pending_keys + len(self._other)
-
-    def __contains__(self, key: object) -> bool:
-        if isinstance(key, str):
-            return key in self._other
-        if not isinstance(key, bytes) or len(key) != 16:
-            return False
-        self._settle()
-        known = self._sorted
-        if not len(known):
-            return False
-        query = np.frombuffer(key, dtype="S16")
-        return bool(known[min(int(np.searchsorted(known, query)[0]), len(known) - 1)] == query[0])
 
 
 @dataclass(frozen=True)
@@ -313,7 +172,7 @@ class PageRows(Protocol):
     (`recon.extract.flatten.FlatPage` or `PageItems`)."""
 
     @property
-    def ids(self) -> list[str]: ...
+    def ids(self) -> Sequence[str]: ...
 
     @property
     def table(self) -> Any: ...
@@ -436,7 +295,7 @@ class WalkPlan:
         offset, self._next = self._next, self._next + self._stride
         return PageRequest(offset, self.limit)
 
-    def feed(self, request: PageRequest, page: Page, ids: list[str]) -> None:
+    def feed(self, request: PageRequest, page: Page, ids: Sequence[str]) -> None:
         """Record a page read for `request` (with its items' ids, in order)."""
         p = self.current
         self.pages += 1

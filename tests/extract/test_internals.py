@@ -21,6 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from recon.extract.flatten import IntentParseError, PageItems, page_items
+from recon.extract.ids import UuidIds, item_uuid_keys
+from recon.extract.pages import decode_envelope, rows_of
 from recon.extract.snapshot import (
     ROW_GROUP_ROWS,
     _VersionWriter,
@@ -104,6 +106,76 @@ def test_non_canonical_ids_stay_text_in_a_page_of_uuids(bad: str) -> None:
 
 def test_id_keys_of_an_empty_page() -> None:
     assert id_keys([]) == []
+
+
+# -- ids read from the items' bytes ------------------------------------------------------
+
+
+def _raw_items(items: list[dict[str, Any]], ascii_only: bool) -> Any:
+    body = json.dumps(
+        {"intents": items, "total": len(items), "limit": 100, "offset": 0},
+        ensure_ascii=ascii_only,
+    )  # with spaces: decode_envelope removes them, as for any server
+    page = decode_envelope(body.encode())
+    assert page is not None
+    return page[0]
+
+
+_item = st.fixed_dictionaries(
+    {"id": any_id, "status": st.sampled_from(["paid", "expired"])},
+    optional={"note": st.text(max_size=8)},
+)
+
+
+@FAST
+@given(st.lists(st.tuples(_item, st.booleans()), min_size=1, max_size=12), st.booleans())
+def test_ids_read_from_the_items_bytes_equal_the_decoded_ids(
+    rows: list[tuple[dict[str, Any], bool]], ascii_only: bool
+) -> None:
+    # the id first or last, canonical or not: the fast read gives the ids a JSON decoder
+    # gives, or declines (None) and rows_of decodes them
+    items = [item if first else {**{k: v for k, v in item.items() if k != "id"}, "id": item["id"]}
+             for item, first in rows]  # fmt: skip
+    raw = _raw_items(items, ascii_only)
+    ids = [i["id"] for i in items]
+    fast = item_uuid_keys(raw.raws)
+    if fast is not None:
+        assert list(fast) == ids
+        assert all(first and uuid.UUID(i["id"]) for i, first in rows)
+    elif all(first for _, first in rows) and all(isinstance(id_key(i), bytes) for i in ids):
+        pytest.fail("every item begins with a canonical UUID id, but the fast read declined")
+    assert list(rows_of(raw).ids) == ids
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"id":"6B86B273-FF34-4CE1-8D6B-804EFF5A3F57","a":1}',  # upper case
+        '{"id":"\\u0036b86b273-ff34-4ce1-8d6b-804eff5a3f57","a":1}',  # an escape
+        '{"id":"6b86b273-ff34-4ce1-8d6b-804eff5a3f5","a":1}',  # 35 characters
+        '{"id":"6b86b273-ff34-4ce1-8d6b-804eff5a3f577","a":1}',  # 37 characters
+        '{"id":"6b86b273-ff34-4ce1-8d6b-804eff5a3f5 "}',  # whitespace fromhex would skip
+        '{"id":"6b86b273-ff34-4ce1-8d6b_804eff5a3f57"}',  # a wrong separator
+        '{"id":"6b86b273-ff34-4ce1-8d6b-804eff5a3fé"}',  # not ASCII
+        '{"ids":"6b86b273-ff34-4ce1-8d6b-804eff5a3f57"}',  # another key
+        '{"id":"6b86b273"}',  # shorter than the head: the slice reaches the next item
+        '{"id":"6b86b273-ff34-4ce1-8d6b-804eff5a"}',
+    ],
+)
+def test_ids_not_read_from_bytes_that_are_no_canonical_uuid(text: str) -> None:
+    good = b'{"id":"6b86b273-ff34-4ce1-8d6b-804eff5a3f57","a":1}'
+    assert item_uuid_keys([good, text.encode(), good]) is None
+    assert list(item_uuid_keys([good, good]) or []) == [good[7:43].decode()] * 2
+
+
+def test_uuid_ids_read_as_a_sequence_of_ids() -> None:
+    ids = [str(uuid.UUID(int=i)) for i in (1, 2, 3)]
+    keys = UuidIds(b"".join(uuid.UUID(i).bytes for i in ids))
+    assert len(keys) == 3 and list(keys) == ids and keys[1] == ids[1] and keys[-1] == ids[2]
+    assert keys[1:] == ids[1:] and keys == ids and keys == UuidIds(keys.blob)
+    assert id_keys(keys) == [uuid.UUID(i).bytes for i in ids]
+    with pytest.raises(ValueError):
+        UuidIds(b"short")
 
 
 # -- IdSet -------------------------------------------------------------------------------

@@ -134,8 +134,9 @@ def test_ids_read_from_the_items_bytes_equal_the_decoded_ids(
 ) -> None:
     # the id first or last, canonical or not: the fast read gives the ids a JSON decoder
     # gives, or declines (None) and rows_of decodes them
-    items = [item if first else {**{k: v for k, v in item.items() if k != "id"}, "id": item["id"]}
-             for item, first in rows]  # fmt: skip
+    rest = [{k: v for k, v in item.items() if k != "id"} for item, _ in rows]
+    items = [{"id": item["id"], **other} if first else {**other, "id": item["id"]}
+             for (item, first), other in zip(rows, rest, strict=True)]  # fmt: skip
     raw = _raw_items(items, ascii_only)
     ids = [i["id"] for i in items]
     fast = item_uuid_keys(raw.raws)

@@ -315,8 +315,8 @@ _AMOUNT_SOURCES = (
 )
 
 
-class _MetadataOnly(msgspec.Struct):
-    metadata: msgspec.Raw = msgspec.Raw(b"null")
+class _MetadataOnly(msgspec.Struct, gc=False):
+    metadata: Any = None
 
 
 _METADATA = msgspec.json.Decoder(list[_MetadataOnly])
@@ -377,11 +377,10 @@ def _loads_item(raw: str | bytes) -> Any:
 
 def _metadata_texts(raws: list[str]) -> list[str | None]:
     """`metadata` of each item as JSON text with sorted keys (only offramps carry it)."""
+    # decoded by the same exact JSON path as a whole item (msgspec: integers of any size
+    # stay integers), all of a batch's at once; then encoded with sorted keys
     decoded = _METADATA.decode("[" + ",".join(raws) + "]")
-    # each object decoded alone by the same JSON path as a whole item (orjson, else the
-    # stdlib for integers beyond 64 bits): its numbers keep their exact value
-    objects = [_loads_item(bytes(m.metadata)) for m in decoded]
-    return [None if o is None else dumps(o, sort_keys=True) for o in objects]
+    return [None if m.metadata is None else dumps(m.metadata, sort_keys=True) for m in decoded]
 
 
 def _finish(table: pa.Table) -> pa.Table:

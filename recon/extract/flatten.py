@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 
 from recon.api.protocol import loads_json
 from recon.errors import ApiError, IntentParseError
+from recon.extract.ids import item_uuid_keys
 from recon.pii import protect_intents
 from recon.schemas import INTENTS_SCHEMA
 
@@ -492,11 +493,26 @@ def page_items(items: list[Any]) -> PageItems:
 def _slow_page(items: list[Any], raws: list[str] | None = None) -> FlatPage:
     buf = RowBuffer()
     for n, item in enumerate(items):
+        if raws is not None:
+            _one_id(item, raws[n])
         # raises IntentParseError naming the item and field
         buf.add(flatten_intent(item, raw=None if raws is None else raws[n]))
     ids: list[str] = [str(i) for i in buf.columns["id"]]
     updated = list(buf.columns["updated_at"])
     return FlatPage(ids, updated, buf.take_data())
+
+
+def _one_id(item: Any, raw: str) -> None:
+    """An item whose text begins with one id and names another later (a key twice): the
+    walk reads the first (`recon.extract.ids.item_uuid_keys`), a JSON decoder the last.
+    Refused: which one is the intent's cannot be told."""
+    first = item_uuid_keys([raw.encode()])
+    if first is not None and isinstance(item, dict) and item.get("id") != first[0]:
+        raise IntentParseError(
+            f"named twice in the object ({first[0]!r}, then {item.get('id')!r})",
+            intent_id=first[0],
+            field="id",
+        )
 
 
 def flatten_page(items: list[Any]) -> FlatPage:

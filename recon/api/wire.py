@@ -22,8 +22,10 @@ import logging
 import os
 import ssl
 import zlib
+from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import quote_plus, urlsplit
 
 import httpx
 
@@ -107,24 +109,15 @@ class AsyncWire:
     async def send(self, request: Request, pacer: Pacer) -> Outcome:
         """One GET; the body read within the limits. Transport failures come back as
         `Failed` (retried by the caller's policy); a crossed size bound is raised."""
-        url = urlsplit(request.url)
-        scheme = url.scheme.lower()
-        if scheme not in ("http", "https") or not url.hostname:
-            raise ConfigError(pacer.redact(f"bad API base URL: {request.url}"))
-        port = url.port or (443 if scheme == "https" else 80)
-        key = (scheme, url.hostname, port)
-        target = (url.path or "/") + ("?" + url.query if url.query else "")
+        try:
+            key, target, fields = _prepared(
+                request.url, tuple(request.headers.items()), request.auth
+            )
+        except ValueError:
+            raise ConfigError(pacer.redact(f"bad API base URL: {request.url}")) from None
         if request.params:
-            target += ("&" if url.query else "?") + urlencode(request.params)
-        host = url.hostname if url.port is None else f"{url.hostname}:{url.port}"
-        if ":" in url.hostname:  # IPv6 literal
-            host = f"[{url.hostname}]" + (f":{url.port}" if url.port else "")
-        headers = {"Host": host, "Accept-Encoding": "gzip, deflate", **request.headers}
-        if request.auth is not None:
-            token = base64.b64encode(":".join(request.auth).encode()).decode()
-            headers["Authorization"] = f"Basic {token}"
-        head = f"GET {target} HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers.items())
-        data = (head + "\r\n").encode("latin-1")
+            target += ("&" if "?" in target else "?") + _query(request.params)
+        data = f"GET {target} HTTP/1.1\r\n{fields}".encode("latin-1")
         for _ in range(2):
             try:
                 return await self._exchange(key, data, request, pacer)
@@ -243,6 +236,37 @@ class AsyncWire:
         while chunk := await reader.read(_READ):  # no length: the body ends with the connection
             feed(chunk)
         return status, headers, False
+
+
+@lru_cache(maxsize=64)
+def _prepared(
+    url: str, headers: tuple[tuple[str, str], ...], auth: tuple[str, str] | None
+) -> tuple[tuple[str, str, int], str, str]:
+    """What every GET to `url` with these headers shares, worked out once: the connection
+    key (scheme, host, port), the request target, and the header lines with the blank line
+    that ends them. ValueError for a URL this lane cannot use."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(url)
+    port = parts.port or (443 if scheme == "https" else 80)
+    target = (parts.path or "/") + ("?" + parts.query if parts.query else "")
+    host = parts.hostname if parts.port is None else f"{parts.hostname}:{parts.port}"
+    if ":" in parts.hostname:  # IPv6 literal
+        host = f"[{parts.hostname}]" + (f":{parts.port}" if parts.port else "")
+    fields = {"Host": host, "Accept-Encoding": "gzip, deflate", **dict(headers)}
+    if auth is not None:
+        fields["Authorization"] = "Basic " + base64.b64encode(":".join(auth).encode()).decode()
+    lines = "".join(f"{k}: {v}\r\n" for k, v in fields.items()) + "\r\n"
+    return (scheme, parts.hostname, port), target, lines
+
+
+def _query(params: Mapping[str, str | int]) -> str:
+    """`urlencode(params)`, with integers (the walk's offset and limit) written directly."""
+    return "&".join(
+        f"{quote_plus(k)}={v}" if type(v) is int else f"{quote_plus(k)}={quote_plus(str(v))}"
+        for k, v in params.items()
+    )
 
 
 def _protocol_text(exc: Any) -> str:

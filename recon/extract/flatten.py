@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 
 from recon.api.protocol import loads_json
 from recon.errors import ApiError, IntentParseError
+from recon.extract.ids import item_uuid_keys
 from recon.pii import protect_intents
 from recon.schemas import INTENTS_SCHEMA
 
@@ -315,8 +316,8 @@ _AMOUNT_SOURCES = (
 )
 
 
-class _MetadataOnly(msgspec.Struct):
-    metadata: msgspec.Raw = msgspec.Raw(b"null")
+class _MetadataOnly(msgspec.Struct, gc=False):
+    metadata: Any = None
 
 
 _METADATA = msgspec.json.Decoder(list[_MetadataOnly])
@@ -377,11 +378,10 @@ def _loads_item(raw: str | bytes) -> Any:
 
 def _metadata_texts(raws: list[str]) -> list[str | None]:
     """`metadata` of each item as JSON text with sorted keys (only offramps carry it)."""
+    # decoded by the same exact JSON path as a whole item (msgspec: integers of any size
+    # stay integers), all of a batch's at once; then encoded with sorted keys
     decoded = _METADATA.decode("[" + ",".join(raws) + "]")
-    # each object decoded alone by the same JSON path as a whole item (orjson, else the
-    # stdlib for integers beyond 64 bits): its numbers keep their exact value
-    objects = [_loads_item(bytes(m.metadata)) for m in decoded]
-    return [None if o is None else dumps(o, sort_keys=True) for o in objects]
+    return [None if m.metadata is None else dumps(m.metadata, sort_keys=True) for m in decoded]
 
 
 def _finish(table: pa.Table) -> pa.Table:
@@ -493,11 +493,26 @@ def page_items(items: list[Any]) -> PageItems:
 def _slow_page(items: list[Any], raws: list[str] | None = None) -> FlatPage:
     buf = RowBuffer()
     for n, item in enumerate(items):
+        if raws is not None:
+            _one_id(item, raws[n])
         # raises IntentParseError naming the item and field
         buf.add(flatten_intent(item, raw=None if raws is None else raws[n]))
     ids: list[str] = [str(i) for i in buf.columns["id"]]
     updated = list(buf.columns["updated_at"])
     return FlatPage(ids, updated, buf.take_data())
+
+
+def _one_id(item: Any, raw: str) -> None:
+    """An item whose text begins with one id and names another later (a key twice): the
+    walk reads the first (`recon.extract.ids.item_uuid_keys`), a JSON decoder the last.
+    Refused: which one is the intent's cannot be told."""
+    first = item_uuid_keys([raw.encode()])
+    if first is not None and isinstance(item, dict) and item.get("id") != first[0]:
+        raise IntentParseError(
+            f"named twice in the object ({first[0]!r}, then {item.get('id')!r})",
+            intent_id=first[0],
+            field="id",
+        )
 
 
 def flatten_page(items: list[Any]) -> FlatPage:

@@ -3,8 +3,9 @@
 1. `decode_envelope`: the body with its whitespace removed (`msgspec.json.format`), then
    decoded into ``{intents: [Raw, ...], total, limit, offset}``: each item stays the bytes the
    server sent (a `msgspec.Raw` slice), never a dict.
-2. `rows_of`: only the ids are decoded for the walker (msgspec, skipping every other field);
-   the items stay raw bytes for the writer.
+2. `rows_of`: only the ids, for the walker: read from each item's first bytes when every
+   item begins with its id, a canonical UUID (`recon.extract.ids.item_uuid_keys`), else
+   decoded by msgspec, skipping every other field; the items stay raw bytes for the writer.
 3. `batch_table` (on the writer thread, ~8,192 items at a time): the items joined as NDJSON
    and read by pyarrow's JSON reader (C++) against an explicit schema of the fields a row
    needs (unknown fields are skipped, a wrong type is an error); `raw` is a string column
@@ -19,6 +20,7 @@ Checks run per page and per batch, never per intent.
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +38,7 @@ from recon.extract.flatten import (
     fallback_table,
     page_items,
 )
+from recon.extract.ids import item_uuid_keys
 
 __all__ = ["PageRows", "RawItems", "batch_table", "decode_envelope", "rows_of"]
 
@@ -78,7 +81,7 @@ class PageRows:
     """A page for the walker (its ids, in order) and the writer (`table`: the items as raw
     JSON bytes, parsed into columns a batch at a time by `batch_table`)."""
 
-    ids: list[str]
+    ids: Sequence[str]
     table: list[Any]
 
 
@@ -125,6 +128,9 @@ def rows_of(items: RawItems | list[Any]) -> PageRows:
     usable id raises `IntentParseError` naming it."""
     if isinstance(items, RawItems):
         raws: list[Any] = items.raws
+        keys = item_uuid_keys(raws)
+        if keys is not None:
+            return PageRows(keys, raws)
         try:
             ids = [i.id for i in _IDS.decode(b"[" + b",".join(raws) + b"]")]
             if all(v.strip() for v in ids):

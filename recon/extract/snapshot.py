@@ -68,7 +68,7 @@ __all__ = [
 PART_NAME = "part-00000.parquet"
 MANIFEST_NAME = "_manifest.json"
 VERSIONS_NAME = ".versions.parquet.tmp"  # every version read; never matched by readers
-ROW_GROUP_ROWS = 8_192
+ROW_GROUP_ROWS = 16_384
 # A part file's Parquet options. Columns whose values are unique per row (the id, the JSON
 # texts) get no dictionary: the writer would build one and then drop it (~10% of the write's
 # CPU, and the files come out smaller); nothing filters on the JSON texts, so they get no
@@ -229,8 +229,10 @@ class _VersionWriter:
     Items become columns `CONVERT_ROWS` at a time on a writer thread (JSON reading, casts,
     masking and encoding are mostly C++ that releases the GIL), overlapping the event loop's
     fetching; each whole row group of `ROW_GROUP_ROWS` is written as soon as it is converted.
-    Jobs of a half row group keep what is left when the walk ends (the last job, the last row
-    group) short: the tail of a walk waits for it. At most `MAX_JOBS` jobs are queued or
+    Jobs of half a row group keep what is left when the walk ends (the last job, the last row
+    group) short: the tail of a walk waits for it. Jobs of 8,192 rows and groups of 16,384
+    cost ~0.9 µs of CPU per intent less than 4,096 and 8,192, for ~45 ms more tail per walk
+    (A/B, 10 alternating fresh 100k walks each). At most `MAX_JOBS` jobs are queued or
     running (bounded memory); a job's error surfaces at the next `add` that queues one, or at
     `close`.
     """

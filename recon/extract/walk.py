@@ -41,21 +41,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import numpy as np
-
 from recon.api.protocol import loads_json
 from recon.errors import PaginationError, ResponseLimitError
+from recon.extract.ids import IdSet, UuidIds, id_key, id_keys, id_text
 from recon.extract.pages import decode_envelope
 
 __all__ = [
+    "IdSet",
     "Page",
     "PageFetcher",
     "PageRequest",
+    "UuidIds",
     "WalkPlan",
     "WalkResult",
     "Walker",
@@ -68,123 +68,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 MAX_LIMIT = 100  # the spec's bound for `limit`
-
-
-def id_key(intent_id: str) -> bytes | str:
-    """A compact set key: the 16 bytes of a canonical (lowercase, hyphenated) UUID, else the
-    text itself. `id_text(id_key(s)) == s` always, so distinct ids never share a key."""
-    if len(intent_id) == 36 and intent_id[8] == intent_id[13] == intent_id[18] == "-":
-        hexa = intent_id.replace("-", "")
-        if len(hexa) == 32 and intent_id[23] == "-":
-            try:
-                raw = bytes.fromhex(hexa)
-            except ValueError:
-                return intent_id
-            if raw.hex() == hexa:
-                return raw
-    return intent_id
-
-
-_UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-_UUIDS = re.compile(f"(?:{_UUID})*")
-
-
-def id_keys(ids: list[str]) -> list[bytes | str]:
-    """`id_key` of every id (same result), one regex and one hex decode for a page of
-    canonical UUIDs instead of a check per id."""
-    # every id 36 long, so the 36-character chunks the regex checks are the ids themselves
-    if ids and set(map(len, ids)) == {36} and _UUIDS.fullmatch(joined := "".join(ids)):
-        raw = bytes.fromhex(joined.replace("-", ""))
-        return [raw[i : i + 16] for i in range(0, len(raw), 16)]
-    return [id_key(i) for i in ids]
-
-
-def id_text(key: bytes | str) -> str:
-    """The id text of an `id_key`."""
-    if isinstance(key, bytes):
-        h = key.hex()
-        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
-    return key
-
-
-class IdSet:
-    """The set of id keys read (see `id_key`), ~16 bytes per canonical UUID.
-
-    A Python set of 16-byte `bytes` costs ~90 bytes per id (object + table slot): 90 MB
-    at 1M intents. Here UUID keys go to a small set of recent keys, which every
-    `FLUSH_KEYS` is sorted into a numpy array of 16-byte strings (a "level"); membership is
-    a vectorized binary search per level, levels are merged when there are too many.
-    Other ids (not canonical UUIDs) stay in a plain set.
-    """
-
-    FLUSH_KEYS = 1 << 16
-    MAX_LEVELS = 6
-
-    def __init__(self) -> None:
-        self._recent: set[bytes] = set()
-        self._levels: list[np.ndarray[Any, Any]] = []
-        self._other: set[str] = set()
-        self._count = 0
-
-    def __len__(self) -> int:
-        return self._count
-
-    def __contains__(self, key: object) -> bool:
-        if isinstance(key, str):
-            return key in self._other
-        if not isinstance(key, bytes) or len(key) != 16:
-            return False
-        return key in self._recent or bool(self._in_levels([key])[0])
-
-    def _in_levels(self, keys: list[bytes]) -> np.ndarray[Any, Any]:
-        found = np.zeros(len(keys), dtype=bool)
-        if not self._levels or not keys:
-            return found
-        query = np.frombuffer(b"".join(keys), dtype="S16")
-        for level in self._levels:
-            at = np.searchsorted(level, query)
-            np.minimum(at, len(level) - 1, out=at)
-            found |= level[at] == query
-        return found
-
-    def add_many(self, keys: list[bytes | str], repeated: set[bytes | str] | None = None) -> int:
-        """Add `keys` (in order); return how many were not in the set before (a key twice
-        in `keys` counts once). Keys already present are added to `repeated` if given."""
-        before = self._count
-        uuids = [k for k in keys if type(k) is bytes and len(k) == 16]
-        if len(uuids) != len(keys):
-            for k in keys:
-                if isinstance(k, str):
-                    if k not in self._other:
-                        self._other.add(k)
-                        self._count += 1
-                    elif repeated is not None:
-                        repeated.add(k)
-        known = self._in_levels(uuids)
-        recent = self._recent
-        for k, old in zip(uuids, known.tolist(), strict=True):
-            if not old and k not in recent:
-                recent.add(k)
-                self._count += 1
-            elif repeated is not None:
-                repeated.add(k)
-        if len(recent) >= self.FLUSH_KEYS:
-            self._flush()
-        return self._count - before
-
-    def _flush(self) -> None:
-        level = np.frombuffer(b"".join(self._recent), dtype="S16").copy()
-        level.sort()
-        self._recent = set()
-        self._levels.append(level)
-        if len(self._levels) > self.MAX_LEVELS:
-            merged = np.concatenate(self._levels)
-            merged.sort()
-            self._levels = [merged]
-
-    def clear(self) -> None:
-        """Forget every key (frees the memory)."""
-        self._recent, self._levels, self._other, self._count = set(), [], set(), 0
 
 
 @dataclass(frozen=True)
@@ -289,7 +172,7 @@ class PageRows(Protocol):
     (`recon.extract.flatten.FlatPage` or `PageItems`)."""
 
     @property
-    def ids(self) -> list[str]: ...
+    def ids(self) -> Sequence[str]: ...
 
     @property
     def table(self) -> Any: ...
@@ -315,6 +198,7 @@ class _Pass:
     kind: str  # full | gap-fill
     ids: set[bytes | str] | None  # only kept for non-monotone walks
     totals: set[int] = field(default_factory=set)
+    rows: int = 0
     duplicates: int = 0
     short_pages: int = 0
     pages: int = 0
@@ -347,10 +231,9 @@ class WalkPlan:
         self.max_passes = max_passes
         self.max_total = max_total  # a bound on `total` (0: none)
         self.page_size = page_size
-        # every id read, as compact keys (see `id_key`)
+        # every id read, as compact keys (see `id_key`); seen.repeated: the ids read more
+        # than once (drift), whose versions need choosing at the end
         self.seen = IdSet()
-        # ids read more than once (drift): only their versions need choosing at the end
-        self.repeated: set[bytes | str] = set()
         self.rows_written = 0
         self.pages = 0
         self.limit = page_size  # asked first; then the limit the server applies (echoed)
@@ -412,9 +295,8 @@ class WalkPlan:
         offset, self._next = self._next, self._next + self._stride
         return PageRequest(offset, self.limit)
 
-    def feed(self, request: PageRequest, page: Page, ids: list[str]) -> int:
-        """Record a page read for `request` (with its items' ids, in order); return how
-        many ids were new to the run."""
+    def feed(self, request: PageRequest, page: Page, ids: Sequence[str]) -> None:
+        """Record a page read for `request` (with its items' ids, in order)."""
         p = self.current
         self.pages += 1
         if self.total_first is None:
@@ -427,12 +309,10 @@ class WalkPlan:
         p.totals.add(page.total)
         if len(page.items) < page.limit and page.offset + len(page.items) < page.total:
             p.short_pages += 1
-        keys = id_keys(ids)
         if p.ids is not None:
-            p.ids.update(keys)
-        new = self.seen.add_many(keys, self.repeated)
-        if p.number == 1:
-            p.duplicates += len(keys) - new  # read twice in the first pass: pages shifted
+            p.ids.update(id_keys(ids))
+        self.seen.add(ids)
+        p.rows += len(ids)
         self.rows_written += len(ids)
         if request.fill_end is not None:
             self._after_fill(request, page)
@@ -443,7 +323,6 @@ class WalkPlan:
             self._after_first(page)
         else:
             self._after_page(request, page)
-        return new
 
     def _after_first(self, first: Page) -> None:
         if first.limit < self.limit:
@@ -479,6 +358,8 @@ class WalkPlan:
     def end_pass(self) -> None:
         """Close the current pass: note its drift, decide whether the walk is done."""
         p = self.current
+        if p.number == 1:  # ids read twice in the first pass: pages shifted under it
+            p.duplicates = p.rows - len(self.seen)
         self._note_drift(p)
         if self.monotone:
             # Counting proof: every id seen exists at the time of the response with the
@@ -544,7 +425,7 @@ class WalkPlan:
             unique_ids=unique,
             duplicates_dropped=self.rows_written - unique,
             final_ids=None if final is None else [id_text(k) for k in final],
-            repeated_ids=[id_text(k) for k in self.repeated],
+            repeated_ids=[id_text(k) for k in self.seen.repeated],
             drift=self.drift,
             page_limit=self.limit,
             first_date=self.first_date,
@@ -616,7 +497,8 @@ class Walker:
         if rows.ids:
             self.sink(rows.table)
         if self.on_progress is not None:
-            self.on_progress(len(plan.seen), max(page.total, len(plan.seen)))
+            seen = plan.seen.count_hint()
+            self.on_progress(seen, max(page.total, seen))
 
     async def _worker(self) -> None:
         while (request := self.plan.next_request()) is not None:

@@ -28,6 +28,7 @@ MODES = (
     "too_many_items",
     "wrong_content_type",
     "truncated",
+    "id_twice",
 )
 MAX_REQUESTS = 200
 MAX_STREAM_BYTES = 256 << 20  # what an endless body sends at most
@@ -193,6 +194,15 @@ class HostileServer:
     ) -> bool:
         body = b"<html><body><form action=/login>Sign in</form></body></html>"
         return await self._send(writer, body, content_type="text/html; charset=utf-8")
+
+    async def _id_twice(self, writer: asyncio.StreamWriter, offset: int, limit: int) -> bool:
+        # one item names its id twice, with two values: readers disagree on which is its id
+        page = _page(offset, limit, total=50)
+        text = json.dumps(page, separators=(",", ":"))
+        first = page["intents"][0]["id"]
+        other = "ffffffff" + first[8:]
+        text = text.replace(f'{{"id":"{first}"', f'{{"id":"{first}","id":"{other}"', 1)
+        return await self._send(writer, text.encode())
 
     async def _truncated(self, writer: asyncio.StreamWriter, offset: int, limit: int) -> bool:
         body = json.dumps(_page(offset, limit, total=50)).encode()

@@ -31,6 +31,7 @@ CASES = [
     ("too_many_items", "", "105 intents for an echoed limit of 100"),
     ("wrong_content_type", "", "Content-Type 'text/html', not JSON"),
     ("truncated", "", "peer closed connection"),
+    ("id_twice", "", "field 'id': named twice"),
 ]
 
 

@@ -21,6 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from recon.extract.flatten import IntentParseError, PageItems, page_items
+from recon.extract.ids import UuidIds, item_uuid_keys
+from recon.extract.pages import decode_envelope, rows_of
 from recon.extract.snapshot import (
     ROW_GROUP_ROWS,
     _VersionWriter,
@@ -53,10 +55,9 @@ any_id = st.one_of(_canonical, _canonical, _malformed)
 
 
 class _SmallIdSet(IdSet):
-    """The same set with tiny levels, so a few dozen keys go through flushes and merges."""
+    """The same set settling every few keys, so a few dozen keys go through many merges."""
 
-    FLUSH_KEYS = 3
-    MAX_LEVELS = 2
+    SETTLE_KEYS = 3
 
 
 # -- id_keys -----------------------------------------------------------------------------
@@ -107,80 +108,165 @@ def test_id_keys_of_an_empty_page() -> None:
     assert id_keys([]) == []
 
 
+# -- ids read from the items' bytes ------------------------------------------------------
+
+
+def _raw_items(items: list[dict[str, Any]], ascii_only: bool) -> Any:
+    body = json.dumps(
+        {"intents": items, "total": len(items), "limit": 100, "offset": 0},
+        ensure_ascii=ascii_only,
+    )  # with spaces: decode_envelope removes them, as for any server
+    page = decode_envelope(body.encode())
+    assert page is not None
+    return page[0]
+
+
+_item = st.fixed_dictionaries(
+    {"id": any_id, "status": st.sampled_from(["paid", "expired"])},
+    optional={"note": st.text(max_size=8)},
+)
+
+
+@FAST
+@given(st.lists(st.tuples(_item, st.booleans()), min_size=1, max_size=12), st.booleans())
+def test_ids_read_from_the_items_bytes_equal_the_decoded_ids(
+    rows: list[tuple[dict[str, Any], bool]], ascii_only: bool
+) -> None:
+    # the id first or last, canonical or not: the fast read gives the ids a JSON decoder
+    # gives, or declines (None) and rows_of decodes them
+    rest = [{k: v for k, v in item.items() if k != "id"} for item, _ in rows]
+    items = [{"id": item["id"], **other} if first else {**other, "id": item["id"]}
+             for (item, first), other in zip(rows, rest, strict=True)]  # fmt: skip
+    raw = _raw_items(items, ascii_only)
+    ids = [i["id"] for i in items]
+    fast = item_uuid_keys(raw.raws)
+    if fast is not None:
+        assert list(fast) == ids
+        assert all(first and uuid.UUID(i["id"]) for i, first in rows)
+    elif all(first for _, first in rows) and all(isinstance(id_key(i), bytes) for i in ids):
+        pytest.fail("every item begins with a canonical UUID id, but the fast read declined")
+    assert list(rows_of(raw).ids) == ids
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"id":"6B86B273-FF34-4CE1-8D6B-804EFF5A3F57","a":1}',  # upper case
+        '{"id":"\\u0036b86b273-ff34-4ce1-8d6b-804eff5a3f57","a":1}',  # an escape
+        '{"id":"6b86b273-ff34-4ce1-8d6b-804eff5a3f5","a":1}',  # 35 characters
+        '{"id":"6b86b273-ff34-4ce1-8d6b-804eff5a3f577","a":1}',  # 37 characters
+        '{"id":"6b86b273-ff34-4ce1-8d6b-804eff5a3f5 "}',  # whitespace fromhex would skip
+        '{"id":"6b86b273-ff34-4ce1-8d6b_804eff5a3f57"}',  # a wrong separator
+        '{"id":"6b86b273-ff34-4ce1-8d6b-804eff5a3fé"}',  # not ASCII
+        '{"ids":"6b86b273-ff34-4ce1-8d6b-804eff5a3f57"}',  # another key
+        '{"id":"6b86b273"}',  # shorter than the head: the slice reaches the next item
+        '{"id":"6b86b273-ff34-4ce1-8d6b-804eff5a"}',
+    ],
+)
+def test_ids_not_read_from_bytes_that_are_no_canonical_uuid(text: str) -> None:
+    good = b'{"id":"6b86b273-ff34-4ce1-8d6b-804eff5a3f57","a":1}'
+    assert item_uuid_keys([good, text.encode(), good]) is None
+    assert list(item_uuid_keys([good, good]) or []) == [good[7:43].decode()] * 2
+
+
+def test_uuid_ids_read_as_a_sequence_of_ids() -> None:
+    ids = [str(uuid.UUID(int=i)) for i in (1, 2, 3)]
+    keys = UuidIds(b"".join(uuid.UUID(i).bytes for i in ids))
+    assert len(keys) == 3 and list(keys) == ids and keys[1] == ids[1] and keys[-1] == ids[2]
+    assert keys[1:] == ids[1:] and keys == ids and keys == UuidIds(keys.blob)
+    assert id_keys(keys) == [uuid.UUID(i).bytes for i in ids]
+    with pytest.raises(ValueError):
+        UuidIds(b"short")
+
+
 # -- IdSet -------------------------------------------------------------------------------
 
 
 def _check_against_model(
-    batches: list[list[str]], probes: list[str], make: type[IdSet] = IdSet
+    batches: list[list[str]], probes: list[str], make: type[IdSet] = IdSet, *, count_each: bool
 ) -> None:
     ids, model = make(), set()
-    repeated: set[bytes | str] = set()
     model_repeated: set[str] = set()
     for batch in batches:
-        new_in_batch = {i for i in batch if i not in model}
         model_repeated.update(i for n, i in enumerate(batch) if i in model or i in batch[:n])
-        assert ids.add_many(id_keys(batch), repeated) == len(new_in_batch)
+        ids.add(batch)
         model.update(batch)
-        assert len(ids) == len(model)
-    assert {id_text(k) for k in repeated} == model_repeated
+        assert ids.count_hint() >= len(model)
+        if count_each:  # settles every page; otherwise pages pile up until the end
+            assert len(ids) == len(model)
+    assert len(ids) == len(model) == ids.count_hint()
+    assert {id_text(k) for k in ids.repeated} == model_repeated
     for probe in probes + [i for batch in batches for i in batch]:
         assert (id_keys([probe])[0] in ids) == (probe in model), probe
 
 
 @FAST
-@given(st.lists(st.lists(any_id, max_size=8), max_size=12), st.lists(any_id, max_size=10))
-def test_id_set_is_a_set(batches: list[list[str]], probes: list[str]) -> None:
-    _check_against_model(batches, probes)
+@given(
+    st.lists(st.lists(any_id, max_size=8), max_size=12),
+    st.lists(any_id, max_size=10),
+    st.booleans(),
+)
+def test_id_set_is_a_set(batches: list[list[str]], probes: list[str], count_each: bool) -> None:
+    _check_against_model(batches, probes, count_each=count_each)
 
 
 @FAST
-@given(st.lists(st.lists(any_id, max_size=8), max_size=25), st.lists(any_id, max_size=10))
-def test_id_set_with_many_levels_is_a_set(batches: list[list[str]], probes: list[str]) -> None:
-    _check_against_model(batches, probes, _SmallIdSet)
+@given(
+    st.lists(st.lists(any_id, max_size=8), max_size=25),
+    st.lists(any_id, max_size=10),
+    st.booleans(),
+)
+def test_id_set_settling_often_is_a_set(
+    batches: list[list[str]], probes: list[str], count_each: bool
+) -> None:
+    _check_against_model(batches, probes, _SmallIdSet, count_each=count_each)
 
 
 @FAST
 @given(st.lists(st.lists(_near_bytes.map(lambda b: str(uuid.UUID(bytes=b))), max_size=6)))
 def test_id_set_with_near_identical_keys(batches: list[list[str]]) -> None:
-    # keys from {0, 1, 255} bytes, through levels: sorted NUL-heavy fixed-width bytes
-    _check_against_model(batches, [str(uuid.UUID(int=0)), str(uuid.UUID(int=1))], _SmallIdSet)
+    # keys from {0, 1, 255} bytes: sorted NUL-heavy fixed-width bytes, merged again and again
+    probes = [str(uuid.UUID(int=0)), str(uuid.UUID(int=1))]
+    _check_against_model(batches, probes, _SmallIdSet, count_each=False)
 
 
-def test_id_set_at_full_size_across_flushes_and_merges() -> None:
-    # enough keys for more than MAX_LEVELS flushes at the real FLUSH_KEYS
+class _MidIdSet(IdSet):
+    SETTLE_KEYS = 1 << 16
+
+
+def test_id_set_at_full_size_across_settles() -> None:
+    # pages of 100 canonical UUIDs, enough for several settles of large arrays
     rng = np.random.default_rng(7)
-    per_batch = 20_000
-    batches = (IdSet.FLUSH_KEYS * (IdSet.MAX_LEVELS + 2)) // per_batch
-    raw = rng.integers(0, 256, size=(batches * per_batch, 16), dtype=np.uint8)
-    keys: list[bytes | str] = [r.tobytes() for r in raw]
-    ids, repeated = IdSet(), set[bytes | str]()
-    for b in range(batches):
-        batch = keys[b * per_batch : (b + 1) * per_batch]
-        assert ids.add_many(batch, repeated) == per_batch
-    assert len(ids) == len(keys) and not repeated
+    raw = rng.integers(0, 256, size=(300_000, 16), dtype=np.uint8)
+    ids = [id_text(r.tobytes()) for r in raw]
+    seen = _MidIdSet()
+    for start in range(0, len(ids), 100):
+        seen.add(ids[start : start + 100])
+    assert len(seen) == len(ids) and not seen.repeated
     # every key is found again and re-adding a sample is counted as repeated, not new
-    sample = keys[:: len(keys) // 500]
-    assert all(k in ids for k in sample)
-    assert ids.add_many(sample, repeated) == 0
-    assert repeated == set(sample)
+    sample = ids[:: len(ids) // 500]
+    assert all(id_key(i) in seen for i in sample)
+    seen.add(sample)
+    assert len(seen) == len(ids)
+    assert {id_text(k) for k in seen.repeated} == set(sample)
     absent = [r.tobytes() for r in rng.integers(0, 256, size=(500, 16), dtype=np.uint8)]
-    everything = set(keys)
-    assert [k in ids for k in absent] == [k in everything for k in absent]
-    assert len(ids) == len(keys)
+    everything = {r.tobytes() for r in raw}
+    assert [k in seen for k in absent] == [k in everything for k in absent]
 
 
 def test_id_set_rejects_foreign_keys_and_clears() -> None:
     ids = _SmallIdSet()
     key = uuid.UUID(int=5).bytes
-    ids.add_many([key, "text-id", uuid.UUID(int=6).bytes, uuid.UUID(int=7).bytes])
+    ids.add([str(uuid.UUID(int=5)), "text-id", str(uuid.UUID(int=6)), str(uuid.UUID(int=7))])
     assert key in ids and "text-id" in ids
     # not keys of this set: a 15-byte prefix, the key's text form, other types
     assert key[:15] not in ids
     assert str(uuid.UUID(int=5)) not in ids
     assert 5 not in ids and None not in ids
     ids.clear()
-    assert len(ids) == 0 and key not in ids and "text-id" not in ids
-    assert ids.add_many([key]) == 1
+    assert len(ids) == 0 and key not in ids and "text-id" not in ids and not ids.repeated
+    ids.add([str(uuid.UUID(int=5))])
+    assert len(ids) == 1
 
 
 # -- page_items --------------------------------------------------------------------------

@@ -111,6 +111,19 @@ def test_extract_without_a_base_url_says_what_to_set(
     assert "set RECON_API_KEY" in line and "api_key=" not in line
 
 
+@pytest.mark.parametrize(
+    "url", ["http://127.0.0.1:abc", "http://127.0.0.1:99999", "ftp://127.0.0.1", "http://"]
+)
+def test_extract_with_an_unusable_base_url_is_one_line_and_exit_2(
+    url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a port that is no number once crashed the GET lane (exit 70, "unexpected ValueError")
+    monkeypatch.setenv("RECON_API_KEY", "test-key-secret")
+    assert main(["extract", "--data", str(tmp_path), "--base-url", url, "--quiet"]) == 2
+    line = _error_line(capsys.readouterr().err)
+    assert "base URL" in line and "test-key-secret" not in line
+
+
 def _run(argv: list[str]) -> int:
     """main(argv)'s exit code, also when argparse exits by itself (SystemExit)."""
     try:

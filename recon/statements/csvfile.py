@@ -292,7 +292,7 @@ def _head_text(path: Path) -> str:
     if len(raw) == HEAD_BYTES:
         cut = raw.rfind(b"\n")
         raw = raw[: cut + 1] if cut > 0 else raw
-    return csvsniff.decode_auto(raw)[0]
+    return csvsniff.decode_csv(raw)[0]
 
 
 def sniff_head(head: str) -> CsvProfile | None:
@@ -478,7 +478,7 @@ def parse_file(path: Path, profile: CsvProfile) -> ParseResult:
     encoding = profile.encoding
     try:
         if encoding == "auto":
-            text, encoding = csvsniff.decode_auto(raw)
+            text, encoding = csvsniff.decode_csv(raw)
         else:
             text = raw.decode(encoding)
     except UnicodeDecodeError as exc:

@@ -50,10 +50,12 @@ __all__ = [
     "Sniffed",
     "declared_period",
     "decode_auto",
+    "decode_csv",
     "is_header",
     "nearest_layout",
     "normalize",
     "sniff_text",
+    "unwrap_rows",
 ]
 
 DELIMITERS = (";", ",", "\t", "|")
@@ -449,6 +451,40 @@ def decode_auto(raw: bytes) -> tuple[str, str]:
         return raw.decode("cp1252"), "cp1252"
     except UnicodeDecodeError:
         return raw.decode("latin-1"), "latin-1"
+
+
+def decode_csv(raw: bytes) -> tuple[str, str]:
+    """(text, encoding) of a CSV file's bytes (`decode_auto`), its rows unwrapped when the
+    file was saved once more as a one-column CSV (`unwrap_rows`)."""
+    text, encoding = decode_auto(raw)
+    return unwrap_rows(text), encoding
+
+
+def unwrap_rows(text: str) -> str:
+    """A CSV saved again as a one-column CSV, every line one quoted field that holds the
+    real row with its quotes doubled (``"Data,""Histórico"",""Valor"","``, as a spreadsheet
+    or a script re-saving a bank's export writes it): the rows inside, line for line, so
+    that line numbers still point into the file. Any other text is returned as it is: a
+    line that is not one such field, or fewer than two rows with columns inside, leave the
+    whole text alone."""
+    lines = text.split("\n")
+    filled = [line.rstrip("\r") for line in lines[:200] if line.strip()]
+    if len(filled) < 2 or not all(
+        len(line) >= 2 and line[0] == '"' and line[-1] == '"' for line in filled
+    ):
+        return text
+    rows, with_columns = [], 0
+    for line in lines:
+        end = "\r" if line.endswith("\r") else ""
+        if not line.strip():
+            rows.append(line)
+            continue
+        cells = _split(line.rstrip("\r"), ",")
+        if len(cells) != 1:
+            return text
+        with_columns += any(mark in cells[0] for mark in ",;\t")  # a title line has none
+        rows.append(cells[0] + end)
+    return "\n".join(rows) if with_columns >= 2 else text
 
 
 def _split(line: str, delimiter: str) -> list[str]:

@@ -91,10 +91,10 @@ def sniff_bytes(head: bytes, name: str = "", path: Path | None = None) -> str | 
     if cnab240.sniff(head):  # decoded and padded back as its reader does
         return "cnab240"
     from recon.statements.csvfile import sniff_head
-    from recon.statements.csvsniff import decode_auto
+    from recon.statements.csvsniff import decode_csv
 
     cut = head.rfind(b"\n")
-    sample = decode_auto(head[: cut + 1] if cut > 0 else head)[0]
+    sample = decode_csv(head[: cut + 1] if cut > 0 else head)[0]
     if sniff_head(sample) is not None:
         return "csv"
     if name.lower().endswith((".csv", ".txt")) and ("," in sample or ";" in sample):

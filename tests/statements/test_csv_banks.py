@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from recon.config import DataDir
 from recon.errors import StatementError
-from recon.statements import import_statements
+from recon.statements import csvsniff, import_statements
 from recon.statements.csvfile import parse_file, resolve_profile
 from recon.statements.sniff import sniff_format
 
@@ -340,3 +344,66 @@ def test_running_balance_checked_across_a_row_without_saldo(tmp_path):
     path = _write(tmp_path, "inter", short.replace("-55,90;2.686,61", "-55,90;2.686,62"), "utf-8")
     with pytest.raises(StatementError, match="running balance"):
         parse_file(path, resolve_profile(None, path))
+
+
+def _saved_again(text: str) -> str:
+    """The export saved once more as a one-column CSV: each line one quoted field (a byte
+    order mark stays at the start of the file, where a program writes one)."""
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    out = io.StringIO()
+    writer = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    for line in text.removeprefix(bom).splitlines():
+        writer.writerow([line])
+    return bom + out.getvalue()
+
+
+@pytest.mark.parametrize(("name", "text", "encoding", "layout", "lines", "period"), SAMPLES)
+def test_bank_export_saved_again_as_one_column_reads_the_same(
+    tmp_path, name, text, encoding, layout, lines, period
+):
+    # e.g. '"Data,""Dependencia Origem"",""Histórico"",...,""Valor"","' (a BB export re-saved)
+    wrapped = _saved_again(text)
+    path = _write(tmp_path, name, wrapped, encoding)
+    assert sniff_format(path) == "csv"
+    profile = resolve_profile(None, path)
+    assert profile.name == layout
+    result = parse_file(path, profile)
+    assert result.bad == []
+    assert [(r[2], r[4], r[8]) for r in result.all_rows()] == lines
+    assert result.info["period"] == period
+
+
+_cell = st.text(alphabet=st.sampled_from('ab ,;"\t1.-/'), max_size=8)
+
+
+@given(st.lists(st.lists(_cell, min_size=2, max_size=5), min_size=2, max_size=8))
+def test_rows_unwrapped_are_the_rows_written(rows: list[list[str]]) -> None:
+    inner = io.StringIO()
+    csv.writer(inner, lineterminator="\n").writerows(rows)
+    text = inner.getvalue()
+    if "\n" in "".join(c for row in rows for c in row) or "\r" in text:
+        return  # pragma: no cover - the alphabet has no line breaks
+    lines = text.splitlines()
+    if not all(any(m in line for m in ",;\t") for line in lines if line.strip()):
+        return  # pragma: no cover - two cells always give a delimiter
+    assert csvsniff.unwrap_rows(_saved_again(text)) == "\n".join(lines) + "\n"
+    # an export that is not wrapped is left exactly as it is
+    assert csvsniff.unwrap_rows(text) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"a","b"\n"1","2"\n',  # quoted cells, several per line: a normal CSV
+        '"a,b"\nc,d\n',  # one line is wrapped, the next is not
+        '"only one line, wrapped"\n',
+        '"x"\n"y"\n',  # one column without a delimiter inside: not rows
+    ],
+)
+def test_texts_that_are_not_wrapped_rows_stay_as_they_are(text: str) -> None:
+    assert csvsniff.unwrap_rows(text) == text
+
+
+def test_wrapped_rows_keep_crlf_and_blank_lines() -> None:
+    wrapped = '"a,""b"""\r\n\r\n"1,""2"""\r\n'
+    assert csvsniff.unwrap_rows(wrapped) == 'a,"b"\r\n\r\n1,"2"\r\n'

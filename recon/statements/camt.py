@@ -482,6 +482,7 @@ def parse_stream(stream: Any, source: str) -> ParseResult:
     not_money: dict[str, int] = {}
     currencies: set[str] = set()  # of the entries
     accounts: set[str] = set()  # the accounts' Ccy
+    named: dict[str, None] = {}  # the accounts' Id (IBAN or Othr/Id), for `inspect`
     notifications_only = [True]
     events = etree.iterparse(
         stream,
@@ -510,6 +511,8 @@ def parse_stream(stream: Any, source: str) -> ParseResult:
                         _close(box, result, source, bool(result.bad))
                         if box.currency:
                             accounts.add(box.currency)
+                        if box.account:
+                            named[box.account[:60]] = None
                     box = None
                     el.clear()
                 continue
@@ -553,6 +556,8 @@ def parse_stream(stream: Any, source: str) -> ParseResult:
         result.warnings.append(warning)
     if currencies or accounts:  # inspect shows the amounts in it
         result.info["currencies"] = sorted(currencies | accounts)
+    if named:  # what `inspect` shows beside the account label
+        result.info["declared_account"] = ", ".join(named)
     return result
 
 

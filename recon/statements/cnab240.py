@@ -158,6 +158,8 @@ def parse_text(text: str, source: str) -> ParseResult:
     batches = 0
     records = 0
     file_trailer_seen = False
+    accounts: dict[str, None] = {}  # the batches' agência/conta (else the file header's)
+    company: str | None = None
 
     def fail(line: int, field: str, message: str, lost: bool) -> None:
         """A failed check: the error, unless lines were lost to bad records before it (then
@@ -242,6 +244,8 @@ def parse_text(text: str, source: str) -> ParseResult:
                 # header is then the error at its line, not the counts after it.
                 batch = _Batch(line, None, _day(record[142:150]))
                 batches += 1
+                if named := _account(record):
+                    accounts[named] = None
                 batch.opening = _signed(record, 151, 168, 169, "saldo_inicial")
             elif kind == "5":
                 if batch is None:
@@ -275,7 +279,7 @@ def parse_text(text: str, source: str) -> ParseResult:
                     )
                 result.checks.append(f"file trailer: {batches} batches, {records} records")
             elif kind == "0":
-                pass
+                company = _account(record)
             else:
                 raise LineError("tipo_registro", f"unknown record type {kind!r} at position 8")
         except LineError as exc:
@@ -288,7 +292,25 @@ def parse_text(text: str, source: str) -> ParseResult:
         _unclosed(batch, source)
     if not file_trailer_seen:
         raise StatementParseError("no file trailer (record type 9)", file=source, line=records)
+    declared = list(accounts) or ([company] if company else [])
+    if declared:  # what `inspect` shows beside the account label
+        result.info["declared_account"] = ", ".join(declared)
     return result
+
+
+def _account(record: str) -> str | None:
+    """The bank, agência and conta a file or batch header names (positions 1-3, 53-57 and
+    its digit at 58, 59-70 and its digit at 71), e.g. "341 ag 1234 c/c 12345-6"; None when
+    the fields hold no number."""
+    agency, account = record[52:57].strip().lstrip("0"), record[58:70].strip().lstrip("0")
+    if not (agency.isdigit() and account.isdigit()):
+        return None
+    # the account's digit at 71, or (Itaú) at 72, where FEBRABAN puts the agência/conta digit
+    agency_dv, account_dv = record[57].strip(), record[70].strip() or record[71].strip()
+    return (
+        f"{record[0:3]} ag {agency}{'-' + agency_dv if agency_dv else ''} "
+        f"c/c {account}{'-' + account_dv if account_dv else ''}"
+    )
 
 
 def _unclosed(batch: _Batch, source: str) -> None:

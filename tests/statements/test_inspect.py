@@ -11,6 +11,7 @@ from recon.cli import main
 from recon.statements import import_statements
 from recon.statements.inspect import inspect_statements
 
+from . import cnab
 from .bank_samples import BB_SINAIS, INTER_CONTA
 from .conftest import FIXTURES
 
@@ -204,3 +205,53 @@ def test_inspect_shows_the_ofx_acctid_as_declared_account(
         plural = "s" if ", " in declared else ""
         assert f"\n  account: default (the file names account{plural} {declared})\n" in out
     assert ", layout " not in out  # an OFX is not described as a CSV
+
+
+@pytest.mark.parametrize(
+    ("name", "declared"),
+    [
+        ("camt053_v02.xml", "BR1800360305000010009795493C1"),  # Acct/Id/IBAN
+        ("camt053_v08.xml", "0001/1234567-8"),  # Acct/Id/Othr/Id
+    ],
+)
+def test_inspect_shows_the_camt_account_as_declared_account(
+    capsys, name: str, declared: str
+) -> None:
+    path = FIXTURES / name
+    assert main(["statements", "inspect", str(path), "--json"]) == 0
+    (f,) = json.loads(capsys.readouterr().out)["files"]
+    assert (f["format"], f["declared_account"]) == ("camt", declared)
+
+
+def _cnab_with_accounts(company: tuple[str, str, str, str] | None, batch: bool) -> str:
+    records = cnab.extrato(10_000, [(500, "02112026", "PIX RECEBIDO", "E1", "213")])
+    lines = records.split("\r\n")
+    head, lot = list(lines[0]), list(lines[1])
+    if company is not None:  # agência, its digit, conta, its digit
+        cnab.put(head, 53, 57, company[0], num=True)
+        cnab.put(head, 58, 58, company[1])
+        cnab.put(head, 59, 70, company[2], num=True)
+        cnab.put(head, 71, 71, company[3])
+    if not batch:
+        cnab.put(lot, 53, 71, " " * 19)
+    lines[0], lines[1] = "".join(head), "".join(lot)
+    return "\r\n".join(lines)
+
+
+@pytest.mark.parametrize(
+    ("company", "batch", "declared"),
+    [
+        (None, True, "341 ag 1 c/c 123456-7"),  # the batch header's
+        (("2", "3", "98765", "4"), True, "341 ag 1 c/c 123456-7"),  # batches win
+        (("2", "3", "98765", "4"), False, "341 ag 2-3 c/c 98765-4"),  # else the file's
+        (None, False, None),
+    ],
+)
+def test_inspect_shows_the_cnab240_agencia_and_conta_as_declared_account(
+    tmp_path, capsys, company, batch: bool, declared: str | None
+) -> None:
+    path = tmp_path / "extrato.ret"
+    path.write_text(_cnab_with_accounts(company, batch), encoding="latin-1")
+    assert main(["statements", "inspect", str(path), "--json"]) == 0
+    (f,) = json.loads(capsys.readouterr().out)["files"]
+    assert (f["format"], f["declared_account"]) == ("cnab240", declared)

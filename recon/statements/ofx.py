@@ -16,6 +16,9 @@ Quirks handled:
   the business time zone (America/Sao_Paulo) and a time without a zone is local time
   there too (Brazilian banks mean local time; the OFX spec's GMT default would shift
   every such line by three hours);
+- every DTPOSTED of a file at one clock other than midnight (Banco do Brasil, Caixa and
+  Bradesco 12:00:00, Itaú 10:00:00) is a placeholder: the lines are read as dates, and a
+  DTSTART at that clock as its day (`_placeholder_clock`);
 - empty LEDGERBAL/AVAILBAL amounts are ignored; a SALDO row with no amount (Caixa) is a
   balance, not a line.
 FITID is kept as bank_reference exactly as written (only the element's leading and trailing
@@ -656,8 +659,31 @@ def _structure(text: str, chunks: list[str], first_line: int, source: str) -> di
     return bad
 
 
+# Every DTPOSTED of a file at one clock time other than midnight is no time at all: the bank
+# writes a placeholder (Banco do Brasil, Caixa and Bradesco 12:00:00, Itaú 10:00:00) on
+# lines booked on a date. Read as that date, a PIX made after the placeholder on its day
+# could never match an intent created after it (created_at <= booked_at + clock_skew).
+_POSTED_CLOCK = re.compile(r"<DTPOSTED>\s*\d{8}(\d{6}(?:\.\d{1,3})?)?", re.IGNORECASE)
+
+
+def _placeholder_clock(text: str) -> tuple[str, str | None]:
+    """The text with a placeholder clock (see above) taken out: DTPOSTED at local midnight
+    and DTSTART as a date; and a note saying so. DTEND is left as written: the statement
+    may have been taken that day before the rest of its movements, so its placeholder is
+    the safer end of what it covers."""
+    clocks = _POSTED_CLOCK.findall(text)
+    if len(clocks) < 2 or len(set(clocks)) != 1 or set(clocks[0]) <= set("0."):
+        return text, None  # real times, or dates already (no clock, or midnight)
+    clock = re.escape(clocks[0])
+    text = re.sub(rf"(<DTPOSTED>\s*\d{{8}}){clock}", r"\g<1>000000", text, flags=re.IGNORECASE)
+    text = re.sub(rf"(<DTSTART>\s*\d{{8}}){clock}", r"\g<1>", text, flags=re.IGNORECASE)
+    shown = f"{clocks[0][:2]}:{clocks[0][2:4]}:{clocks[0][4:6]}"
+    return text, f"every DTPOSTED at {shown}, the bank's placeholder: lines read as dates"
+
+
 def parse_text(text: str, source: str) -> ParseResult:
     """Parse OFX text (already decoded)."""
+    text, placeholder = _placeholder_clock(text)
     chunks = _TRN_SPLIT.split(text)
     line = 1 + chunks[0].count("\n")
     if len(chunks) == 1 and "<OFX>" not in chunks[0].upper():
@@ -669,6 +695,8 @@ def parse_text(text: str, source: str) -> ParseResult:
     broken = _structure(text, chunks, line, source)
     result = (None if broken else _fast(chunks, line)) or ParseResult()
     result.warnings.extend(notes)
+    if placeholder:
+        result.checks.append(placeholder)
     rows, bad = result.rows, result.bad
     row_owner: list[int] = []  # the statement of each row (block by block)
     currencies: set[str] = set()  # of transactions that state their own (CURRENCY)

@@ -381,7 +381,8 @@ def _local(ofx_date: str, *, end: bool = False) -> int:
 
 def test_a_line_booked_at_dtend_itself_is_held() -> None:
     """Itaú books every line at 10:00 and writes the last day's 10:00 as DTEND; Nubank the
-    last day's midnight. Not a contradiction: the period stays as stated, no warning."""
+    last day's midnight. Not a contradiction: no warning. The 10:00 on every line is Itaú's
+    placeholder: the lines are read as dates, DTSTART as its day; DTEND stays as stated."""
     itau = ofx(
         stmtrs(
             trn(when="20160401100000[-03:EST]", fitid="a"),
@@ -393,8 +394,12 @@ def test_a_line_booked_at_dtend_itself_is_held() -> None:
     result = parse_text(itau, "x.ofx")
     assert result.warnings == []
     (period,) = result.coverage or []
-    assert (period.start_us, period.end_us) == (sp(2016, 4, 1, 10), sp(2016, 4, 20, 10))
+    assert (period.start_us, period.end_us) == (sp(2016, 4, 1), sp(2016, 4, 20, 10))
     assert period.basis == "ofx DTSTART/DTEND"
+    assert [r[1] for r in result.all_rows()] == [
+        "2016-04-01T00:00:00-03:00",
+        "2016-04-20T00:00:00-03:00",
+    ]
 
 
 def test_a_declared_period_apart_from_the_lines_is_kept_with_their_days() -> None:
@@ -519,3 +524,51 @@ def test_a_file_with_no_statement_says_so() -> None:
     assert result.warnings == [
         "no bank or card statement in the file (no STMTRS, CCSTMTRS or STMTTRN)"
     ]
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize(
+    ("clock", "zone"),
+    [("120000", "[-3:BRT]"), ("120000.000", "[-03:EST]"), ("100000", "")],  # BB, Caixa, Itaú
+)
+def test_a_placeholder_clock_on_every_line_is_read_as_dates(
+    monkeypatch: pytest.MonkeyPatch, fast: bool, clock: str, zone: str
+) -> None:
+    """Banco do Brasil, Caixa and Bradesco write 12:00:00 on every line, Itaú 10:00:00: no
+    time at all. Read as a time, a PIX made later that day could not match an intent created
+    after it; read as dates (local midnight, counted to the end of the day by the matching),
+    it can. DTSTART with the same clock is its day; DTEND is kept as written."""
+    if not fast:
+        monkeypatch.setattr("recon.statements.ofx._fast", lambda *a: None)
+    text = ofx(
+        stmtrs(
+            trn("150.00", f"20220302{clock}{zone}", "a", "Pix - Recebido - 26/02 16:37 ANA"),
+            trn("-30.00", f"20220309{clock}{zone}", "b", "Pix - Enviado - 09/03 07:26 RUI"),
+            start=f"20220225{clock}{zone}",
+            end=f"20220321{clock}{zone}",
+        )
+    )
+    result = parse_text(text, "x.ofx")
+    assert [r[1] for r in result.all_rows()] == [
+        "2022-03-02T00:00:00-03:00",
+        "2022-03-09T00:00:00-03:00",
+    ]
+    (period,) = result.coverage or []
+    assert (period.start_us, period.end_us) == (sp(2022, 2, 25), sp(2022, 3, 21, int(clock[:2])))
+    assert result.warnings == []
+    assert f"every DTPOSTED at {clock[:2]}:00:00, the bank's placeholder" in result.checks[0]
+
+
+@pytest.mark.parametrize(
+    "whens",
+    [
+        ["20220302120000[-3:BRT]", "20220309120001[-3:BRT]"],  # one second apart: real times
+        ["20220302120000[-3:BRT]"],  # one line: cannot tell
+        ["20220302120000[-3:BRT]", "20220309"],  # a date beside a time
+    ],
+)
+def test_lines_at_real_or_undecidable_times_keep_them(whens: list[str]) -> None:
+    blocks = [trn("10.00", when, f"f{i}", "PIX RECEBIDO") for i, when in enumerate(whens)]
+    result = parse_text(ofx(stmtrs(*blocks)), "x.ofx")
+    assert result.all_rows()[0][1] == "2022-03-02T12:00:00-03:00"
+    assert not any("placeholder" in c for c in result.checks)

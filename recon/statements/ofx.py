@@ -676,7 +676,15 @@ def _placeholder_clock(text: str) -> tuple[str, str | None]:
         return text, None  # real times, or dates already (no clock, or midnight)
     clock = re.escape(clocks[0])
     text = re.sub(rf"(<DTPOSTED>\s*\d{{8}}){clock}", r"\g<1>000000", text, flags=re.IGNORECASE)
-    text = re.sub(rf"(<DTSTART>\s*\d{{8}}){clock}", r"\g<1>", text, flags=re.IGNORECASE)
+    # a DTSTART equal to its DTEND stays: the period is then empty, and read as the lines'
+    # whole days (C6 and Santander write the export's time as both)
+    ends = set(re.findall(rf"<DTEND>\s*(\d{{8}}){clock}", text, flags=re.IGNORECASE))
+    text = re.sub(
+        rf"(<DTSTART>\s*)(\d{{8}}){clock}",
+        lambda m: m.group(0) if m.group(2) in ends else m.group(1) + m.group(2),
+        text,
+        flags=re.IGNORECASE,
+    )
     shown = f"{clocks[0][:2]}:{clocks[0][2:4]}:{clocks[0][4:6]}"
     return text, f"every DTPOSTED at {shown}, the bank's placeholder: lines read as dates"
 

@@ -572,3 +572,15 @@ def test_lines_at_real_or_undecidable_times_keep_them(whens: list[str]) -> None:
     result = parse_text(ofx(stmtrs(*blocks)), "x.ofx")
     assert result.all_rows()[0][1] == "2022-03-02T12:00:00-03:00"
     assert not any("placeholder" in c for c in result.checks)
+
+
+def test_a_placeholder_period_of_one_instant_is_still_the_lines_whole_days() -> None:
+    """Bradesco: every line and both DTSTART and DTEND at 12:00:00 of one day. The lines are
+    read as dates; the period, empty as written, covers their whole days as before."""
+    noon = "20150730120000[-03:EST]"
+    text = ofx(stmtrs(trn(when=noon, fitid="a"), trn(when=noon, fitid="b"), start=noon, end=noon))
+    result = parse_text(text, "x.ofx")
+    assert {r[1] for r in result.all_rows()} == {"2015-07-30T00:00:00-03:00"}
+    (period,) = result.coverage or []
+    assert (period.start_us, period.end_us) == (sp(2015, 7, 30), sp(2015, 7, 31))
+    assert "is empty" in result.warnings[0]

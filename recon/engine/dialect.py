@@ -10,6 +10,7 @@ DuckDB-only spellings below are rewritten, and the tree is written out as Spark 
   ``list_reduce`` -> ``aggregate``; ``unnest(list) + x`` -> ``explode(transform(...))``;
 - ``timezone(zone, instant)`` -> ``from_utc_timestamp`` (and of a local ``TIMESTAMP``,
   ``to_utc_timestamp``); ``epoch_us`` -> ``unix_micros``; ``hash`` -> ``xxhash64``;
+- ``CAST(x AS TIME)`` and ``TIME '…'`` -> the time of day as text (Spark has no TIME);
 - ``regexp_full_match`` -> an anchored ``regexp_like``; ``format('{:,}', n)`` ->
   ``format_number(n, 0)``; ``strip_accents`` -> ``translate`` over the accented letters;
 - ``string_agg([DISTINCT] x, sep ORDER BY x)`` -> ``array_join(array_sort(collect_...))``;
@@ -27,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import time
 
 import sqlglot
 from sqlglot import exp
@@ -127,10 +129,11 @@ SPARK_FUNCTIONS = frozenset(
         "CAST", "COALESCE", "COLLECT_LIST", "COLLECT_SET", "CONCAT", "CONCAT_WS", "CONTAINS",
         "COUNT", "DATE_FORMAT", "EXISTS", "EXPLODE", "FILTER", "FORALL", "FORMAT_NUMBER",
         "FROM_UTC_TIMESTAMP", "GREATEST", "IF", "LAG", "LEAD", "LEAST", "LENGTH", "LOWER",
-        "LPAD", "MAX", "MAX_BY", "MD5", "MIN", "MIN_BY", "NULLIF", "REGEXP_LIKE",
-        "REGEXP_REPLACE", "REPLACE", "ROW_NUMBER", "SEQUENCE", "SIZE", "SLICE", "SPLIT",
-        "STARTSWITH", "STRUCT", "SUBSTRING", "SUM", "TO_UTC_TIMESTAMP", "TRANSFORM",
-        "TRANSLATE", "TRIM", "TRY_ELEMENT_AT", "UNIX_MICROS", "UPPER", "XXHASH64",
+        "LPAD", "MAX", "MAX_BY", "MD5", "MIN", "MIN_BY", "MONTH", "NULLIF", "REGEXP_EXTRACT",
+        "REGEXP_LIKE", "REGEXP_REPLACE", "REPLACE", "ROW_NUMBER", "SEQUENCE", "SIZE", "SLICE",
+        "SPLIT", "STARTSWITH", "STRUCT", "SUBSTRING", "SUM", "TO_DATE", "TO_UTC_TIMESTAMP",
+        "TRANSFORM", "TRANSLATE", "TRIM", "TRY_ELEMENT_AT", "UNIX_MICROS", "UPPER", "XXHASH64",
+        "YEAR",
     }
 )  # fmt: skip
 
@@ -243,6 +246,8 @@ def _spark_rewrite(node: exp.Expr) -> exp.Expr:
         return _fn("XXHASH64", *args)
     if isinstance(node, exp.ConvertTimezone) or name == "TIMEZONE":
         return _timezone(node)
+    if isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.TIME:
+        return _time_of_day(node.this)
     if isinstance(node, exp.Format) or name == "FORMAT":
         args = [node.this, *node.expressions] if isinstance(node, exp.Format) else node.expressions
         if len(args) == 2 and isinstance(args[0], exp.Literal) and args[0].this == "{:,}":
@@ -250,6 +255,16 @@ def _spark_rewrite(node: exp.Expr) -> exp.Expr:
     if isinstance(node, (exp.GroupConcat, exp.ArrayAgg)) or name == "STRING_AGG":
         return _string_agg(node)
     return node
+
+
+def _time_of_day(value: exp.Expr) -> exp.Expr:
+    """DuckDB's ``CAST(x AS TIME)`` and ``TIME 'hh:mm:ss'``. Spark has no TIME type: written
+    as Spark's, ``CAST('00:00:00' AS TIMESTAMP)`` is today's midnight, so a date-only
+    booking's test (its time of day is midnight) never held there. Both sides become the time
+    of day as fixed-width text, 'HH:mm:ss.SSSSSS', which compares as times do."""
+    if isinstance(value, exp.Literal) and value.is_string:
+        return _lit(time.fromisoformat(value.this).strftime("%H:%M:%S.%f"))
+    return _fn("DATE_FORMAT", value, _lit("HH:mm:ss.SSSSSS"))
 
 
 # DuckDB's TIMESTAMP (no zone): a wall clock (sqlglot reads it as TIMESTAMPNTZ)

@@ -95,6 +95,10 @@ def test_a_file_that_is_not_macros_is_refused() -> None:
         ("select string_agg(distinct a, ', ' order by a) from t",
          "SELECT ARRAY_JOIN(ARRAY_SORT(COLLECT_SET(a)), ', ') FROM t"),
         ("select (a, b) > (c, d) from t", "SELECT STRUCT(a, b) > STRUCT(c, d) FROM t"),
+        # Spark has no TIME: its CAST('00:00:00' AS TIMESTAMP) is today's midnight
+        ("select cast(timezone(z, ts) as time) = time '00:00:00' from t",
+         "SELECT DATE_FORMAT(CAST(FROM_UTC_TIMESTAMP(ts, z) AS TIMESTAMP_NTZ), 'HH:mm:ss.SSSSSS')"
+         " = '00:00:00.000000' FROM t"),
     ],
 )  # fmt: skip
 def test_rewrites(duckdb: str, spark: str) -> None:

@@ -173,3 +173,35 @@ def test_spark_folds_the_history_state_as_duckdb_does(tmp_path: Path) -> None:
     assert history(spark) == history(duck)
     assert {c for c, _i, _r in history(duck)} == {"status_regression", "intent_vanished"}
     assert not (Path(spark.path) / "history_state.parquet").exists()
+
+
+def test_spark_reads_the_pix_time_a_text_says_as_duckdb_does(tmp_path: Path) -> None:
+    """Lines booked on a date whose text says when the PIX was made (Banco do Brasil): the
+    attributes pass uses that instant on both engines, and ignores one that cannot be it."""
+    from recon.config import DataDir
+    from recon.statements.lines import BUSINESS_TZ
+    from tests.reconcile.world import T0, World, intent, line
+
+    def said(at: Any, name: str) -> str:
+        return f"Pix - Recebido - {at.astimezone(BUSINESS_TZ):%d/%m %H:%M} {name}"
+
+    saturday, monday = T0 - 2 * DAY, T0 - 10 * HOUR  # Saturday 10:00; Monday 00:00 local
+    world = World(DataDir(tmp_path / "data").ensure())
+    world.snapshot(
+        [
+            intent(1, created=saturday, expires=saturday + HOUR / 2),
+            intent(2, created=saturday, expires=saturday + HOUR / 2, amount=20_000),
+            intent(3, created=saturday, expires=saturday + HOUR / 2, amount=30_000),
+        ],
+        T0 + 6 * HOUR,
+    )
+    world.statement(
+        [
+            line(1, at=monday, description=said(saturday + HOUR / 6, "MARIA SILVA")),
+            line(2, amount=20_000, at=monday, description="Pix - Recebido - 31/02 11:10 MARIA"),
+            line(3, amount=30_000, at=monday, description="Pix - Recebido - 20/10 11:10 MARIA"),
+        ]
+    )
+    duck, spark = _both(world.data)
+    assert_same_run(duck, spark)
+    assert {k: v for k, v in duck.summary.matches_by_rule.items() if v} == {"attributes": 1}

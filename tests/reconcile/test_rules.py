@@ -428,3 +428,46 @@ def test_a_line_that_is_no_pix_gets_advice_that_fits_it(world):
     assert "return the money" not in reasons["unmatched_credit"]
     assert "if a payer sent it, identify them" in reasons["unmatched_credit"]
     assert "find who authorised it" in reasons["unmatched_debit"]
+
+
+def _said(at) -> str:
+    """Banco do Brasil's text of a PIX received at `at`: 'Pix - Recebido - 31/10 11:10 …'."""
+    local = at.astimezone(testing.BUSINESS_TZ)
+    return f"Pix - Recebido - {local:%d/%m %H:%M} 000***456789** MARIA SILVA"
+
+
+@pytest.mark.parametrize("says", [True, False])
+def test_a_pix_booked_days_later_matches_by_the_time_its_text_says(world, says: bool) -> None:
+    """Banco do Brasil books a PIX of the weekend on Monday, on a date, and its text says
+    when the PIX was made. That instant places the line in the onramp's window (30 min);
+    without it the Monday booking is outside and both sides are breaks."""
+    made = T0 - timedelta(days=2) + timedelta(minutes=10)  # Saturday, 10:10
+    world.snapshot(
+        [intent(1, created=T0 - timedelta(days=2), expires=T0 - timedelta(days=2) + H / 2)],
+        AS_OF,
+    )
+    monday = T0 - timedelta(hours=10)  # 00:00 São Paulo of T0's day: booked on a date
+    world.statement([line(1, at=monday, description=_said(made) if says else "Pix - Recebido")])
+    result = run(world)
+    if says:
+        assert matches(result) == {(uid(1), e2e(1), "attributes")}
+    else:
+        assert matches(result) == set()
+        assert ("unmatched_credit", None, e2e(1)) in breaks(result)
+
+
+@pytest.mark.parametrize(
+    "description",
+    [
+        "Pix - Recebido - 20/10 11:10 MARIA SILVA",  # 13 days before the booking: not it
+        "Pix - Recebido - 31/02 11:10 MARIA SILVA",  # no such date
+        "Pix - Recebido - 03/11 11:10 MARIA SILVA",  # after the booking's day
+    ],
+)
+def test_a_time_in_the_text_that_cannot_be_the_pix_is_ignored(world, description: str) -> None:
+    world.snapshot(
+        [intent(1, created=T0 - timedelta(days=2), expires=T0 - timedelta(days=2) + H / 2)],
+        AS_OF,
+    )
+    world.statement([line(1, at=T0 - timedelta(hours=10), description=description)])
+    assert matches(run(world)) == set()

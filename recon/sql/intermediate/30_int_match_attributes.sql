@@ -6,6 +6,7 @@
 --   offramp window: created_at - clock_skew .. completion (updated_at of a completed
 --                   offramp) + offramp_payout_grace, else as_of
 --   both ends inclusive; a date-only booking is in the window when its day overlaps it
+--                   (or, when its text says when the money moved, that instant: moved_at)
 --   counterparty:   name (norm_name/names_compatible: case, accents, punctuation,
 --                   particles, truncation, abbreviated or dropped middle names), masked
 --                   document (same digits where both show one), and for payouts the PIX
@@ -38,8 +39,10 @@ lines as (
         l.line_key,
         l.direction,
         l.amount_abs_cents,
-        l.booked_at,
-        l.booked_latest,
+        -- when the money moved: the instant the line's text says (moved_at), else the
+        -- booking (a date-only one spans its day)
+        coalesce(l.moved_at, l.booked_at) as moved_from,
+        coalesce(l.moved_at, l.booked_latest) as moved_until,
         l.counterparty_name,
         l.counterparty_document,
         l.counterparty_key,
@@ -101,8 +104,8 @@ amount_pairs as (
      and lines.direction = intents.direction
     cross join params as p
     where abs(lines.amount_abs_cents - intents.amount_cents) <= p.amount_tolerance_cents
-      and lines.booked_latest >= intents.window_start
-      and lines.booked_at <= intents.window_end
+      and lines.moved_until >= intents.window_start
+      and lines.moved_from <= intents.window_end
 ),
 
 -- a value equal on both sides (or missing on both) is compatible as it stands; only the

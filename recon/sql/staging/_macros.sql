@@ -28,6 +28,32 @@ CREATE OR REPLACE TEMP MACRO matched_line(intent_type, line_ref, cents, booked_a
     || CASE WHEN intent_type = 'onramp' THEN ' booked ' ELSE ' sent ' END || local_ts(booked_at)
     || ' (matched by ' || rule || ')';
 
+-- The instant a line booked on a date says, in its text, that the money moved: the first
+-- "DD/MM HH:MM" of the text ("Pix - Recebido - 31/12 12:19 000***669495** IGOR", as Banco do
+-- Brasil writes a PIX it books on the next business day), in the business time zone, in the
+-- year that puts it on or before the booking's day (December's PIX booked in January). NULL
+-- when the booking has a time of day, or the text names no such day and time, or no real
+-- date. The model keeps it only when it lies within 7 days before the booking's day.
+CREATE OR REPLACE TEMP MACRO said_at(text_, booked_at_) AS
+    CASE
+        WHEN CAST(timezone((SELECT business_tz FROM params), booked_at_) AS TIME)
+             = TIME '00:00:00'
+         AND regexp_matches(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])')
+            THEN timezone((SELECT business_tz FROM params), try_cast(
+                CAST(
+                    year(CAST(timezone((SELECT business_tz FROM params), booked_at_) AS DATE))
+                    - CASE
+                        WHEN CAST(regexp_extract(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])', 2) AS INTEGER)
+                             > month(CAST(timezone((SELECT business_tz FROM params), booked_at_) AS DATE))
+                        THEN 1 ELSE 0
+                      END AS VARCHAR)
+                || '-' || regexp_extract(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])', 2)
+                || '-' || regexp_extract(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])', 1)
+                || ' ' || regexp_extract(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])', 3)
+                || ':' || regexp_extract(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])', 4) || ':00'
+                AS TIMESTAMP))
+    END;
+
 -- An intent id in the txid form of dynamic PIX charges: no hyphens, upper case.
 CREATE OR REPLACE TEMP MACRO txid_form(id) AS upper(replace(id, '-', ''));
 

@@ -9,6 +9,7 @@
 -- booked_latest is the latest the line can have been booked: booked_at, or for a date-only
 -- booking (CNAB 240, bank CSV: local midnight) the end of that day; a pass pairs a line
 -- only with an intent created before it (created_at <= booked_latest + clock_skew).
+-- moved_at (below) is the instant a date-only line's text says the money moved.
 with
 
 source as (
@@ -45,7 +46,8 @@ renamed as (
                  = time '00:00:00'
                 then booked_at + interval 1 day
             else booked_at
-        end as booked_latest
+        end as booked_latest,
+        said_at(description, booked_at) as said_at
 
     from source
     where line_id is not null
@@ -53,7 +55,16 @@ renamed as (
            or list_contains((select accounts from params), account))
 )
 
-select renamed.*
+select
+    renamed.* exclude (said_at),
+    -- moved_at: when the money moved, as the line's own text says, for a line booked on a
+    -- date up to 7 days after it (a PIX of the weekend that Banco do Brasil books on Monday):
+    -- the attributes pass places the line in an intent's window by it; NULL otherwise
+    case
+        when renamed.said_at >= renamed.booked_at - interval 7 day
+         and renamed.said_at < renamed.booked_latest
+            then renamed.said_at
+    end as moved_at
 from renamed, params
 where renamed.booked_at <= params.as_of
   and (params.window_start is null or renamed.booked_at >= params.window_start)

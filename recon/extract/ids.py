@@ -5,7 +5,7 @@ id."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import accumulate
 from typing import Any, overload
 
@@ -48,10 +48,13 @@ class UuidIds(Sequence[str]):
     @overload
     def __getitem__(self, index: slice) -> list[str]: ...
     def __getitem__(self, index: int | slice) -> str | list[str]:
-        keys = [self.blob[i : i + 16] for i in range(0, len(self.blob), 16)]
         if isinstance(index, slice):
-            return [id_text(k) for k in keys[index]]
-        return id_text(keys[index])
+            return [self[i] for i in range(*index.indices(len(self)))]
+        at = range(len(self))[index] * 16  # IndexError past the end, negatives from it
+        return id_text(self.blob[at : at + 16])
+
+    def __iter__(self) -> Iterator[str]:
+        return (id_text(self.blob[at : at + 16]) for at in range(0, len(self.blob), 16))
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, UuidIds):

@@ -175,6 +175,9 @@ def test_uuid_ids_read_as_a_sequence_of_ids() -> None:
     assert len(keys) == 3 and list(keys) == ids and keys[1] == ids[1] and keys[-1] == ids[2]
     assert keys[1:] == ids[1:] and keys == ids and keys == UuidIds(keys.blob)
     assert id_keys(keys) == [uuid.UUID(i).bytes for i in ids]
+    assert keys[::-2] == [ids[2], ids[0]]
+    with pytest.raises(IndexError):
+        keys[3]
     with pytest.raises(ValueError):
         UuidIds(b"short")
 

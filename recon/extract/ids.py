@@ -17,16 +17,23 @@ __all__ = ["IdSet", "UuidIds", "id_key", "id_keys", "id_text", "item_uuid_keys"]
 def id_key(intent_id: str) -> bytes | str:
     """A compact set key: the 16 bytes of a canonical (lowercase, hyphenated) UUID, else the
     text itself. `id_text(id_key(s)) == s` always, so distinct ids never share a key."""
-    if len(intent_id) == 36 and intent_id[8] == intent_id[13] == intent_id[18] == "-":
-        hexa = intent_id.replace("-", "")
-        if len(hexa) == 32 and intent_id[23] == "-":
-            try:
-                raw = bytes.fromhex(hexa)
-            except ValueError:
-                return intent_id
-            if raw.hex() == hexa:
-                return raw
-    return intent_id
+    return (len(intent_id) == 36 and _canonical_blob(intent_id, 1)) or intent_id
+
+
+def _canonical_blob(joined: str, n: int) -> bytes | None:
+    """The 16-byte keys of `n` canonical UUIDs written back to back (36 characters each), or
+    None when any is not one. A few string operations for them all, none per id."""
+    if len(joined) != 36 * n:
+        return None
+    if not joined[8::36] == joined[13::36] == joined[18::36] == joined[23::36] == "-" * n:
+        return None
+    hexa = joined.replace("-", "")
+    try:
+        raw = bytes.fromhex(hexa)
+    except ValueError:
+        return None
+    # fromhex skips whitespace and reads upper case: only the canonical text round-trips
+    return raw if len(raw) == 16 * n and raw.hex() == hexa else None
 
 
 class UuidIds(Sequence[str]):
@@ -65,23 +72,12 @@ class UuidIds(Sequence[str]):
 
 
 def _uuid_blob(ids: Sequence[str]) -> bytes | None:
-    """The 16 bytes of every id, concatenated, when all are canonical UUIDs (lowercase,
-    hyphenated); else None. A few string operations per page, none per id."""
+    """The 16 bytes of every id, concatenated, when all are canonical UUIDs; else None."""
     if isinstance(ids, UuidIds):
         return ids.blob
-    n = len(ids)
-    if not n or set(map(len, ids)) != {36}:
+    if not ids or set(map(len, ids)) != {36}:
         return None
-    joined = "".join(ids)
-    if not joined[8::36] == joined[13::36] == joined[18::36] == joined[23::36] == "-" * n:
-        return None
-    hexa = joined.replace("-", "")
-    try:
-        raw = bytes.fromhex(hexa)
-    except ValueError:
-        return None
-    # fromhex skips whitespace and reads upper case: only the canonical text round-trips
-    return raw if len(raw) == 16 * n and raw.hex() == hexa else None
+    return _canonical_blob("".join(ids), len(ids))
 
 
 def id_keys(ids: Sequence[str]) -> list[bytes | str]:
@@ -214,14 +210,5 @@ def item_uuid_keys(raws: Sequence[Any]) -> UuidIds | None:
     heads = b"".join([joined[at + 7 : at + 44] for at in starts])
     if heads[36::37] != b'"' * n:
         return None
-    if not heads[8::37] == heads[13::37] == heads[18::37] == heads[23::37] == b"-" * n:
-        return None
-    hexa = heads.replace(b"-", b"").replace(b'"', b"")
-    try:
-        raw = bytes.fromhex(hexa.decode("ascii"))
-    except ValueError:  # UnicodeDecodeError included
-        return None
-    # fromhex skips whitespace and reads upper case: only the canonical text round-trips
-    if len(raw) != 16 * n or raw.hex().encode() != hexa:
-        return None
-    return UuidIds(raw)
+    raw = _canonical_blob(heads.decode("latin-1").replace('"', ""), n)
+    return None if raw is None else UuidIds(raw)

@@ -671,10 +671,18 @@ def _placeholder_clock(text: str) -> tuple[str, str | None]:
     and DTSTART as a date; and a note saying so. DTEND is left as written: the statement
     may have been taken that day before the rest of its movements, so its placeholder is
     the safer end of what it covers."""
-    clocks = _POSTED_CLOCK.findall(text)
-    if len(clocks) < 2 or len(set(clocks)) != 1 or set(clocks[0]) <= set("0."):
-        return text, None  # real times, or dates already (no clock, or midnight)
-    clock = re.escape(clocks[0])
+    found = _POSTED_CLOCK.finditer(text)
+    first = next(found, None)
+    if first is None or set(first.group(1) or "0") <= set("0."):
+        return text, None  # no line, or dates already (no clock, or midnight)
+    lines = 1
+    for other in found:  # a file of real times differs within its first lines
+        if other.group(1) != first.group(1):
+            return text, None
+        lines += 1
+    if lines < 2:
+        return text, None  # one line: cannot tell
+    clock = re.escape(first.group(1))
     text = re.sub(rf"(<DTPOSTED>\s*\d{{8}}){clock}", r"\g<1>000000", text, flags=re.IGNORECASE)
     # a DTSTART equal to its DTEND stays: the period is then empty, and read as the lines'
     # whole days (C6 and Santander write the export's time as both)
@@ -685,7 +693,7 @@ def _placeholder_clock(text: str) -> tuple[str, str | None]:
         text,
         flags=re.IGNORECASE,
     )
-    shown = f"{clocks[0][:2]}:{clocks[0][2:4]}:{clocks[0][4:6]}"
+    shown = f"{first.group(1)[:2]}:{first.group(1)[2:4]}:{first.group(1)[4:6]}"
     return text, f"every DTPOSTED at {shown}, the bank's placeholder: lines read as dates"
 
 

@@ -176,14 +176,18 @@ def test_spark_folds_the_history_state_as_duckdb_does(tmp_path: Path) -> None:
 
 
 def test_spark_reads_the_pix_time_a_text_says_as_duckdb_does(tmp_path: Path) -> None:
-    """Lines booked on a date whose text says when the PIX was made (Banco do Brasil): the
-    attributes pass uses that instant on both engines, and ignores one that cannot be it."""
+    """Lines booked on a date whose text says when the PIX was made (Banco do Brasil's
+    instant, Itaú's closing day): the attributes pass uses it on both engines, and ignores
+    one that cannot be it."""
     from recon.config import DataDir
     from recon.statements.lines import BUSINESS_TZ
     from tests.reconcile.world import T0, World, intent, line
 
     def said(at: Any, name: str) -> str:
         return f"Pix - Recebido - {at.astimezone(BUSINESS_TZ):%d/%m %H:%M} {name}"
+
+    def day(at: Any) -> str:
+        return f"{at.astimezone(BUSINESS_TZ):%d/%m}"
 
     saturday, monday = T0 - 2 * DAY, T0 - 10 * HOUR  # Saturday 10:00; Monday 00:00 local
     world = World(DataDir(tmp_path / "data").ensure())
@@ -192,6 +196,10 @@ def test_spark_reads_the_pix_time_a_text_says_as_duckdb_does(tmp_path: Path) -> 
             intent(1, created=saturday, expires=saturday + HOUR / 2),
             intent(2, created=saturday, expires=saturday + HOUR / 2, amount=20_000),
             intent(3, created=saturday, expires=saturday + HOUR / 2, amount=30_000),
+            *(
+                intent(n, created=saturday, expires=saturday + HOUR / 2, amount=n * 10_000)
+                for n in (4, 5, 6)
+            ),
         ],
         T0 + 6 * HOUR,
     )
@@ -200,8 +208,12 @@ def test_spark_reads_the_pix_time_a_text_says_as_duckdb_does(tmp_path: Path) -> 
             line(1, at=monday, description=said(saturday + HOUR / 6, "MARIA SILVA")),
             line(2, amount=20_000, at=monday, description="Pix - Recebido - 31/02 11:10 MARIA"),
             line(3, amount=30_000, at=monday, description="Pix - Recebido - 20/10 11:10 MARIA"),
+            # Itaú: the PIX's day ends the text; one that cannot be it; one ending a longer date
+            line(4, amount=40_000, at=monday, description=f"PIX TRANSF  MARIA S{day(saturday)}"),
+            line(5, amount=50_000, at=monday, description="PIX TRANSF  MARIA S31/02"),
+            line(6, amount=60_000, at=monday, description=f"PIX MARIA 15/{day(saturday)}"),
         ]
     )
     duck, spark = _both(world.data)
     assert_same_run(duck, spark)
-    assert {k: v for k, v in duck.summary.matches_by_rule.items() if v} == {"attributes": 1}
+    assert {k: v for k, v in duck.summary.matches_by_rule.items() if v} == {"attributes": 2}

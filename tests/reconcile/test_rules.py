@@ -471,3 +471,66 @@ def test_a_time_in_the_text_that_cannot_be_the_pix_is_ignored(world, description
     )
     world.statement([line(1, at=T0 - timedelta(hours=10), description=description)])
     assert matches(run(world)) == set()
+
+
+def _itau(on, name: str = "MARIA S") -> str:
+    """Itaú's text of a PIX made on `on`: the name cut to its field, the PIX's day after it
+    ('PIX TRANSF  MARIA S04/10')."""
+    return f"PIX TRANSF  {name}{on.astimezone(testing.BUSINESS_TZ):%d/%m}"
+
+
+@pytest.mark.parametrize("says", [True, False])
+def test_a_pix_booked_days_later_matches_by_the_day_its_text_says(world, says: bool) -> None:
+    """Itaú books a PIX of the weekend on Monday, on a date, and ends its text with the day
+    the PIX was made: that day places the line in the onramp's window (Saturday 10:00 ..
+    10:30 + 30 min); the Monday booking alone is outside it."""
+    saturday = T0 - timedelta(days=2)
+    world.snapshot([intent(1, created=saturday, expires=saturday + H / 2)], AS_OF)
+    monday = T0 - timedelta(hours=10)  # 00:00 São Paulo of T0's day: booked on a date
+    text = _itau(saturday) if says else "PIX TRANSF  MARIA S"
+    world.statement([line(1, at=monday, name=None, doc=None, description=text)])
+    result = run(world)
+    if says:
+        assert matches(result) == {(uid(1), e2e(1), "attributes")}
+    else:
+        assert matches(result) == set()
+        assert ("unmatched_credit", None, e2e(1)) in breaks(result)
+
+
+def test_the_day_a_text_says_is_that_day_only(world) -> None:
+    """A PIX the text says was made on Saturday cannot pay an onramp created on Monday (it
+    did not exist yet), though the line is booked on Monday; the Monday PIX pays it."""
+    saturday, monday = T0 - timedelta(days=2), T0 - timedelta(hours=10)
+    world.snapshot([intent(1, created=T0, expires=T0 + H / 2)], AS_OF)
+    world.statement([
+        line(1, at=monday, name=None, doc=None, description=_itau(saturday)),
+        line(2, at=monday, name=None, doc=None, description=_itau(monday)),
+    ])  # fmt: skip
+    result = run(world)
+    assert matches(result) == {(uid(1), e2e(2), "attributes")}
+    assert ("unmatched_credit", None, e2e(1)) in breaks(result)
+
+
+@pytest.mark.parametrize(
+    "description",
+    [
+        "PIX TRANSF  MARIA S20/10",  # 13 days before the booking: not it
+        "PIX TRANSF  MARIA S31/02",  # no such date
+        "PIX TRANSF  MARIA S03/11",  # after the booking's day
+    ],
+)
+def test_a_day_in_the_text_that_cannot_be_the_pix_is_ignored(world, description: str) -> None:
+    saturday = T0 - timedelta(days=2)
+    world.snapshot([intent(1, created=saturday, expires=saturday + H / 2)], AS_OF)
+    world.statement([line(1, at=T0 - timedelta(hours=10), name=None, description=description)])
+    assert matches(run(world)) == set()
+
+
+def test_a_date_with_its_year_is_no_closing_day(world) -> None:
+    """'… 15/01/11' is a date (15 January 2011), not a PIX made on 1 November: the line
+    stays on its Monday booking, outside the Sunday onramp's window."""
+    sunday = T0 - timedelta(days=1)
+    world.snapshot([intent(1, created=sunday, expires=sunday + H / 2)], AS_OF)
+    text = "PIX RECEBIDO MARIA S 15/01/11"
+    world.statement([line(1, at=T0 - timedelta(hours=10), name=None, description=text)])
+    assert matches(run(world)) == set()

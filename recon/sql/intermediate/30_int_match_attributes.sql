@@ -6,7 +6,8 @@
 --   offramp window: created_at - clock_skew .. completion (updated_at of a completed
 --                   offramp) + offramp_payout_grace, else as_of
 --   both ends inclusive; a date-only booking is in the window when its day overlaps it
---                   (or, when its text says when the money moved, that instant: moved_at)
+--                   (or, when its text says when the money moved, that instant or that
+--                   day: stg_statement_lines.moved_from .. moved_until)
 --   counterparty:   name (norm_name/names_compatible: case, accents, punctuation,
 --                   particles, truncation, abbreviated or dropped middle names), masked
 --                   document (same digits where both show one), and for payouts the PIX
@@ -39,10 +40,9 @@ lines as (
         l.line_key,
         l.direction,
         l.amount_abs_cents,
-        -- when the money moved: the instant the line's text says (moved_at), else the
-        -- booking (a date-only one spans its day)
-        coalesce(l.moved_at, l.booked_at) as moved_from,
-        coalesce(l.moved_at, l.booked_latest) as moved_until,
+        -- when the money moved (the booking, or what a date-only line's text says)
+        l.moved_from,
+        l.moved_until,
         l.counterparty_name,
         l.counterparty_document,
         l.counterparty_key,

@@ -28,30 +28,49 @@ CREATE OR REPLACE TEMP MACRO matched_line(intent_type, line_ref, cents, booked_a
     || CASE WHEN intent_type = 'onramp' THEN ' booked ' ELSE ' sent ' END || local_ts(booked_at)
     || ' (matched by ' || rule || ')';
 
--- The instant a line booked on a date says, in its text, that the money moved: the first
--- "DD/MM HH:MM" of the text ("Pix - Recebido - 31/12 12:19 000***669495** IGOR", as Banco do
--- Brasil writes a PIX it books on the next business day), in the business time zone, in the
--- year that puts it on or before the booking's day (December's PIX booked in January). NULL
--- when the booking has a time of day, or the text names no such day and time, or no real
--- date. The model keeps it only when it lies within 7 days before the booking's day.
-CREATE OR REPLACE TEMP MACRO said_at(text_, booked_at_) AS
+-- 'YYYY-MM-DD' for a text's day and month (two digits each), in the year that puts it on or
+-- before local_'s day.
+CREATE OR REPLACE TEMP MACRO said_day(dd, mm, local_) AS
+    CAST(
+        year(CAST(local_ AS DATE))
+        - CASE WHEN CAST(mm AS INTEGER) > month(CAST(local_ AS DATE)) THEN 1 ELSE 0 END
+        AS VARCHAR)
+    || '-' || mm || '-' || dd;
+
+-- What a line booked on a date says, in its text, about when the money moved (a PIX of the
+-- weekend or a holiday that the bank books on the next business day, on a date):
+--   said_at  the first "DD/MM HH:MM" of the text: Banco do Brasil's 'Pix - Recebido - 31/12
+--            12:19 000***669495** IGOR';
+--   said_on  a "DD/MM" that ends the text (not the end of a DD/MM/YY date), as the start of
+--            that day: Itaú's 'PIX TRANSF  MARIA D04/10', the name cut to its field and the
+--            PIX's day after it.
+-- local_ is the booking in the business time zone (a TIMESTAMP); the result is the UTC
+-- instant of what the text says, read in that time zone, in the year that puts the day on
+-- or before the booking's (December's PIX booked in January). NULL when the booking has a
+-- time of day, or the text says no such thing, or no real date. The model keeps them only
+-- within the 7 days before the booking's day.
+CREATE OR REPLACE TEMP MACRO said_at(text_, local_) AS
     CASE
-        WHEN CAST(timezone((SELECT business_tz FROM params), booked_at_) AS TIME)
-             = TIME '00:00:00'
+        WHEN CAST(local_ AS TIME) = TIME '00:00:00'
          AND regexp_matches(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])')
             THEN timezone((SELECT business_tz FROM params), try_cast(
-                CAST(
-                    year(CAST(timezone((SELECT business_tz FROM params), booked_at_) AS DATE))
-                    - CASE
-                        WHEN CAST(regexp_extract(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])', 2) AS INTEGER)
-                             > month(CAST(timezone((SELECT business_tz FROM params), booked_at_) AS DATE))
-                        THEN 1 ELSE 0
-                      END AS VARCHAR)
-                || '-' || regexp_extract(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])', 2)
-                || '-' || regexp_extract(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])', 1)
+                said_day(regexp_extract(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])', 1),
+                         regexp_extract(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])', 2),
+                         local_)
                 || ' ' || regexp_extract(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])', 3)
                 || ':' || regexp_extract(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])', 4) || ':00'
                 AS TIMESTAMP))
+    END;
+
+CREATE OR REPLACE TEMP MACRO said_on(text_, local_) AS
+    CASE
+        WHEN CAST(local_ AS TIME) = TIME '00:00:00'
+         AND regexp_matches(text_, '(^|[^0-9/])([0-3][0-9])/([01][0-9]) *$')
+            THEN timezone((SELECT business_tz FROM params), try_cast(
+                said_day(regexp_extract(text_, '(^|[^0-9/])([0-3][0-9])/([01][0-9]) *$', 2),
+                         regexp_extract(text_, '(^|[^0-9/])([0-3][0-9])/([01][0-9]) *$', 3),
+                         local_)
+                || ' 00:00:00' AS TIMESTAMP))
     END;
 
 -- An intent id in the txid form of dynamic PIX charges: no hyphens, upper case.

@@ -9,11 +9,16 @@
 -- booked_latest is the latest the line can have been booked: booked_at, or for a date-only
 -- booking (CNAB 240, bank CSV: local midnight) the end of that day; a pass pairs a line
 -- only with an intent created before it (created_at <= booked_latest + clock_skew).
--- moved_at (below) is the instant a date-only line's text says the money moved.
+-- moved_from .. moved_until (below): when the money moved, for the attributes pass's windows.
 with
 
+-- the service's lines, each with its booking in the business time zone (converted once)
 source as (
-    select * from statement_lines
+    select *, timezone((select business_tz from params), booked_at) as booked_local
+    from statement_lines
+    where line_id is not null
+      and (array_length((select accounts from params)) = 0
+           or list_contains((select accounts from params), account))
 ),
 
 renamed as (
@@ -42,30 +47,38 @@ renamed as (
         ---------- timestamps (UTC)
         booked_at,
         case
-            when cast(timezone((select business_tz from params), booked_at) as time)
-                 = time '00:00:00'
-                then booked_at + interval 1 day
+            when cast(booked_local as time) = time '00:00:00' then booked_at + interval 1 day
             else booked_at
         end as booked_latest,
-        said_at(description, booked_at) as said_at
+        said_at(description, booked_local) as said_at,
+        said_on(description, booked_local) as said_on
 
     from source
-    where line_id is not null
-      and (array_length((select accounts from params)) = 0
-           or list_contains((select accounts from params), account))
+),
+
+-- what the text says counts for a line booked on a date up to 7 days after the money moved
+said as (
+    select
+        renamed.* exclude (said_at, said_on),
+        case
+            when said_at >= booked_at - interval 7 day and said_at < booked_latest
+                then said_at
+        end as said_at,
+        case
+            when said_on >= booked_at - interval 7 day and said_on < booked_latest
+                then said_on
+        end as said_on
+    from renamed
 )
 
 select
-    renamed.* exclude (said_at),
-    -- moved_at: when the money moved, as the line's own text says, for a line booked on a
-    -- date up to 7 days after it (a PIX of the weekend that Banco do Brasil books on Monday):
-    -- the attributes pass places the line in an intent's window by it; NULL otherwise
-    case
-        when renamed.said_at >= renamed.booked_at - interval 7 day
-         and renamed.said_at < renamed.booked_latest
-            then renamed.said_at
-    end as moved_at
-from renamed, params
-where renamed.booked_at <= params.as_of
-  and (params.window_start is null or renamed.booked_at >= params.window_start)
-  and (params.window_end is null or renamed.booked_at < params.window_end)
+    said.* exclude (said_at, said_on),
+    -- moved_from .. moved_until: when the money moved. The booking (a date-only one spans
+    -- its day), unless the line is booked on a date and its text says when the PIX was made:
+    -- that instant (said_at), or that day (said_on; it spans that day, not the booking's)
+    coalesce(said_at, said_on, booked_at) as moved_from,
+    coalesce(said_at, said_on + interval 1 day, booked_latest) as moved_until
+from said, params
+where said.booked_at <= params.as_of
+  and (params.window_start is null or said.booked_at >= params.window_start)
+  and (params.window_end is null or said.booked_at < params.window_end)

@@ -8,9 +8,10 @@ in docs/statements.md, one example per bank, each under test), for instance:
 - Nubank: ``Transferência recebida pelo Pix - NAME - •••.123.456-•• - BANK (0260)
   Agência: 1 Conta: 12345-6`` (name, masked document, bank and its code);
 - Inter: ``Pix recebido: "Cp :18236120-NAME"`` (the payer PSP's ISPB, then the name);
-- Itaú: ``PIX TRANSF NAME 05/11``, ``PIX QRS NAME 05/11`` (name cut, day/month after it);
+- Itaú: ``PIX TRANSF NAME 05/11``, ``PIX TRANSFER NAME05/11``, ``PIX QRS NAME 05/11`` (name
+  cut, day/month after it);
 - Banco do Brasil: ``Pix - Recebido`` with details ``12/03 21:08 NAME``;
-- Bradesco: ``Transfe Pix Rem: NAME`` / ``Des: NAME``;
+- Bradesco: ``Transfe Pix Rem: NAME`` / ``Des: NAME`` (its OFX MEMO: ``… NAME 01/12``);
 - Mercado Pago / PagBank / Santander / C6: ``Pix recebido NAME``, ``PIX ENVIADO - NAME``,
   ``Pix enviado para NAME``, ``Pagamento com Código QR Pix NAME``;
 - the sandbox's own ``PIX RECEBIDO <e2e> NAME`` and ``DEVOLUCAO PIX <rtrId> REF <e2e>``.
@@ -79,7 +80,7 @@ _LEADS = re.compile(
     r"|pix\s*-\s*recebimento(?:\s+devolvido)?"
     r"|pix\s*-\s*(?:recebido|enviado)"
     r"|qr\s*code\s+pix\s+(?:recebido|enviado)"
-    r"|pix\s+(?:transf|qrs|qrd|trans)\b"
+    r"|pix\s+(?:transfer|transf|qrs|qrd|trans)\b"
     r"|transfe\s+pix"
     r"|(?:recebimento|envio|pagamento)\s+(?:de\s+)?pix"
     r"|devolu[çc][ãa]o\s+pix"
@@ -198,7 +199,7 @@ def describe(text: str | None, direction: str | None = None) -> Described:
     if inter:
         bank, name = inter.group("ispb"), inter.group("name")
     elif remdes:
-        name = remdes.group("name")
+        name = _TRAIL_DAY.sub("", remdes.group("name"))  # Bradesco's OFX: "… NAME 01/12"
     else:
         lead = _LEADS.match(body)
         if lead is not None:

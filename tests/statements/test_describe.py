@@ -50,6 +50,17 @@ TABLE = [
         None,
     ),
     ("Bradesco", "Transfe Pix Rem: Leticia Pires", "credit", "Leticia Pires", None, None),
+    # Bradesco's OFX MEMO ends with the PIX's day, as Itaú's texts do
+    (
+        "Bradesco",
+        "Transfe Pix Rem: Singular Mind Marketi 01/12",
+        "credit",
+        "Singular Mind Marketi",
+        None,
+        None,
+    ),
+    ("Bradesco", "Transfe Pix Des: JOAO SOUZA 03/11", "debit", "JOAO SOUZA", None, None),
+    ("Itaú", "PIX TRANSFER SONIA R15/05", "debit", "SONIA R", None, None),
     ("Santander", "PIX RECEBIDO MARIA SILVA", "credit", "MARIA SILVA", None, None),
     ("C6", "Pix enviado para JOAO SOUZA", "debit", "JOAO SOUZA", None, None),
     ("C6", "Pix recebido de MARIA DA SILVA - PIX RECEBIDO", "credit", "MARIA DA SILVA", None, None),

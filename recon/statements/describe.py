@@ -60,7 +60,12 @@ _LABELLED_DOC = re.compile(r"(?i)\b(?:CPF|CNPJ)(?:/CNPJ|/CPF)?\s*[:.]?\s*([0-9]{
 _KEY_RE = re.compile(r"(?i)\bchave(?:\s+pix)?\s*[:=]?\s*(\S+)")
 _BANK_CODE = re.compile(r"^(?P<bank>.+?\(\s*[0-9]{3,8}\s*\))")
 _AGENCY = re.compile(r"(?i)\s*\b(?:ag[êe]ncia|ag\.?)\s*:.*$")
-_INTER_CP = re.compile(r"(?i)\bCp\s*:\s*(?P<ispb>[0-9]{8})\s*-\s*(?P<name>[^\"]+)")
+# Inter: "Cp :ISPB-NAME", and in its OFX "Cp: ISPB-AGENCY-ACCOUNT-NAME" / "Contraparte: …"
+_INTER_CP = re.compile(
+    r"(?i)\b(?:Cp|Contraparte)\s*:\s*(?P<ispb>[0-9]{8})(?:\s*-\s*[0-9]+){0,2}\s*-\s*(?P<name>[^\"]+)"
+)
+# Inter between its own accounts: "D: PAYER. C: PAYEE"
+_PAYER_PAYEE = re.compile(r"(?i)^\s*D\s*:\s*(?P<payer>.+?)\.?\s+C\s*:\s*(?P<payee>.+)$")
 _REM_DES = re.compile(r"(?i)\b(?P<which>Rem|Des|Remetente|Destinat[áa]rio)\s*:\s*(?P<name>.+)$")
 _TRAIL_DAY = re.compile(r"\s*[0-9]{2}/[0-9]{2}\s*$")
 # C6: the payer's CPF (or CNPJ), a hyphen and the name, and nothing else
@@ -74,10 +79,10 @@ _LEADS = re.compile(
     r"transfer[êe]ncia\s+(?:recebida|enviada)(?:\s+pelo\s+pix)?"
     r"|reembolso\s+(?:recebido|enviado)\s+pelo\s+pix"
     r"|estorno\s*-\s*transfer[êe]ncia\s+(?:recebida|enviada)(?:\s+pelo\s+pix)?"
-    r"|pagamento\s+com\s+c[óo]digo\s+qr\s+pix"
+    r"|pagamento\s+com\s+(?:c[óo]digo\s+)?qr(?:\s*code)?\s+pix"
     r"|transfer[êe]ncia\s+pix\s+(?:recebida|enviada)"
-    r"|pix\s+(?:recebido|enviado|recebida|enviada)(?:\s+(?:de|para|devolvido))?"
-    r"|pix\s*-\s*recebimento(?:\s+devolvido)?"
+    r"|pix\s+(?:recebido|enviado|recebida|enviada)(?:\s+interno)?(?:\s+(?:de|para|devolvido))?"
+    r"|pix\s*-\s*(?:recebimento|envio)(?:\s+devolvido)?"
     r"|pix\s*-\s*(?:recebido|enviado)"
     r"|qr\s*code\s+pix\s+(?:recebido|enviado)"
     r"|pix\s+(?:transfer|transf|qrs|qrd|trans)\b"
@@ -213,6 +218,10 @@ def describe(text: str | None, direction: str | None = None) -> Described:
                     kept = [p for p in parts if not _is_lead_only(p)]
                     rest = " - ".join(kept)
                 rest = _LEAD_DAYTIME.sub("", rest)
+                parties = _PAYER_PAYEE.match(rest)
+                if parties is not None:  # the counterparty is the side that is not us
+                    side = direction or word or ""
+                    rest = {"credit": parties["payer"], "debit": parties["payee"]}.get(side, "")
                 rest = _TRAIL_DAY.sub("", rest)
                 rest = _KEY_RE.sub(" ", _LABELLED_DOC.sub(" ", rest))
                 if document:

@@ -217,6 +217,11 @@ def test_pix_keys_compared_by_type(world, destination, paid, compatible):
         ("João Pedro da Silva", "JOAO PAULO SILVA", False),  # another middle name
         ("João Pedro da Silva", "JOAO PEDRO SOUZA", False),  # another last name
         ("João Pedro da Silva", "PEDRO SILVA", False),  # another first name
+        # a MEI's registered name starts with its CNPJ's root; numbers are no part of a name
+        ("Alan Araujo Santos", "52.062.865 Alan Araujo Santos", True),
+        ("52.062.865 ALAN ARAUJO SANTOS", "ALAN ARAUJO SANTOS", True),
+        ("12345678 Alan Araujo Santos", "ALAN A SANTOS", True),
+        ("52.062.865 Alan Araujo Santos", "52.062.865 Bruno Lima", False),
     ],
 )
 def test_names_as_banks_write_them(world, party, written, compatible):

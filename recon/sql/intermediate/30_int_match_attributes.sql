@@ -9,7 +9,7 @@
 --                   (or, when its text says when the money moved, that instant or that
 --                   day: stg_statement_lines.moved_from .. moved_until)
 --   counterparty:   name (norm_name/names_compatible: case, accents, punctuation,
---                   particles, truncation, abbreviated or dropped middle names), masked
+--                   particles, numbers, truncation, abbreviated or dropped middle names), masked
 --                   document (same digits where both show one), and for payouts the PIX
 --                   key the money went to vs the intent's destination address, compared by
 --                   key type (keys_compatible). A credit's key is our own receiving key, so

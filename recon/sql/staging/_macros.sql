@@ -82,12 +82,14 @@ CREATE OR REPLACE TEMP MACRO business_day(ts) AS
 
 -- A person or company name reduced for comparison: upper case, no accents, punctuation and
 -- runs of blanks to one space, the particles DA/DE/DO/DAS/DOS/E dropped ("João Pedro da
--- Silva" -> 'JOAO PEDRO SILVA'; banks write either).
+-- Silva" -> 'JOAO PEDRO SILVA'; banks write either), and so are numbers (a MEI's registered
+-- name starts with its CNPJ's root, '52.062.865 ALAN SANTOS'; banks write it or not, and
+-- Banco do Brasil cuts an account number into the name's field).
 CREATE OR REPLACE TEMP MACRO norm_name(s) AS
     nullif(
         trim(regexp_replace(
             ' ' || regexp_replace(upper(strip_accents(s)), '[^A-Z0-9]+', ' ', 'g') || ' ',
-            '( (DA|DE|DO|DAS|DOS|E))+ ', ' ', 'g')),
+            '( (DA|DE|DO|DAS|DOS|E|[0-9]+))+ ', ' ', 'g')),
         '');
 
 -- Two name tokens agree when equal, or when one is an initial of the other ('P' ~ 'PEDRO').

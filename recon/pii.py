@@ -264,14 +264,18 @@ _STAMP = re.compile(
 def bare_document(digits: str) -> str | None:
     """A run of 11 or 14 bare digits that is a document: a CPF or a CNPJ (check digits
     right; a yyyyMMddHHmmss time stamp that happens to pass the CNPJ check is not one), or
-    Banco do Brasil's 14-digit form of a CPF (000 and the CPF): the CPF or CNPJ, else None."""
+    Banco do Brasil's 14-digit form of a CPF (000 and the CPF): the CPF or CNPJ, else None.
+
+    Fourteen digits that read both ways (000 and a valid CPF that also pass a CNPJ's check,
+    about one CPF in a hundred) are the CPF: a CNPJ starting 00.0 is one of a few hundred
+    old registrations, and a CPF read as a CNPJ would be kept whole."""
     if len(digits) == 11:
         return digits if _cpf_ok(digits) else None
     if len(digits) != 14 or _STAMP.fullmatch(digits):
         return None
-    if _cnpj_ok(digits):
-        return digits
-    return digits[3:] if digits.startswith("000") and _cpf_ok(digits[3:]) else None
+    if digits.startswith("000") and _cpf_ok(digits[3:]):
+        return digits[3:]
+    return digits if _cnpj_ok(digits) else None
 
 
 def _bare(m: re.Match[str]) -> str:

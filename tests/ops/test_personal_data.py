@@ -17,7 +17,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from recon import pii
@@ -297,6 +297,19 @@ def test_redact_text_never_leaves_a_cpf_whole(
     out = pii.redact_text(text)
     assert shown not in out and len(out) == len(text)
     assert out == before + pii.mask_document(shown) + after
+
+
+@settings(max_examples=300, deadline=None)
+@example(base=7_313_565)  # 00000731356586: 000 + a CPF that is also a valid CNPJ
+@given(base=st.integers(min_value=1_000_000, max_value=999_999_998))
+def test_banco_do_brasil_s_14_digit_cpf_is_read_as_the_cpf(base: int) -> None:
+    """Banco do Brasil writes a payer's CPF as 000 and the CPF. About one in a hundred of
+    those 14 digits also pass a CNPJ's check: read as a CNPJ, the CPF was stored whole and
+    contradicted the intent's masked CPF (11 digits against 14)."""
+    cpf = _cpf(base)
+    assume(len(set(cpf)) > 1)
+    assert pii.bare_document("000" + cpf) == cpf
+    assert pii.redact_text("000" + cpf) == "000" + pii.mask_document(cpf)
 
 
 def test_redact_text_reads_json_s_escaped_solidus_in_a_cnpj() -> None:

@@ -144,6 +144,15 @@ TABLE = [
         "***.982.247-**",
         None,
     ),
+    # 000 and a CPF that also passes a CNPJ's check: the CPF
+    (
+        "Banco do Brasil",
+        "Pix - Recebido - 03/01 12:07 00000731356586 Gabriela de",
+        "credit",
+        "Gabriela de",
+        "***.313.565-**",
+        None,
+    ),
     (
         "Banco do Brasil",
         "Pix - Recebido - 30/12 10:24 11222333000181 M C EMPREEN",

@@ -531,6 +531,37 @@ def test_a_day_in_the_text_that_cannot_be_the_pix_is_ignored(world, description:
     assert matches(run(world)) == set()
 
 
+def test_itau_s_csv_weekend_pix_matches_its_onramp(world, tmp_path) -> None:
+    """The whole way, from Itaú's own CSV: a PIX of Saturday booked on Monday with the name
+    cut to its field and the day after it, beside one of Monday; each matches its onramp."""
+    from recon.statements import import_statements
+
+    saturday = T0 - timedelta(days=2)
+    world.snapshot(
+        [
+            intent(1, name="Maria Silva", doc=None, created=saturday, expires=saturday + H / 2),
+            intent(2, name="João Pedro da Silva", doc=None, created=T0, expires=T0 + H / 2),
+        ],
+        AS_OF,
+    )
+    path = tmp_path / "extrato-itau.csv"
+    path.write_text(
+        "data;lançamento;ag./origem;valor (R$);saldos (R$)\n"
+        "30/10/2026;SALDO ANTERIOR;;;1.000,00\n"
+        "02/11/2026;PIX TRANSF  MARIA S31/10;;100,00;\n"
+        "02/11/2026;PIX TRANSF  JOAO PE02/11;;100,00;\n"
+        "02/11/2026;SALDO TOTAL DISPONÍVEL DIA;;;1.200,00\n",
+        encoding="latin-1",
+    )
+    import_statements([path], world.data)
+    result = run(world)
+    assert {(i, rule) for i, _line, rule in matches(result)} == {
+        (uid(1), "attributes"),
+        (uid(2), "attributes"),
+    }
+    assert breaks(result) == set()
+
+
 def test_a_date_with_its_year_is_no_closing_day(world) -> None:
     """'… 15/01/11' is a date (15 January 2011), not a PIX made on 1 November: the line
     stays on its Monday booking, outside the Sunday onramp's window."""

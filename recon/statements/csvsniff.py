@@ -171,6 +171,10 @@ VOCABULARY: dict[str, frozenset[str]] = {
         "Descrição da Transação",
         "Detalhe",
         "Histórico Complementar",
+        # Banco do Brasil's detailed export: the PIX's time, payer's document and name
+        "Detalhamento Hist.",
+        "Detalhamento Histórico",
+        "Detalhamento do Histórico",
     ),
     "bank_reference": _names(
         "Identificador",

@@ -60,6 +60,29 @@ def test_bank_export_imports_with_format_auto(
     assert again.imported == 0 and again.duplicate == len(lines)
 
 
+def test_bb_detailed_export_reads_its_detail_column(tmp_path):
+    """Banco do Brasil's detailed export (its "Excel" sheet, 11 columns): the PIX's time,
+    the payer's document and name are in "Detalhamento Hist.", beside "Histórico"."""
+    text = (
+        "Data;Observação;Data Balancete;Agência Origem;Lote;Número Documento;Cód. Histórico;"
+        "Histórico;Valor R$;Inf.;Detalhamento Hist.\n"
+        "02/11/2026;;02/11/2026;0000;14397;110201;821;Pix - Recebido;150,00;C;"
+        "31/10 10:12 00052998224725 JOAO VITOR\n"
+        "02/11/2026;;02/11/2026;0000;13105;110202;144;Pix - Enviado;80,50;D;"
+        "02/11 11:00 Maria Souza\n"
+    )
+    path = _write(tmp_path, "extrato-bb", text, "utf-8")
+    result = parse_file(path, resolve_profile(None, path))
+    assert result.bad == []
+    got = [(r[2], r[4], r[8], r[9]) for r in result.all_rows()]
+    assert got == [
+        (15000, "pix_in", "JOAO VITOR", "***.982.247-**"),
+        (-8050, "pix_out", "Maria Souza", None),
+    ]
+    described = [r[11] for r in result.all_rows()]
+    assert described[0] == "Pix - Recebido - 31/10 10:12 00052998224725 JOAO VITOR"
+
+
 def test_card_statement_lines_are_never_pix(tmp_path):
     text = "date,title,amount\n2026-11-03,PIX IFOOD E18236120202611011000s0123456789,10.00\n"
     path = _write(tmp_path, "card", text, "utf-8")

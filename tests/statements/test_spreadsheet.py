@@ -121,6 +121,31 @@ def test_xlsx_statement_reads_like_its_csv(tmp_path: Path, data_dir: DataDir) ->
     assert report.per_file[0].coverage  # the preamble's period
 
 
+def test_bb_detailed_sheet_reads_its_detail_column(tmp_path: Path) -> None:
+    """Banco do Brasil's "Excel" export: three rows of preamble, then 11 columns, the
+    amount unsigned beside a C/D flag and the PIX's time, document and name in the last."""
+    header = ["Data", "Observação", "Data Balancete", "Agência Origem", "Lote",
+              "Número Documento", "Cód. Histórico", "Histórico", "Valor R$", "Inf.",
+              "Detalhamento Hist."]  # fmt: skip
+    rows: list[list[Any]] = [
+        ["Extrato de Conta Corrente"],
+        ["Agência: 1234-5   Conta: 98765-4"],
+        [],
+        header,
+        [date(2026, 11, 2), None, date(2026, 11, 2), "0000", "14397", "110201", "821",
+         "Pix - Recebido", 150.0, "C", "31/10 10:12 00052998224725 JOAO VITOR"],
+        [date(2026, 11, 2), None, date(2026, 11, 2), "0000", "13105", "110202", "144",
+         "Pix - Enviado", 80.5, "D", "02/11 11:00 Maria Souza"],
+    ]  # fmt: skip
+    path = workbook(tmp_path / "extrato-bb.xlsx", {"Extrato": rows})
+    fmt, parsed = parse_path(path, "auto")
+    assert fmt == "spreadsheet"
+    assert [(r[2], r[4], r[8], r[9]) for r in parsed.all_rows()] == [
+        (15000, "pix_in", "JOAO VITOR", "***.982.247-**"),
+        (-8050, "pix_out", "Maria Souza", None),
+    ]
+
+
 def test_balance_rows_are_checked(tmp_path: Path) -> None:
     bad = itau(
         tmp_path / "x.xlsx",

@@ -441,32 +441,15 @@ def _said(at) -> str:
     return f"Pix - Recebido - {local:%d/%m %H:%M} 000***456789** MARIA SILVA"
 
 
-@pytest.mark.parametrize("says", [True, False])
-def test_a_pix_booked_days_later_matches_by_the_time_its_text_says(world, says: bool) -> None:
-    """Banco do Brasil books a PIX of the weekend on Monday, on a date, and its text says
-    when the PIX was made. That instant places the line in the onramp's window (30 min);
-    without it the Monday booking is outside and both sides are breaks."""
-    made = T0 - timedelta(days=2) + timedelta(minutes=10)  # Saturday, 10:10
-    world.snapshot(
-        [intent(1, created=T0 - timedelta(days=2), expires=T0 - timedelta(days=2) + H / 2)],
-        AS_OF,
-    )
-    monday = T0 - timedelta(hours=10)  # 00:00 São Paulo of T0's day: booked on a date
-    world.statement([line(1, at=monday, description=_said(made) if says else "Pix - Recebido")])
-    result = run(world)
-    if says:
-        assert matches(result) == {(uid(1), e2e(1), "attributes")}
-    else:
-        assert matches(result) == set()
-        assert ("unmatched_credit", None, e2e(1)) in breaks(result)
-
-
 @pytest.mark.parametrize(
     "description",
     [
         "Pix - Recebido - 20/10 11:10 MARIA SILVA",  # 13 days before the booking: not it
         "Pix - Recebido - 31/02 11:10 MARIA SILVA",  # no such date
         "Pix - Recebido - 03/11 11:10 MARIA SILVA",  # after the booking's day
+        "PIX TRANSF  MARIA S20/10",  # Itaú's closing day: 13 days before the booking
+        "PIX TRANSF  MARIA S31/02",
+        "PIX TRANSF  MARIA S03/11",
     ],
 )
 def test_a_time_in_the_text_that_cannot_be_the_pix_is_ignored(world, description: str) -> None:
@@ -485,15 +468,20 @@ def _itau(on, name: str = "MARIA S") -> str:
 
 
 @pytest.mark.parametrize("says", [True, False])
-def test_a_pix_booked_days_later_matches_by_the_day_its_text_says(world, says: bool) -> None:
-    """Itaú books a PIX of the weekend on Monday, on a date, and ends its text with the day
-    the PIX was made: that day places the line in the onramp's window (Saturday 10:00 ..
-    10:30 + 30 min); the Monday booking alone is outside it."""
+@pytest.mark.parametrize("form", ["time", "day"])
+def test_a_pix_booked_days_later_matches_by_the_time_its_text_says(
+    world, form: str, says: bool
+) -> None:
+    """Banco do Brasil and Itaú book a PIX of the weekend on Monday, on a date; BB's text
+    says when the PIX was made (a day and a time), Itaú's ends with its day. That places the
+    line in the onramp's window (Saturday 10:00 .. 10:30 + 30 min); the Monday booking alone
+    is outside it, and both sides are breaks."""
     saturday = T0 - timedelta(days=2)
     world.snapshot([intent(1, created=saturday, expires=saturday + H / 2)], AS_OF)
     monday = T0 - timedelta(hours=10)  # 00:00 São Paulo of T0's day: booked on a date
-    text = _itau(saturday) if says else "PIX TRANSF  MARIA S"
-    world.statement([line(1, at=monday, name=None, doc=None, description=text)])
+    said = {"time": _said(saturday + timedelta(minutes=10)), "day": _itau(saturday)}[form]
+    silent = {"time": "Pix - Recebido", "day": "PIX TRANSF  MARIA S"}[form]
+    world.statement([line(1, at=monday, name=None, doc=None, description=said if says else silent)])
     result = run(world)
     if says:
         assert matches(result) == {(uid(1), e2e(1), "attributes")}
@@ -514,21 +502,6 @@ def test_the_day_a_text_says_is_that_day_only(world) -> None:
     result = run(world)
     assert matches(result) == {(uid(1), e2e(2), "attributes")}
     assert ("unmatched_credit", None, e2e(1)) in breaks(result)
-
-
-@pytest.mark.parametrize(
-    "description",
-    [
-        "PIX TRANSF  MARIA S20/10",  # 13 days before the booking: not it
-        "PIX TRANSF  MARIA S31/02",  # no such date
-        "PIX TRANSF  MARIA S03/11",  # after the booking's day
-    ],
-)
-def test_a_day_in_the_text_that_cannot_be_the_pix_is_ignored(world, description: str) -> None:
-    saturday = T0 - timedelta(days=2)
-    world.snapshot([intent(1, created=saturday, expires=saturday + H / 2)], AS_OF)
-    world.statement([line(1, at=T0 - timedelta(hours=10), name=None, description=description)])
-    assert matches(run(world)) == set()
 
 
 def test_itau_s_csv_weekend_pix_matches_its_onramp(world, tmp_path) -> None:

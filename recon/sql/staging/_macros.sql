@@ -37,6 +37,18 @@ CREATE OR REPLACE TEMP MACRO said_day(dd, mm, local_) AS
         AS VARCHAR)
     || '-' || mm || '-' || dd;
 
+-- The UTC instant a date-only booking's text says (NULL when the booking has a time of day,
+-- or the text does not match `pattern`, or names no real date): the day and month in groups
+-- d and m of `pattern`, at `clock` ('HH:MM:SS'), in the business time zone (said_at, said_on).
+CREATE OR REPLACE TEMP MACRO said(text_, local_, pattern, d, m, clock) AS
+    CASE
+        WHEN CAST(local_ AS TIME) = TIME '00:00:00' AND regexp_matches(text_, pattern)
+            THEN timezone((SELECT business_tz FROM params), try_cast(
+                said_day(regexp_extract(text_, pattern, d), regexp_extract(text_, pattern, m),
+                         local_)
+                || ' ' || clock AS TIMESTAMP))
+    END;
+
 -- What a line booked on a date says, in its text, about when the money moved (a PIX of the
 -- weekend or a holiday that the bank books on the next business day, on a date):
 --   said_at  the first "DD/MM HH:MM" of the text: Banco do Brasil's 'Pix - Recebido - 31/12
@@ -50,28 +62,12 @@ CREATE OR REPLACE TEMP MACRO said_day(dd, mm, local_) AS
 -- time of day, or the text says no such thing, or no real date. The model keeps them only
 -- within the 7 days before the booking's day.
 CREATE OR REPLACE TEMP MACRO said_at(text_, local_) AS
-    CASE
-        WHEN CAST(local_ AS TIME) = TIME '00:00:00'
-         AND regexp_matches(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])')
-            THEN timezone((SELECT business_tz FROM params), try_cast(
-                said_day(regexp_extract(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])', 1),
-                         regexp_extract(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])', 2),
-                         local_)
-                || ' ' || regexp_extract(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])', 3)
-                || ':' || regexp_extract(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])', 4) || ':00'
-                AS TIMESTAMP))
-    END;
+    said(text_, local_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])', 1, 2,
+         regexp_extract(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])', 3) || ':'
+         || regexp_extract(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])', 4) || ':00');
 
 CREATE OR REPLACE TEMP MACRO said_on(text_, local_) AS
-    CASE
-        WHEN CAST(local_ AS TIME) = TIME '00:00:00'
-         AND regexp_matches(text_, '(^|[^0-9/])([0-3][0-9])/([01][0-9]) *$')
-            THEN timezone((SELECT business_tz FROM params), try_cast(
-                said_day(regexp_extract(text_, '(^|[^0-9/])([0-3][0-9])/([01][0-9]) *$', 2),
-                         regexp_extract(text_, '(^|[^0-9/])([0-3][0-9])/([01][0-9]) *$', 3),
-                         local_)
-                || ' 00:00:00' AS TIMESTAMP))
-    END;
+    said(text_, local_, '(^|[^0-9/])([0-3][0-9])/([01][0-9]) *$', 2, 3, '00:00:00');
 
 -- An intent id in the txid form of dynamic PIX charges: no hyphens, upper case.
 CREATE OR REPLACE TEMP MACRO txid_form(id) AS upper(replace(id, '-', ''));

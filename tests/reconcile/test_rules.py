@@ -447,6 +447,7 @@ def _said(at) -> str:
         "Pix - Recebido - 20/10 11:10 MARIA SILVA",  # 13 days before the booking: not it
         "Pix - Recebido - 31/02 11:10 MARIA SILVA",  # no such date
         "Pix - Recebido - 03/11 11:10 MARIA SILVA",  # after the booking's day
+        "Pix - Recebido - 31/10 24:10 MARIA SILVA",  # no such time (DuckDB read 24:10 as 00:10)
         "PIX TRANSF  MARIA S20/10",  # Itaú's closing day: 13 days before the booking
         "PIX TRANSF  MARIA S31/02",
         "PIX TRANSF  MARIA S03/11",

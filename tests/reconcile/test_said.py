@@ -17,7 +17,7 @@ from recon.reconcile.engine import build
 from .world import T0, World, intent, line
 
 TZ = testing.BUSINESS_TZ
-AT = re.compile(r"([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])")
+AT = re.compile(r"([0-3][0-9])/([01][0-9]) ([01][0-9]|2[0-3]):([0-5][0-9])")
 ON = re.compile(r"(?:^|[^0-9/])([0-3][0-9])/([01][0-9]) *$")
 WEEK = timedelta(days=7)
 DAY = timedelta(days=1)

@@ -62,9 +62,9 @@ CREATE OR REPLACE TEMP MACRO said(text_, local_, pattern, d, m, clock) AS
 -- time of day, or the text says no such thing, or no real date. The model keeps them only
 -- within the 7 days before the booking's day.
 CREATE OR REPLACE TEMP MACRO said_at(text_, local_) AS
-    said(text_, local_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])', 1, 2,
-         regexp_extract(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])', 3) || ':'
-         || regexp_extract(text_, '([0-3][0-9])/([01][0-9]) ([0-2][0-9]):([0-5][0-9])', 4) || ':00');
+    said(text_, local_, '([0-3][0-9])/([01][0-9]) ([01][0-9]|2[0-3]):([0-5][0-9])', 1, 2,
+         regexp_extract(text_, '([0-3][0-9])/([01][0-9]) ([01][0-9]|2[0-3]):([0-5][0-9])', 3) || ':'
+         || regexp_extract(text_, '([0-3][0-9])/([01][0-9]) ([01][0-9]|2[0-3]):([0-5][0-9])', 4) || ':00');
 
 CREATE OR REPLACE TEMP MACRO said_on(text_, local_) AS
     said(text_, local_, '(^|[^0-9/])([0-3][0-9])/([01][0-9]) *$', 2, 3, '00:00:00');

@@ -4,7 +4,7 @@ time, the offramp window, accounts, refunds per credit, returned payouts."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pyarrow.parquet as pq
 import pytest
@@ -447,7 +447,6 @@ def _said(at) -> str:
         "Pix - Recebido - 20/10 11:10 MARIA SILVA",  # 13 days before the booking: not it
         "Pix - Recebido - 31/02 11:10 MARIA SILVA",  # no such date
         "Pix - Recebido - 03/11 11:10 MARIA SILVA",  # after the booking's day
-        "Pix - Recebido - 31/10 24:10 MARIA SILVA",  # no such time (DuckDB read 24:10 as 00:10)
         "PIX TRANSF  MARIA S20/10",  # Itaú's closing day: 13 days before the booking
         "PIX TRANSF  MARIA S31/02",
         "PIX TRANSF  MARIA S03/11",
@@ -459,6 +458,16 @@ def test_a_time_in_the_text_that_cannot_be_the_pix_is_ignored(world, description
         AS_OF,
     )
     world.statement([line(1, at=T0 - timedelta(hours=10), description=description)])
+    assert matches(run(world)) == set()
+
+
+def test_a_time_past_23_59_is_no_time(world) -> None:
+    """'31/10 24:00' names no time of day: DuckDB's cast read it as 1 November 00:00, which
+    put the Monday line in the window of an onramp of Saturday night (23:50 .. 00:20)."""
+    night = datetime(2026, 10, 31, 23, 50, tzinfo=testing.BUSINESS_TZ)
+    world.snapshot([intent(1, created=night, expires=night + H / 2)], AS_OF)
+    text = "Pix - Recebido - 31/10 24:00 MARIA SILVA"
+    world.statement([line(1, at=T0 - timedelta(hours=10), description=text)])
     assert matches(run(world)) == set()
 
 

@@ -37,7 +37,7 @@ keys = st.one_of(
             "123E4567E89B12D3A456426614174000",
             "chave-qualquer",
         ]
-    ),  # fmt: skip
+    ),
     st.text(alphabet="0123456789*.-/()+@ ab", min_size=1, max_size=16),
 )
 docs = st.one_of(
@@ -51,7 +51,7 @@ docs = st.one_of(
             "**.222.333/0001-**",
             "XXX.456.789-XX",
         ]
-    ),  # fmt: skip
+    ),
     st.text(alphabet="0123456789*.-/•xX", min_size=1, max_size=18),
 )
 

@@ -154,7 +154,9 @@ def _document(text: str) -> str | None:
 def _tidy(name: str | None) -> str | None:
     if not name:
         return None
-    s = _KEY_RE.sub(" ", _LABELLED_DOC.sub(" ", name)).replace('"', " ")
+    # a day that ends the text is the PIX's, never the name's (Itaú "NAME05/11", Bradesco's
+    # OFX "NAME 01/12")
+    s = _KEY_RE.sub(" ", _LABELLED_DOC.sub(" ", _TRAIL_DAY.sub("", name))).replace('"', " ")
     s = re.sub(r"(?:\s+[-–])+\s+", " - ", " ".join(s.split())).strip(" -–:;,")
     if not s or _NOT_A_NAME.match(s) or not any(c.isalpha() for c in s):
         return None
@@ -204,7 +206,7 @@ def describe(text: str | None, direction: str | None = None) -> Described:
     if inter:
         bank, name = inter.group("ispb"), inter.group("name")
     elif remdes:
-        name = _TRAIL_DAY.sub("", remdes.group("name"))  # Bradesco's OFX: "… NAME 01/12"
+        name = remdes.group("name")
     else:
         lead = _LEADS.match(body)
         if lead is not None:
@@ -222,7 +224,6 @@ def describe(text: str | None, direction: str | None = None) -> Described:
                 if parties is not None:  # the counterparty is the side that is not us
                     side = direction or word or ""
                     rest = {"credit": parties["payer"], "debit": parties["payee"]}.get(side, "")
-                rest = _TRAIL_DAY.sub("", rest)
                 rest = _KEY_RE.sub(" ", _LABELLED_DOC.sub(" ", rest))
                 if document:
                     rest = rest.replace(document, " ")

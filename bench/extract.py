@@ -241,7 +241,7 @@ class Server:
 
 def run_recon(url: str, key: str, out: str, concurrency: int) -> dict[str, Any]:
     from recon.errors import PaginationError
-    from recon.extract import extract
+    from recon.extraction import extract
 
     t0 = time.perf_counter()
     try:
@@ -307,7 +307,7 @@ def child(tool: str, url: str, key: str, out: str, concurrency: int) -> None:
     import pandas  # noqa: F401
 
     if tool == "recon":
-        import recon.extract.snapshot  # noqa: F401
+        import recon.extraction.snapshot  # noqa: F401
     else:
         os.environ.setdefault("RUNTIME__DLTHUB_TELEMETRY", "false")
         import dlt  # noqa: F401

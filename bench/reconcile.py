@@ -27,7 +27,7 @@ intents (70% onramps) and about N statement lines. Every matching pass has work 
 Each engine runs in its own child process, so its wall time and peak RSS (VmHWM, see
 _rss.py: not ru_maxrss, which a child inherits from the parent that generated the data)
 are its own. The DuckDB side is the full
-`recon.reconcile.reconcile()` (catalog views, every model with reasons and control totals,
+`recon.reconciliation.reconcile()` (catalog views, every model with reasons and control totals,
 checks, run files written). The peers run the same passes and break rules over the same
 Parquet and count breaks per category (no reason text, control totals or history checks), so
 they do strictly less work; their counts must agree with DuckDB's:
@@ -79,7 +79,7 @@ SPAN_DAYS = 30
 AS_OF = BASE + timedelta(days=SPAN_DAYS, hours=6)
 RUN_ID = "20261031T000000000000Z-bench"
 
-# PIX key types, as recon's pix_key_kind (recon/sql/staging/_macros.sql) tells them apart:
+# PIX key types, as recon's pix_key_kind (recon/models/staging/_macros.sql) tells them apart:
 # a random key (EVP, a uuid), a CPF/CNPJ as written, a phone once its punctuation is gone
 # (RE2's \s is [\t\n\f\r ], not Unicode white space); each is matched whole
 PIX_EVP = r"[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}"
@@ -380,7 +380,7 @@ def record_coverage(root: Path) -> None:
 
 def run_duckdb(root: Path, memory_limit: str, threads: int) -> dict[str, Any]:
     from recon.config import DataDir
-    from recon.reconcile import ReconcileSettings, reconcile
+    from recon.reconciliation import ReconcileSettings, reconcile
 
     settings = ReconcileSettings(memory_limit=memory_limit, threads=threads)
     started = time.perf_counter()

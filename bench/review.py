@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from recon.config import DataDir
-from recon.reconcile import audit
+from recon.reconciliation import audit
 from recon.schemas import CATEGORIES, EXCEPTIONS_SCHEMA, INTENTS_SCHEMA
 from recon.storage import atomic_dir, write_json
 

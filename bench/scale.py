@@ -65,7 +65,7 @@ def _jvm_peak_rss_mb() -> float:
 
 def child(root: Path, memory_limit: str, threads: int, temp: Path, engine: str) -> None:
     from recon.config import DataDir
-    from recon.reconcile import ReconcileSettings, reconcile
+    from recon.reconciliation import ReconcileSettings, reconcile
 
     settings = ReconcileSettings(
         memory_limit=memory_limit, threads=threads, temp_directory=str(temp)

@@ -16,20 +16,18 @@ _EXPORTS: dict[str, str] = {
     "Client": "recon.api",
     "AsyncClient": "recon.api",
     # extract + catalog
-    "extract": "recon.extract",
+    "extract": "recon.extraction",
     "connect": "recon.catalog",
-    "sql": "recon.sql",
+    "sql": "recon.catalog",
     # statements
     "import_statements": "recon.statements",
     # reconciliation
-    "reconcile": "recon.reconcile",
+    "reconcile": "recon.reconciliation",
     # configuration
     "DataDir": "recon.config",
     # errors
     "ReconError": "recon.errors",
 }
-
-_CALLABLE_PACKAGES = frozenset({"extract", "reconcile", "sql"})
 
 __all__ = sorted([*_EXPORTS, "__version__"])
 
@@ -38,11 +36,7 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'recon' has no attribute {name!r}")
-    if name in _CALLABLE_PACKAGES:
-        # the package itself, made callable (recon._callable): one object whatever the import order
-        value = importlib.import_module(f"recon.{name}")
-    else:
-        value = getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 

@@ -27,9 +27,9 @@ from recon.pii import PersonalDataFilter, redact_text
 
 COMMAND_MODULES = (
     "recon.sandbox.commands",
-    "recon.extract.commands",
+    "recon.extraction.commands",
     "recon.statements.commands",
-    "recon.reconcile.commands",
+    "recon.reconciliation.commands",
     "recon.report.commands",
     "recon.ops.commands",
     "recon.catalog.commands",

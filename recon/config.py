@@ -131,7 +131,7 @@ def load_config(
     """Read recon.toml: the explicit path, else `./recon.toml`, else `<data>/recon.toml`.
 
     Returns {} when there is none. Sections are read by the modules that own them
-    (e.g. `[reconcile]` by recon.reconcile.settings).
+    (e.g. `[reconcile]` by recon.reconciliation.settings).
     """
     candidates: list[Path] = []
     if path is not None:

@@ -174,7 +174,7 @@ class ReconciliationError(ReconError):
 class RunChecksFailed(ReconciliationError):
     """The run was published but failed its own checks (e.g. control totals do not balance).
 
-    `result` is the published run (a `recon.reconcile.runs.RunResult`), so a report can still
+    `result` is the published run (a `recon.reconciliation.runs.RunResult`), so a report can still
     show what went wrong.
     """
 
@@ -200,7 +200,7 @@ class PaginationError(ApiError):
 class InconsistentSnapshotError(PaginationError):
     """The walk could not be made consistent; the snapshot is published with consistent:false.
 
-    `result` is the published snapshot (a `recon.extract.snapshot.SnapshotResult`).
+    `result` is the published snapshot (a `recon.extraction.snapshot.SnapshotResult`).
     """
 
     def __init__(self, result: Any):

@@ -33,9 +33,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from recon.config import DataDir, new_run_id
-from recon.extract.snapshot import publish_snapshot
-from recon.reconcile.flows import FLOWS_FILE, run_history, write_flows
-from recon.reconcile.runs import MATCH_RULES, RunSummary
+from recon.extraction.snapshot import publish_snapshot
+from recon.reconciliation.flows import FLOWS_FILE, run_history, write_flows
+from recon.reconciliation.runs import MATCH_RULES, RunSummary
 from recon.schemas import (
     CATEGORIES,
     EXCEPTIONS_SCHEMA,

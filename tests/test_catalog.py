@@ -12,7 +12,7 @@ import pytest
 from recon import catalog
 from recon.cli import main
 from recon.config import DataDir
-from recon.extract import InconsistentSnapshotError, extract
+from recon.extraction import InconsistentSnapshotError, extract
 from recon.schemas import EXCEPTIONS_SCHEMA, INTENTS_SCHEMA, STATEMENT_LINES_SCHEMA
 from tests.extract.fakes import FakeAsyncClient, FakeList
 
@@ -145,15 +145,15 @@ def test_recon_sql_command(data_dir: DataDir, capsys: pytest.CaptureFixture[str]
     assert con.execute("select count(*) from intents").fetchone() == (4,)
 
 
-def test_recon_extract_and_sql_are_callable_after_their_packages_are_imported(
+def test_recon_extract_and_sql_work_after_their_modules_are_imported(
     data_dir: DataDir,
 ) -> None:
     import importlib
 
     import recon
 
-    importlib.import_module("recon.extract.commands")
-    importlib.import_module("recon.sql")
+    importlib.import_module("recon.extraction.commands")
+    importlib.import_module("recon.catalog")
     result = recon.extract(data_dir, client=FakeAsyncClient(FakeList.of(2)), quiet=True)
     assert result.manifest["rows"] == 2
     assert recon.sql("select count(*) as n from intents", data_dir)["n"].item() == 2
@@ -172,5 +172,5 @@ def test_lifecycle_order_comes_from_the_one_status_vocabulary(data_dir: DataDir)
         assert rows.stage_rank.tolist() == list(range(1, len(stages) + 1))
         exits = df[(df.intent_type == kind) & (df.kind == "exit")]
         assert set(exits.status) == set(TERMINAL_EXITS)
-    text = (resources.files("recon.sql") / "catalog" / "12_status_history.sql").read_text()
+    text = (resources.files("recon.models") / "catalog" / "12_status_history.sql").read_text()
     assert all(f"'{s}'" not in text for s in ONRAMP_LIFECYCLE + OFFRAMP_LIFECYCLE)

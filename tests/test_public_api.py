@@ -25,23 +25,22 @@ def test_unknown_attribute_raises() -> None:
         _ = recon.does_not_exist  # type: ignore[attr-defined]
 
 
-def test_function_packages_are_callable_whatever_the_import_order() -> None:
+def test_public_functions_are_plain_functions_whatever_the_import_order() -> None:
     import importlib
+    import inspect
 
-    import recon.extract.walk
-    import recon.reconcile.runs
-    import recon.sql as sql_package
+    import recon.catalog
+    import recon.extraction.walk
+    import recon.reconciliation.runs
 
     for name, target in [
-        ("extract", "recon.extract.snapshot"),
-        ("reconcile", "recon.reconcile.runs"),
+        ("extract", "recon.extraction.snapshot"),
+        ("reconcile", "recon.reconciliation.runs"),
         ("sql", "recon.catalog"),
     ]:
         obj = getattr(recon, name)
-        assert callable(obj), name
-        assert obj is importlib.import_module(f"recon.{name}")
-        assert callable(getattr(importlib.import_module(target), name))
-    assert sql_package is recon.sql
+        assert inspect.isfunction(obj), name
+        assert obj is getattr(importlib.import_module(target), name)
 
 
 def test_recon_sql_returns_a_dataframe(data_dir) -> None:  # type: ignore[no-untyped-def]

@@ -9,8 +9,8 @@ import pytest
 
 from recon import catalog, testing
 from recon.config import DataDir
-from recon.reconcile import load_run, reconcile
-from recon.reconcile.flows import read_flows
+from recon.reconciliation import load_run, reconcile
+from recon.reconciliation.flows import read_flows
 
 
 def test_snapshot_lines_and_run_are_what_the_catalog_reads(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """The catalog: views over the Parquet in the data directory, named as users type them.
 
-Views are defined one per file in `recon/sql/catalog/NN_name.sql`, run in file-name order.
+Views are defined one per file in `recon/models/catalog/NN_name.sql`, run in file-name order.
 A view file only selects from names: this module registers the *sources* it reads
 (`sources`), the same on every engine (DuckDB here; Spark in recon.engine.spark):
 
@@ -326,7 +326,7 @@ class Source:
     by `pattern`, a glob, when there is one: DuckDB re-reads it), or a few rows in memory.
 
     Every engine registers the same sources under the same names; the view files only
-    select from names (recon/sql/catalog), so one text serves every engine.
+    select from names (recon/models/catalog), so one text serves every engine.
     """
 
     name: str
@@ -623,7 +623,7 @@ def lifecycle_rows() -> tuple[tuple[str, str, int | None, str], ...]:
 
 def view_files() -> list[tuple[str, str]]:
     """(file name, SQL text) of every catalog view, in run order."""
-    folder = resources.files("recon.sql") / "catalog"
+    folder = resources.files("recon.models") / "catalog"
     files = sorted(
         (f.name, f.read_text(encoding="utf-8")) for f in folder.iterdir() if f.name.endswith(".sql")
     )

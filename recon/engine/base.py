@@ -44,8 +44,8 @@ class Model:
 
 
 def sql_files(folder: str) -> list[tuple[str, str]]:
-    """(file name, text) of every `.sql` file of recon/sql/<folder>, by name."""
-    root = resources.files("recon.sql") / folder
+    """(file name, text) of every `.sql` file of recon/models/<folder>, by name."""
+    root = resources.files("recon.models") / folder
     return sorted(
         (f.name, f.read_text(encoding="utf-8")) for f in root.iterdir() if f.name.endswith(".sql")
     )
@@ -62,11 +62,11 @@ def load_models(layers: tuple[str, ...] = LAYERS) -> list[Model]:
                 continue
             match = _NAME.match(stem)
             if not match:
-                raise ValueError(f"recon/sql/{layer}/{file}: not a valid model file name")
+                raise ValueError(f"recon/models/{layer}/{file}: not a valid model file name")
             key = _KEY.search(sql)
             view = bool(_VIEW.search(sql))
             if key and view:
-                raise ValueError(f"recon/sql/{layer}/{file}: a view cannot have a surrogate key")
+                raise ValueError(f"recon/models/{layer}/{file}: a view cannot have a surrogate key")
             models.append(
                 Model(match.group(1), layer, file, sql, key.group(1) if key else "", view)
             )

@@ -1,7 +1,7 @@
 """The DuckDB engine (the default): recon's SQL as the files spell it, on one connection.
 
 Model tables live in the work database `recon_work` (in memory, or a scratch file on disk
-for data larger than memory: recon.reconcile.runner.configure), first on the connection's
+for data larger than memory: recon.reconciliation.runner.configure), first on the connection's
 search path, so a model table shadows a catalog view of the same name (recon_exceptions).
 A keyed model's rows are stored in ``<model>__rows`` and ``<model>`` is a view adding the
 key, the row's position (DuckDB's rowid): dense, free to compute, and several times

@@ -131,7 +131,7 @@ class SparkEngine:
     def macros(self) -> dict[str, dialect.Macro]:
         found: dict[str, dialect.Macro] = {}
         for folder in ("staging", "intermediate", "marts", "checks"):
-            root = resources.files("recon.sql") / folder
+            root = resources.files("recon.models") / folder
             for f in sorted(root.iterdir(), key=lambda f: f.name):
                 if f.name.startswith("_") and f.name.endswith(".sql"):
                     found.update(dialect.parse_macros(f.read_text(encoding="utf-8")))

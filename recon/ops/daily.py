@@ -29,7 +29,7 @@ One run per business day, safe to schedule and to re-run:
   and points the day's record at the new run.
 - **Exit codes** (README, Contracts): 0 ok; 1 when open breaks of a failing priority exist (P1 by
   default) or there are more open breaks than ``max_breaks``; 2 usage/input; 3 upstream API.
-  Thresholds (recon.reconcile.alerts) live in ``recon.toml``::
+  Thresholds (recon.reconciliation.alerts) live in ``recon.toml``::
 
       [alerts]
       fail_on_priorities = ["P1"]   # any open break of these priorities -> exit 1
@@ -57,8 +57,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from recon.config import DEFAULT_BUSINESS_TZ, DataDir, load_config
 from recon.errors import ConfigError, ReconError, UsageError
 from recon.pii import redact_file, redact_text
-from recon.reconcile.alerts import Thresholds, assess_run
-from recon.reconcile.settings import settings_kw
+from recon.reconciliation.alerts import Thresholds, assess_run
+from recon.reconciliation.settings import settings_kw
 from recon.storage import write_json, writer_lock
 
 __all__ = [
@@ -96,8 +96,8 @@ class Steps:
 
     @classmethod
     def default(cls) -> Steps:
-        from recon.extract import extract
-        from recon.reconcile import reconcile
+        from recon.extraction import extract
+        from recon.reconciliation import reconcile
         from recon.report import render
         from recon.statements import import_statements
 

@@ -191,8 +191,8 @@ def _build(
 ) -> DemoResult:
     import httpx
 
-    from recon.extract import extract
-    from recon.reconcile import reconcile
+    from recon.extraction import extract
+    from recon.reconciliation import reconcile
     from recon.report import render
     from recon.sandbox.compose import build_world
     from recon.sandbox.exports import STATEMENT_FILES, export_statements

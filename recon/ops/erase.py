@@ -92,8 +92,8 @@ from recon import lake, pii
 from recon.catalog import RUN_TABLE_SCHEMAS, SUMMARIES_SCHEMA
 from recon.config import DataDir
 from recon.errors import LakeError, StatementError, UsageError
-from recon.extract.snapshot import PART_OPTIONS, ROW_GROUP_ROWS
-from recon.reconcile.flows import FLOWS_FILE
+from recon.extraction.snapshot import PART_OPTIONS, ROW_GROUP_ROWS
+from recon.reconciliation.flows import FLOWS_FILE
 from recon.schemas import INTENTS_SCHEMA, conform
 from recon.statements.store import (
     QUARANTINE_DIR,

@@ -28,9 +28,9 @@ import pyarrow.parquet as pq
 from recon import catalog
 from recon.config import DataDir, new_run_id
 from recon.errors import UsageError
-from recon.extract.snapshot import publish_remote as publish_snapshot
-from recon.reconcile.runs import load_run
-from recon.reconcile.runs import publish_remote as publish_run
+from recon.extraction.snapshot import publish_remote as publish_snapshot
+from recon.reconciliation.runs import load_run
+from recon.reconciliation.runs import publish_remote as publish_run
 from recon.schemas import STATEMENT_COVERAGE_SCHEMA, conform
 from recon.statements import store
 from recon.statements.importer import FINGERPRINT_SQL

@@ -29,8 +29,8 @@ import pyarrow.parquet as pq
 from recon import money
 from recon.config import DEFAULT_BUSINESS_TZ
 from recon.errors import UsageError
-from recon.reconcile.flows import read_flows
-from recon.reconcile.settings import ReconcileSettings
+from recon.reconciliation.flows import read_flows
+from recon.reconciliation.settings import ReconcileSettings
 from recon.report import exports
 from recon.schemas import CATEGORIES, EXCEPTIONS_SCHEMA, MATCHES_SCHEMA, conform, stake_cents
 
@@ -87,7 +87,7 @@ class ReportData:
     summary: dict[str, Any]
     breaks: pa.Table
     matches: pa.Table
-    flows: dict[str, Any]  # frame name -> DataFrame, from flows.parquet (recon.reconcile.flows)
+    flows: dict[str, Any]  # frame name -> DataFrame, from flows.parquet (recon.reconciliation.flows)
 
 
 def format_brl(cents: int | None) -> str:

@@ -41,10 +41,10 @@ from starlette.staticfiles import StaticFiles
 from recon.config import DataDir, load_config
 from recon.errors import ConfigError, UsageError
 from recon.money import format_brl
-from recon.reconcile import ReconcileSettings, audit, decisions, manual
+from recon.reconciliation import ReconcileSettings, audit, decisions, manual
 from recon.report.exports import write_br_csv, write_xlsx
 from recon.review import auth
-from recon.review.store import (
+from recon.review.queue import (
     COVERAGE,
     MAX_PER_PAGE,
     SORTS,

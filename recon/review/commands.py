@@ -14,7 +14,7 @@ def _data(args: argparse.Namespace) -> Any:
 
 
 def run_audit_verify(args: argparse.Namespace) -> int:
-    from recon.reconcile import audit
+    from recon.reconciliation import audit
 
     dd = _data(args)
     result = audit.verify(dd)

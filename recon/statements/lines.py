@@ -31,7 +31,7 @@ from recon.errors import StatementError
 KINDS = ("pix_in", "pix_out", "pix_refund_in", "pix_refund_out", "fee", "other")
 FORMATS = ("pix-json", "camt", "open-finance", "ofx", "cnab240", "csv", "spreadsheet")
 # Which format's value wins when one line is read from several (the catalog view's order,
-# recon/sql/catalog/20_statement_lines.sql): the formats that carry the most exact fields first.
+# recon/models/catalog/20_statement_lines.sql): the formats that carry the most exact fields first.
 # A spreadsheet ranks last, as the view's ELSE does: it holds what the bank's CSV holds.
 FORMAT_RANK = {
     "pix-json": 1,

@@ -1,5 +1,5 @@
 -- The first, plain form of the status_history view (two windows and a join back): the
--- oracle the faster view in recon/sql/catalog/12_status_history.sql is checked against.
+-- oracle the faster view in recon/models/catalog/12_status_history.sql is checked against.
 CREATE OR REPLACE VIEW status_history_reference AS
 WITH observed AS (
     -- one observation per intent and snapshot (a list walk may return an item twice)

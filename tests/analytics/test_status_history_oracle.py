@@ -59,7 +59,7 @@ def _connection(rows: list[tuple], same_second: bool) -> duckdb.DuckDBPyConnecti
                 f"run-{run}",
             ],
         )
-    catalog_sql = resources.files("recon.sql").joinpath("catalog/12_status_history.sql")
+    catalog_sql = resources.files("recon.models").joinpath("catalog/12_status_history.sql")
     lifecycle = catalog.Source(  # the statuses come from recon.schemas
         "source_lifecycle", catalog.LIFECYCLE_SCHEMA, rows=catalog.lifecycle_rows()
     )

@@ -11,7 +11,7 @@ import pytest
 from recon import catalog
 from recon.cli import main
 from recon.errors import ConfigError
-from recon.reconcile import ReconcileSettings, load_run
+from recon.reconciliation import ReconcileSettings, load_run
 from tests.engine.test_spark_parity import assert_same_run
 from tests.reconcile.helpers import sandbox_job
 

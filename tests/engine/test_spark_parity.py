@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from recon.reconcile import RunResult, reconcile
+from recon.reconciliation import RunResult, reconcile
 from tests.reconcile.helpers import sandbox_job
 
 pytestmark = pytest.mark.slow

@@ -116,7 +116,7 @@ def test_daily_against_closed_port_exits_3(
     data_dir: DataDir, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The real extractor against a port nobody listens on: exit 3, the key never printed."""
-    from recon.extract import extract
+    from recon.extraction import extract
     from recon.report import render
 
     fake = FakeSteps()

@@ -14,7 +14,7 @@ from recon import testing
 from recon.config import DataDir
 from recon.errors import ApiConnectionError, ConfigError, LockedError, StatementError, UsageError
 from recon.ops.daily import Steps, run_daily
-from recon.reconcile.alerts import Thresholds, assess_run
+from recon.reconciliation.alerts import Thresholds, assess_run
 from recon.testing import break_row
 
 NOW = datetime(2026, 11, 20, 20, 0, tzinfo=UTC)  # 17:00 in São Paulo

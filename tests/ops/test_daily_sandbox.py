@@ -71,7 +71,7 @@ def test_cli_reconcile_resolve_report_on_the_real_engine(
     import json
 
     from recon.cli import main
-    from recon.extract import extract
+    from recon.extraction import extract
     from recon.statements import import_statements
 
     extract(data_dir, base_url=sandbox["url"], api_key=sandbox["key"], quiet=True)

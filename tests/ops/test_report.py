@@ -12,8 +12,8 @@ import pytest
 
 from recon import testing
 from recon.errors import UsageError
-from recon.reconcile import reconcile
-from recon.reconcile.flows import read_flows
+from recon.reconciliation import reconcile
+from recon.reconciliation.flows import read_flows
 from recon.report import render
 from recon.report.render import format_brl, report_dir_for
 from recon.testing import break_row

@@ -20,7 +20,7 @@ import uvicorn
 from reconcile.world import T0, World, intent, line, uid
 
 from recon.config import DataDir
-from recon.reconcile import ReconcileSettings, reconcile
+from recon.reconciliation import ReconcileSettings, reconcile
 from recon.review import auth
 from recon.review.app import ReviewSettings, create_app
 

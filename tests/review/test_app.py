@@ -7,9 +7,9 @@ import io
 import pyarrow.parquet as pq
 import pytest
 
-from recon.reconcile import audit
-from recon.reconcile.decisions import load_decisions, load_history
-from recon.reconcile.manual import load_manual_matches
+from recon.reconciliation import audit
+from recon.reconciliation.decisions import load_decisions, load_history
+from recon.reconciliation.manual import load_manual_matches
 
 from .conftest import ReviewWorld, add_users, csrf, listed, sign_in, uid
 
@@ -348,7 +348,7 @@ def test_coverage_filter_tells_covered_from_not_covered(data_dir, open_app) -> N
 
     from reconcile.world import T0, World, intent, line
 
-    from recon.reconcile import ReconcileSettings, reconcile
+    from recon.reconciliation import ReconcileSettings, reconcile
 
     from .conftest import AS_OF
 

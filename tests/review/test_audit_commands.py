@@ -9,8 +9,8 @@ import pytest
 from recon import testing
 from recon.cli import main as cli_main
 from recon.config import DataDir
-from recon.reconcile import audit
-from recon.reconcile.decisions import load_history
+from recon.reconciliation import audit
+from recon.reconciliation.decisions import load_history
 
 
 def main(argv: list[str]) -> int:

@@ -19,8 +19,8 @@ import pyarrow.parquet as pq
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
-from recon.reconcile import audit
-from recon.reconcile.decisions import load_decisions, load_history
+from recon.reconciliation import audit
+from recon.reconciliation.decisions import load_decisions, load_history
 from recon.review.app import ReviewSettings, create_app
 
 from .conftest import PASSWORDS, ReviewWorld, add_users, serve, uid

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from recon.review.auth import Sessions
-from recon.review.store import FilterError, Filters
+from recon.review.queue import FilterError, Filters
 
 KEYS = ["category", "priority", "state", "assignee", "status", "coverage", "min_age",
         "max_age", "q", "sort", "page", "per_page", "other"]  # fmt: skip

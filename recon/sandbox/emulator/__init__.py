@@ -19,6 +19,6 @@ from __future__ import annotations
 
 from recon.sandbox.emulator.control import Emulator
 from recon.sandbox.emulator.responses import EmulatorResponse
-from recon.sandbox.emulator.store import EmulatorConfig, Instance
+from recon.sandbox.emulator.state import EmulatorConfig, Instance
 
 __all__ = ["Emulator", "EmulatorConfig", "EmulatorResponse", "Instance"]

@@ -10,7 +10,7 @@ import random
 from typing import Any
 
 from recon.sandbox.emulator.routes import _Routes
-from recon.sandbox.emulator.store import (
+from recon.sandbox.emulator.state import (
     _ALL,
     _TYPE_CODE,
     INTENT_TYPES,

@@ -17,7 +17,7 @@ from recon.sandbox.emulator.responses import (
     _json_body,
     _Raw,
 )
-from recon.sandbox.emulator.store import (
+from recon.sandbox.emulator.state import (
     _ALL,
     _CREATED,
     _CROCKFORD,

@@ -8,7 +8,7 @@ from typing import Any
 from recon.sandbox import validation as v
 from recon.sandbox.clock import format_ts
 from recon.sandbox.emulator.responses import _field_error, _HttpError
-from recon.sandbox.emulator.store import _digits, _Party, _State, _Store
+from recon.sandbox.emulator.state import _digits, _Party, _State, _Store
 
 
 class _Parties(_State):

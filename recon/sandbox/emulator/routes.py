@@ -13,7 +13,7 @@ from recon.sandbox.emulator.responses import (
     _json_body,
     _Raw,
 )
-from recon.sandbox.emulator.store import INTENT_TYPES, _Store
+from recon.sandbox.emulator.state import INTENT_TYPES, _Store
 
 
 class _Routes(_Intents):

@@ -1,0 +1,28 @@
+"""recon.reconciliation: match intents to the money that moved, classify every break, publish runs.
+
+    reconcile(data=None, *, as_of=None, settings=None, run_id=None, flows=True) -> RunResult
+    resolve(break_id, note, *, data=None, decided_by=None) -> Decision
+    load_run(path) -> RunResult
+    ReconcileSettings.load(data)   # recon.toml [reconcile]
+
+The matching itself is SQL: recon/models/{staging,intermediate,marts,checks}/*.sql.
+"""
+
+from __future__ import annotations
+
+from recon.reconciliation.decisions import Decision, load_decisions, resolve
+from recon.reconciliation.runs import RunChecksFailed, RunResult, RunSummary, load_run, reconcile
+from recon.reconciliation.settings import ReconcileSettings
+
+__all__ = [
+    "Decision",
+    "ReconcileSettings",
+    "RunChecksFailed",
+    "RunResult",
+    "RunSummary",
+    "load_decisions",
+    "load_run",
+    "reconcile",
+    "resolve",
+]
+

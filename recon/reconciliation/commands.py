@@ -1,0 +1,129 @@
+"""`recon reconcile` and `recon resolve`: argument handling only.
+
+The work is done by the library (recon.reconcile, its decisions and alert thresholds);
+these functions parse arguments, call it, print a summary and return the exit code
+(README, Contracts; the codes themselves live in recon.errors).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from recon.clitools import (
+    add_engine_argument,
+    console,
+    data_dir,
+    parse_timestamp,
+    print_line,
+    print_verdict,
+    progress,
+)
+
+__all__ = ["register"]
+
+
+def run_reconcile(args: argparse.Namespace) -> int:
+    from recon.config import load_config
+    from recon.reconciliation import reconcile
+    from recon.reconciliation.alerts import Thresholds, assess_run
+    from recon.reconciliation.settings import settings_kw
+    from recon.report.console import run_line, run_table
+
+    dd = data_dir(args)
+    thresholds = Thresholds.from_config(load_config(args.config, dd))
+    with progress("reconciling"):
+        result = reconcile(dd, as_of=args.as_of, engine=args.engine, **settings_kw(args.config, dd))
+    verdict = assess_run(Path(result.path), thresholds)
+    out = console()
+    out.print(run_table(Path(result.path), title=f"run {result.run_id}"))
+    out.print(run_line(Path(result.path)))
+    print_line(out, f"run written to {result.path}")
+    print_verdict(verdict.exit_code, verdict.reasons)
+    return verdict.exit_code
+
+
+def run_resolve(args: argparse.Namespace) -> int:
+    from recon.errors import UsageError
+
+    # Check the arguments before importing the engine, so a typo fails fast.
+    if args.decisions is not None and (args.break_id or args.note):
+        raise UsageError("give either BREAK_ID --note TEXT or --decisions FILE.csv, not both")
+    if args.decisions is None and not args.break_id:
+        raise UsageError("give a BREAK_ID (with --note TEXT) or --decisions FILE.csv")
+    if args.decisions is None and not (args.note or "").strip():
+        raise UsageError("--note TEXT is required: say why the break is resolved")
+    if args.reopen and args.decisions is not None:
+        raise UsageError("--reopen takes one BREAK_ID, not --decisions")
+
+    from recon.reconciliation import decisions
+
+    dd = data_dir(args)
+    if args.decisions is not None:
+        rows = decisions.read_decisions_csv(Path(args.decisions))
+        for n, (break_id, note, decided_by) in enumerate(rows, start=1):
+            try:
+                decisions.resolve(break_id, note, data=dd, decided_by=decided_by or args.by or None)
+            except UsageError as exc:
+                raise UsageError(
+                    f"{args.decisions}: row {n + 1}: {exc} ({n - 1} decision(s) recorded before it)"
+                ) from exc
+        print(f"recorded {len(rows)} decision(s) from {args.decisions}")
+        return 0
+    if args.reopen:
+        decision = decisions.reopen(args.break_id, args.note, data=dd, decided_by=args.by)
+        print(f"break {decision.break_id} reopened by {decision.decided_by}; the next run lists it")
+        return 0
+    decision = decisions.resolve(args.break_id, args.note, data=dd, decided_by=args.by)
+    print(
+        f"break {decision.break_id} resolved by {decision.decided_by}; "
+        "later runs list it as decided, not open"
+    )
+    return 0
+
+
+def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+    """Add reconcile and resolve to `recon`."""
+    p = sub.add_parser(
+        "reconcile",
+        parents=parents,
+        help="run the matching passes over the catalog; write a run",
+        description="Match every intent to the statement lines, classify the breaks and "
+        "write data/runs/<run_id>/. Exit 1 when P1 breaks exist or breaks exceed "
+        "[alerts] max_breaks.",
+    )
+    p.add_argument(
+        "--as-of",
+        type=parse_timestamp,
+        metavar="TS",
+        default=None,
+        help="reconcile as of this instant (ISO 8601 with offset; default: latest snapshot time)",
+    )
+    p.add_argument("--config", metavar="FILE", default=None, help="recon.toml to use")
+    add_engine_argument(p)
+    p.set_defaults(func=run_reconcile)
+
+    p = sub.add_parser(
+        "resolve",
+        parents=parents,
+        help="record a manual decision on a break (kept across runs)",
+        description="Mark a break as resolved with a note, or record many from a CSV "
+        "(columns: break_id,note[,decided_by]); --reopen opens a resolved one again. Every "
+        "decision is appended to data/decisions.csv and to the audit log (data/audit.jsonl).",
+    )
+    p.add_argument("break_id", nargs="?", metavar="BREAK_ID", help="the break to resolve")
+    p.add_argument("--note", metavar="TEXT", default=None, help="why it is resolved")
+    p.add_argument("--decisions", metavar="FILE.csv", default=None, help="CSV of decisions")
+    p.add_argument(
+        "--by",
+        metavar="NAME",
+        default=None,
+        help="who decided (default: the OS user; a CSV's decided_by column wins)",
+    )
+    p.add_argument(
+        "--reopen",
+        action="store_true",
+        help="reopen a resolved break (the note says why); the next run lists it as open",
+    )
+    p.set_defaults(func=run_resolve)

@@ -1,0 +1,532 @@
+"""What the review app shows: the latest run's open breaks with the review state laid over them.
+
+The queue is the latest run's `exceptions.parquet` (exactly `recon_exceptions`), joined once
+per run with the names and times of its evidence (catalog views) and kept in memory as a
+DataFrame; the review state (assignee, comments, decisions since the run, manual matches,
+pending approvals) is replayed from the audit log and the decisions file, re-read only when
+those files change. Filtering, sorting and paging are vectorised pandas on that frame.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from recon import catalog
+from recon.config import DataDir
+from recon.errors import FilterError, UsageError
+from recon.money import AmountError, parse_cents
+from recon.reconciliation import audit
+from recon.reconciliation.decisions import Decision, decisions_path, load_history
+from recon.reconciliation.manual import load_manual_matches, manual_path
+from recon.schemas import CATEGORIES
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "COVERAGE",
+    "SORTS",
+    "STATUSES",
+    "BreakView",
+    "FilterError",
+    "Filters",
+    "Page",
+    "ReviewState",
+    "Store",
+]
+
+STATUSES = ("open", "resolved", "pending", "all")
+COVERAGE = ("covered", "not_covered", "unknown")
+SORTS = {
+    "priority": (["priority_rank", "money_at_stake", "age_days"], [True, False, False]),
+    "age": (["age_days", "priority_rank"], [False, True]),
+    "-age": (["age_days", "priority_rank"], [True, True]),
+    "amount": (["money_at_stake", "priority_rank"], [False, True]),
+    "-amount": (["money_at_stake", "priority_rank"], [True, True]),
+    "category": (["category", "priority_rank"], [True, True]),
+    "first_seen": (["first_seen_run", "priority_rank"], [True, True]),
+}
+MAX_PER_PAGE = 100_000
+_NAME = re.compile(r"^[A-Za-z0-9._@-]{1,64}$")
+
+
+@dataclass(frozen=True)
+class Filters:
+    """The queue's query parameters, validated."""
+
+    category: str = ""
+    priority: str = ""
+    state: str = ""  # new | persisting
+    assignee: str = ""  # a name, or "-" for unassigned
+    status: str = "open"  # open | resolved (since the run) | pending (approval) | all
+    coverage: str = ""
+    min_age: int | None = None
+    max_age: int | None = None
+    q: str = ""
+    sort: str = "priority"
+    page: int = 1
+    per_page: int = 50
+
+    @classmethod
+    def parse(cls, params: Mapping[str, str]) -> Filters:
+        """From query parameters; a bad value is a FilterError saying which and why."""
+
+        def text(name: str) -> str:
+            return (params.get(name) or "").strip()
+
+        def integer(name: str, low: int, high: int) -> int | None:
+            raw = text(name)
+            if not raw:
+                return None
+            if not re.fullmatch(r"\d{1,7}", raw):
+                raise FilterError(f"{name} must be a whole number, got {raw!r}")
+            value = int(raw)
+            if not low <= value <= high:
+                raise FilterError(f"{name} must be between {low} and {high}, got {value}")
+            return value
+
+        category = text("category")
+        if category and category not in CATEGORIES:
+            raise FilterError(f"unknown category {category!r}")
+        priority = text("priority").upper()
+        if priority and priority not in ("P1", "P2", "P3"):
+            raise FilterError(f"priority must be P1, P2 or P3, got {priority!r}")
+        state = text("state")
+        if state and state not in ("new", "persisting"):
+            raise FilterError(f"state must be new or persisting, got {state!r}")
+        status = text("status") or "open"
+        if status not in STATUSES:
+            raise FilterError(f"status must be one of {', '.join(STATUSES)}, got {status!r}")
+        coverage = text("coverage")
+        if coverage and coverage not in COVERAGE:
+            raise FilterError(f"coverage must be one of {', '.join(COVERAGE)}, got {coverage!r}")
+        assignee = text("assignee")
+        if assignee and assignee != "-" and not _NAME.match(assignee):
+            raise FilterError(f"assignee {assignee!r} is not a user name")
+        sort = text("sort") or "priority"
+        if sort not in SORTS:
+            raise FilterError(f"sort must be one of {', '.join(SORTS)}, got {sort!r}")
+        q = text("q")
+        if len(q) > 200:
+            raise FilterError("the search text is longer than 200 characters")
+        min_age, max_age = integer("min_age", 0, 100_000), integer("max_age", 0, 100_000)
+        if min_age is not None and max_age is not None and min_age > max_age:
+            raise FilterError(f"min_age {min_age} is above max_age {max_age}")
+        return cls(
+            category=category,
+            priority=priority,
+            state=state,
+            assignee=assignee,
+            status=status,
+            coverage=coverage,
+            min_age=min_age,
+            max_age=max_age,
+            q=q,
+            sort=sort,
+            page=integer("page", 1, 10_000_000) or 1,
+            per_page=integer("per_page", 1, MAX_PER_PAGE) or 50,
+        )
+
+    def query(self, **changes: Any) -> dict[str, str]:
+        """The non-default parameters (with `changes`), for links that keep the filter."""
+        merged = replace(self, **changes)
+        default = Filters()
+        return {
+            k: str(v)
+            for k, v in merged.__dict__.items()
+            if v != getattr(default, k) and v is not None and v != ""
+        }
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of the filtered queue."""
+
+    rows: list[dict[str, Any]]
+    total: int
+    page: int
+    pages: int
+    filters: Filters
+    run_id: str | None
+    counts: dict[str, int]  # open breaks per priority, whole run
+
+
+@dataclass
+class ReviewState:
+    """The review state replayed from the audit log and the decisions file."""
+
+    assignee: dict[str, str] = field(default_factory=dict)
+    comments: dict[str, int] = field(default_factory=dict)
+    pending: dict[str, dict[str, Any]] = field(default_factory=dict)  # request_approval entries
+    decided: dict[str, Decision] = field(default_factory=dict)  # decided now
+    manual: dict[str, str] = field(default_factory=dict)  # line_id -> intent_id
+
+
+@dataclass(frozen=True)
+class BreakView:
+    """Everything the break page shows."""
+
+    row: dict[str, Any]
+    run_id: str
+    in_latest_run: bool
+    snapshots: list[dict[str, Any]]  # the intent as each snapshot showed it
+    lines: list[dict[str, Any]]  # the statement line(s), with source file and line
+    candidates: list[dict[str, Any]]  # of an ambiguous line: the intents it could belong to
+    runs: list[dict[str, Any]]  # the break in every run that listed it
+    decisions: list[Decision]
+    audit: list[dict[str, Any]]
+    assignee: str
+    pending: dict[str, Any] | None
+    decided: Decision | None
+    manual_intent: str | None
+
+
+def _signature(*paths: Path) -> tuple[tuple[int, int], ...]:
+    out = []
+    for p in paths:
+        try:
+            st = p.stat()
+            out.append((st.st_mtime_ns, st.st_size))
+        except FileNotFoundError:
+            out.append((0, -1))
+    return tuple(out)
+
+
+_PRIORITY_RANK = {"P1": 1, "P2": 2, "P3": 3}
+_INT64 = {pa.int64(): pd.Int64Dtype()}  # cents stay integers, nulls as <NA>
+
+_ENRICH_SQL = """
+SELECT
+    e.break_id,
+    coalesce(i.party_display_name, '') AS intent_name,
+    coalesce(l.counterparty_name, '') AS line_name,
+    CASE
+        WHEN NOT (SELECT count(*) > 0 FROM statement_coverage) THEN 'unknown'
+        WHEN EXISTS (
+            SELECT 1 FROM statement_coverage AS c
+            WHERE coalesce(l.booked_at, i.created_at) >= c.covered_from
+              AND coalesce(l.booked_at, i.created_at) < c.covered_to
+        ) THEN 'covered'
+        WHEN coalesce(l.booked_at, i.created_at) IS NULL THEN 'unknown'
+        ELSE 'not_covered'
+    END AS coverage
+FROM read_parquet(?) AS e
+LEFT JOIN intents AS i ON i.id = e.intent_id
+LEFT JOIN statement_lines AS l ON l.line_id = e.line_id
+"""
+
+
+class Store:
+    """Reads a data directory for the review app; safe to share between request threads."""
+
+    def __init__(self, data: DataDir):
+        self.data = data
+        self._lock = threading.Lock()
+        self._frame: pd.DataFrame | None = None
+        self._orders: dict[str, np.ndarray[Any, Any]] = {}
+        self._run: Path | None = None
+        self._state: ReviewState = ReviewState()
+        self._state_sig: tuple[tuple[int, int], ...] | None = None
+
+    # ------------------------------------------------------------------ loading
+
+    def latest_run(self) -> Path | None:
+        return catalog.latest_run(self.data)
+
+    def frame(self) -> tuple[Path | None, pd.DataFrame]:
+        """The latest run's breaks with names and coverage (cached per run)."""
+        run = self.latest_run()
+        with self._lock:
+            if self._frame is not None and run == self._run:
+                return run, self._frame
+        frame = self._load(run)
+        with self._lock:
+            self._run, self._frame, self._orders = run, frame, {}
+        return run, frame
+
+    def _load(self, run: Path | None) -> pd.DataFrame:
+        if run is None:
+            from recon.schemas import EXCEPTIONS_SCHEMA
+
+            df = EXCEPTIONS_SCHEMA.empty_table().to_pandas(types_mapper=_INT64.get)
+        else:
+            df = pq.read_table(run / "exceptions.parquet").to_pandas(types_mapper=_INT64.get)
+        extra = pd.DataFrame(
+            {"break_id": df["break_id"], "intent_name": "", "line_name": "", "coverage": "unknown"}
+        )
+        if run is not None and len(df):
+            try:
+                con = catalog.connect(self.data)
+                try:
+                    extra = con.execute(_ENRICH_SQL, [str(run / "exceptions.parquet")]).fetch_df()
+                finally:
+                    con.close()
+            except (duckdb.Error, UsageError) as exc:  # names are a help, not a need
+                log.warning("review: evidence names unavailable: %s", exc)
+        df = df.merge(extra, on="break_id", how="left")
+        for col in ("intent_name", "line_name"):
+            df[col] = df[col].fillna("").astype(str)
+        df["coverage"] = df["coverage"].fillna("unknown").astype(str)
+        df["priority_rank"] = df["priority"].map(_PRIORITY_RANK).fillna(9).astype("int64")
+        money = pd.concat(
+            [df["expected_cents"].abs(), df["actual_cents"].abs(), df["delta_cents"].abs()],
+            axis=1,
+        ).max(axis=1)
+        df["money_at_stake"] = money.fillna(0).astype("int64")
+        df["age_days"] = df["age_days"].fillna(0).astype("int64")
+        hay = (
+            df["break_id"].fillna("")
+            + "|"
+            + df["intent_id"].fillna("")
+            + "|"
+            + df["end_to_end_id"].fillna("")
+            + "|"
+            + df["line_id"].fillna("")
+            + "|"
+            + df["intent_name"]
+            + "|"
+            + df["line_name"]
+        )
+        df["_hay"] = hay.str.lower()
+        return df.reset_index(drop=True)
+
+    def state(self) -> ReviewState:
+        """The review state, re-read when the audit log, decisions or manual matches change."""
+        sig = _signature(
+            audit.audit_path(self.data), decisions_path(self.data), manual_path(self.data)
+        )
+        with self._lock:
+            if sig == self._state_sig:
+                return self._state
+        st = ReviewState()
+        for entry in audit.read_entries(self.data):
+            bid, action = entry.get("break_id", ""), entry.get("action")
+            if action == "assign":
+                st.assignee[bid] = str(entry.get("after", {}).get("assignee") or "")
+            elif action == "comment":
+                st.comments[bid] = st.comments.get(bid, 0) + 1
+            elif action == "request_approval":
+                st.pending[bid] = entry
+            elif action in ("approve", "resolve", "reopen"):
+                st.pending.pop(bid, None)
+        for bid, rows in load_history(self.data).items():
+            if rows[-1].action == "resolve":
+                st.decided[bid] = rows[-1]
+        st.manual = {m.line_id: m.intent_id for m in load_manual_matches(self.data)}
+        with self._lock:
+            self._state, self._state_sig = st, sig
+        return st
+
+    # ------------------------------------------------------------------ the queue
+
+    def queue(self, filters: Filters) -> Page:
+        """One page of the breaks that pass `filters`, sorted."""
+        run, df = self.frame()
+        st = self.state()
+        counts = self._counts(df)
+        mask = pd.Series(True, index=df.index)
+        ids = df["break_id"]
+        if filters.status == "open":
+            mask &= ~ids.isin(st.decided.keys())
+        elif filters.status == "resolved":
+            mask &= ids.isin(st.decided.keys())
+        elif filters.status == "pending":
+            mask &= ids.isin(st.pending.keys())
+        if filters.category:
+            mask &= df["category"] == filters.category
+        if filters.priority:
+            mask &= df["priority"] == filters.priority
+        if filters.state:
+            mask &= df["state"] == filters.state
+        if filters.coverage:
+            mask &= df["coverage"] == filters.coverage
+        if filters.min_age is not None:
+            mask &= df["age_days"] >= filters.min_age
+        if filters.max_age is not None:
+            mask &= df["age_days"] <= filters.max_age
+        if filters.assignee:
+            assigned = {b for b, who in st.assignee.items() if who}
+            if filters.assignee == "-":
+                mask &= ~ids.isin(assigned)
+            else:
+                mine = {b for b, who in st.assignee.items() if who == filters.assignee}
+                mask &= ids.isin(mine)
+        if filters.q:
+            mask &= self._search(df, filters.q)
+        # the frame's rows in this sort's order (computed once per run), kept where the mask is
+        order = self._order(df, filters.sort)
+        hits = order[mask.to_numpy()[order]]
+        total = len(hits)
+        pages = max(1, -(-total // filters.per_page))
+        page = min(filters.page, pages)
+        start = (page - 1) * filters.per_page
+        chunk = df.iloc[hits[start : start + filters.per_page]]
+        rows = []
+        for rec in chunk.drop(columns=["_hay"]).to_dict("records"):
+            bid = rec["break_id"]
+            rec["assignee"] = st.assignee.get(bid, "")
+            rec["comments"] = st.comments.get(bid, 0)
+            rec["decided"] = st.decided.get(bid)
+            rec["pending"] = bid in st.pending
+            rec["manual"] = bool(rec.get("line_id") and rec["line_id"] in st.manual)
+            rows.append({str(k): (None if _isna(v) else v) for k, v in rec.items()})
+        return Page(rows, total, page, pages, filters, run.name if run else None, counts)
+
+    def _counts(self, df: pd.DataFrame) -> dict[str, int]:
+        """Open breaks per priority in the whole run (cached with the frame)."""
+        with self._lock:
+            cached = self._orders.get("#counts") if df is self._frame else None
+        if cached is None:
+            counts = df["priority"].value_counts()
+            cached = np.array([int(counts.get(p, 0)) for p in ("P1", "P2", "P3")])
+            with self._lock:
+                if df is self._frame:
+                    self._orders["#counts"] = cached
+        return {p: int(n) for p, n in zip(("P1", "P2", "P3"), cached, strict=True)}
+
+    def _order(self, df: pd.DataFrame, sort: str) -> np.ndarray[Any, Any]:
+        """Row positions of `df` sorted by `sort` (then break_id), cached with the frame."""
+        with self._lock:
+            cached = self._orders.get(sort) if df is self._frame else None
+        if cached is not None:
+            return cached
+        keys, ascending = SORTS[sort]
+        ordered = df.sort_values([*keys, "break_id"], ascending=[*ascending, True], kind="stable")
+        positions = df.index.get_indexer(ordered.index)
+        with self._lock:
+            if df is self._frame:
+                self._orders[sort] = positions
+        return positions
+
+    @staticmethod
+    def _search(df: pd.DataFrame, q: str) -> pd.Series:
+        """Ids and names contain `q` (case-insensitive), or an amount equals it in R$."""
+        found = df["_hay"].str.contains(q.lower(), regex=False)
+        if re.search(r"\d", q) and re.fullmatch(r"\s*(R\$)?\s*[-\d.,\s]+", q):
+            try:
+                cents = abs(parse_cents(q.replace("R$", "").strip()))
+            except (AmountError, ValueError):
+                cents = None
+            if cents is not None:
+                found |= (
+                    (df["expected_cents"].abs() == cents)
+                    | (df["actual_cents"].abs() == cents)
+                    | (df["delta_cents"].abs() == cents)
+                ).fillna(False)
+        return found
+
+    def assignees(self) -> list[str]:
+        return sorted({who for who in self.state().assignee.values() if who})
+
+    # ------------------------------------------------------------------ one break
+
+    def find(self, break_id: str) -> BreakView | None:
+        """The break page's evidence; None when no run ever listed `break_id`."""
+        _run, df = self.frame()
+        st = self.state()
+        hit = df[df["break_id"] == break_id]
+        runs = self._runs_of(break_id)
+        row: dict[str, Any]
+        if len(hit):
+            row = {str(k): (None if _isna(v) else v) for k, v in hit.iloc[0].to_dict().items()}
+            in_latest = True
+        elif runs:
+            row = dict(runs[-1])
+            in_latest = False
+        else:
+            return None
+        row.pop("_hay", None)
+        con = catalog.connect(self.data)
+        try:
+            snapshots = _records(
+                con,
+                "SELECT snapshot_at, run_id, status, status_reason, amount_cents, "
+                "updated_at, expires_at, created_at, intent_type, party_display_name, "
+                "party_document_masked, client_reference, pix_description, pix_key_value, "
+                "destination_address FROM intent_snapshots WHERE id = ? "
+                "ORDER BY snapshot_at, run_id",
+                [row.get("intent_id")],
+            )
+            lines = _records(
+                con,
+                "SELECT line_id, source_format, source_file, source_line, account, booked_at, "
+                "amount_cents, direction, kind, end_to_end_id, txid, counterparty_name, "
+                "counterparty_document, counterparty_key, description, bank_reference "
+                "FROM statement_lines WHERE line_id = ?",
+                [row.get("line_id")],
+            )
+            candidates: list[dict[str, Any]] = []
+            cand_file = self.data.runs / str(row.get("run_id")) / "candidates.parquet"
+            if row.get("category") == "ambiguous_match" and cand_file.is_file():
+                candidates = _records(
+                    con,
+                    "SELECT c.intent_id, c.rule, i.intent_type, i.status, i.amount_cents, "
+                    "i.created_at, i.expires_at, i.party_display_name, "
+                    "i.party_document_masked, i.client_reference, i.pix_description "
+                    "FROM read_parquet(?) AS c LEFT JOIN intents AS i ON i.id = c.intent_id "
+                    "WHERE c.line_id = ? ORDER BY c.intent_id",
+                    [str(cand_file), row.get("line_id")],
+                )
+        finally:
+            con.close()
+        entries = [e for e in audit.read_entries(self.data) if e.get("break_id") == break_id]
+        return BreakView(
+            row=row,
+            run_id=str(row.get("run_id")),
+            in_latest_run=in_latest,
+            snapshots=snapshots,
+            lines=lines,
+            candidates=candidates,
+            runs=runs,
+            decisions=load_history(self.data).get(break_id, []),
+            audit=entries,
+            assignee=st.assignee.get(break_id, ""),
+            pending=st.pending.get(break_id),
+            decided=st.decided.get(break_id),
+            manual_intent=st.manual.get(str(row.get("line_id"))) if row.get("line_id") else None,
+        )
+
+    def _runs_of(self, break_id: str) -> list[dict[str, Any]]:
+        """The break as every run listed it, oldest first."""
+        files = (
+            sorted(self.data.runs.glob("*/exceptions.parquet")) if self.data.runs.is_dir() else []
+        )
+        files = [f for f in files if not f.parent.name.startswith(".")]
+        if not files:
+            return []
+        con = duckdb.connect()
+        try:
+            return _records(
+                con,
+                "SELECT * FROM read_parquet(?) WHERE break_id = ? ORDER BY run_id",
+                [[str(f) for f in files], break_id],
+            )
+        finally:
+            con.close()
+
+    def candidate_ids(self, view: BreakView) -> set[str]:
+        return {str(c["intent_id"]) for c in view.candidates}
+
+
+def _isna(value: Any) -> bool:
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _records(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+    cur = con.execute(sql, params)
+    columns = [d[0] for d in cur.description or ()]
+    return [dict(zip(columns, row, strict=True)) for row in cur.fetchall()]

@@ -1,6 +1,8 @@
 # Two commands on a fresh machine with only python3 and make:
 #   make demo   the whole job end to end against the embedded sandbox
-#   make test   lint, format check, types, tests (incl. the notebooks)
+#   make test   lint, format check, types, tests (incl. the notebooks, and the built wheel
+#               installed in a fresh venv running `recon demo`: tests/test_distribution.py)
+#   make dist   the wheel and the sdist, into dist/
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -8,7 +10,7 @@ STAMP  := $(VENV)/.installed-stamp
 
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: venv demo test lint typecheck pytest browser java notebooks bench clean
+.PHONY: venv demo test lint typecheck pytest browser java notebooks bench dist clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -61,6 +63,11 @@ pytest: $(STAMP) browser java
 
 test: lint typecheck pytest
 
+# offline: the build backend (hatchling) comes from .venv, not a download
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --no-isolation --outdir dist .
+
 notebooks: $(STAMP)
 	MPLBACKEND=Agg $(BIN)/python -m recon.analytics.notebooks --out build/notebooks
 
@@ -73,4 +80,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/review.py
 
 clean:
-	rm -rf build .pytest_cache .mypy_cache .ruff_cache
+	rm -rf build dist .pytest_cache .mypy_cache .ruff_cache

@@ -134,7 +134,7 @@ def main() -> None:
         type=int,
         default=0,
         help="also run the Spark engine (local mode) at this size, with DuckDB beside it, "
-        "for the ratio (e.g. 10000000; needs recon[spark] and Java; RECON_SPARK_MEMORY sets "
+        "for the ratio (e.g. 10000000; needs pixrecon[spark] and Java; RECON_SPARK_MEMORY sets "
         "the driver's heap, default 4g)",
     )
     parser.add_argument("--engine", default="duckdb", help=argparse.SUPPRESS)

@@ -79,7 +79,7 @@ def add_engine_argument(p: argparse.ArgumentParser) -> None:
         choices=("duckdb", "spark"),
         default=None,
         help="run the models on DuckDB (default) or Spark in local mode (needs "
-        "pip install 'recon[spark]' and Java 17+); default: recon.toml [engine] kind",
+        "pip install 'pixrecon[spark]' and Java 17+); default: recon.toml [engine] kind",
     )
 
 

@@ -249,7 +249,7 @@ def arrow_filesystem(loc: Location) -> Any:
         import fsspec
     except ImportError as exc:  # pragma: no cover - fsspec comes with the lake extra
         raise LakeError(
-            f"{loc.uri}: reading {loc.scheme}:// needs fsspec (pip install 'recon[lake]')"
+            f"{loc.uri}: reading {loc.scheme}:// needs fsspec (pip install 'pixrecon[lake]')"
         ) from exc
     protocol = {"gs": "gcs", "abfs": "abfs"}[loc.store]
     try:

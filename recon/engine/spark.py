@@ -52,7 +52,7 @@ def _pyspark() -> Any:
         import pyspark.sql
     except ImportError as exc:
         raise UsageError(
-            "the Spark engine needs pyspark: pip install 'recon[spark]' (and Java 17+)"
+            "the Spark engine needs pyspark: pip install 'pixrecon[spark]' (and Java 17+)"
         ) from exc
     return pyspark.sql
 

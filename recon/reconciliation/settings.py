@@ -24,7 +24,7 @@
                                         # long after it ended (at as_of) -> exit 1
 
     [engine]
-    kind = "duckdb"                     # or "spark" (pip install 'recon[spark]', Java 17+):
+    kind = "duckdb"                     # or "spark" (pip install 'pixrecon[spark]', Java 17+):
                                         # the same models on Spark SQL, local mode
 
 "auto" keeps the work tables in memory while the inputs (Parquet bytes of the latest snapshot

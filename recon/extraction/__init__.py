@@ -27,4 +27,3 @@ __all__ = [
     "extract_async",
     "flatten_intent",
 ]
-

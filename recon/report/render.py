@@ -87,7 +87,9 @@ class ReportData:
     summary: dict[str, Any]
     breaks: pa.Table
     matches: pa.Table
-    flows: dict[str, Any]  # frame name -> DataFrame, from flows.parquet (recon.reconciliation.flows)
+    flows: dict[
+        str, Any
+    ]  # frame name -> DataFrame, from flows.parquet (recon.reconciliation.flows)
 
 
 def format_brl(cents: int | None) -> str:

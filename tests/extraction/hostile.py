@@ -16,7 +16,7 @@ from functools import cache
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from tests.extract.fakes import make_intent
+from tests.extraction.fakes import make_intent
 
 MODES = (
     "huge_total",

@@ -15,7 +15,7 @@ import pytest
 from recon import catalog
 from recon.cli import main
 from recon.config import DataDir
-from tests.extract.hostile import HostileServer, gzip_bomb
+from tests.extraction.hostile import HostileServer, gzip_bomb
 
 FAST = {"retry_attempts": "2", "retry_budget": "5"}
 

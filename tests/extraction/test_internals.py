@@ -31,7 +31,7 @@ from recon.extraction.snapshot import (
 )
 from recon.extraction.walk import IdSet, id_key, id_keys, id_text
 from recon.schemas import INTENTS_SCHEMA
-from tests.extract.fakes import make_intent
+from tests.extraction.fakes import make_intent
 
 FAST = settings(deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow])
 

@@ -34,10 +34,19 @@ window = dict(start=start_date, end=end_date)
 data"""
 
 
+# said once, under each notebook's title
+INSTALL = (
+    "Needs recon: `pip install pixrecon` (the library is imported as `recon`), or a clone's "
+    "`.venv` (`make demo` builds it)."
+)
+
+
 def _cells(spec: list[tuple[str, str]]) -> list[nbformat.NotebookNode]:
     cells = []
-    for kind, text in spec:
-        if kind == "md":
+    for i, (kind, text) in enumerate(spec):
+        if kind == "md" and i == 0:
+            cells.append(new_markdown_cell(f"{text}\n\n{INSTALL}"))
+        elif kind == "md":
             cells.append(new_markdown_cell(text))
         elif kind == "params":
             cells.append(new_code_cell(text, metadata={"tags": ["parameters"]}))

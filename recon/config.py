@@ -1,7 +1,7 @@
 """Where recon keeps its data, and how it reads `recon.toml`.
 
 The data directory is `--data DIR`, else `$RECON_DATA`, else `./data`. Its layout is a
-contract (README, Contracts):
+contract (docs/contracts.md):
 
     data/
       snapshots/snapshot_date=YYYY-MM-DD/run_id=<id>/part-*.parquet + _manifest.json

@@ -1,8 +1,8 @@
 """Delta Lake tables on object storage: what a remote data directory (`--data s3://…`) is made of.
 
 A data directory given as a URI (``s3://bucket/prefix``, ``gs://…``, ``abfs://…``) keeps
-recon's tables as Delta Lake tables under the prefix (README, "Object storage and Delta
-Lake"). On object storage a folder cannot be renamed into place (S3 copies then deletes), so
+recon's tables as Delta Lake tables under the prefix (docs/object-storage.md). On object
+storage a folder cannot be renamed into place (S3 copies then deletes), so
 publication is a Delta commit instead: the data files are written first under fresh names,
 then one log entry ``_delta_log/<version>.json`` names them, written with a conditional PUT
 (``If-None-Match: *``) that only one writer can win. A reader sees a commit whole or not at
@@ -1052,7 +1052,7 @@ _TABLE_CONFIG = {"delta.enableExpiredLogCleanup": "false"}
 
 
 # ---------------------------------------------------------------------------------- layout
-# recon's tables under a remote data directory (README, "Object storage and Delta Lake").
+# recon's tables under a remote data directory (docs/object-storage.md).
 # Partition columns are extra columns, never the contract's own: Delta keeps partition
 # values in its log and out of the data files, so a data file read by its name alone
 # (DuckDB or Spark given the commit's file list) still has every contract column.

@@ -1,4 +1,4 @@
-"""The column contracts of the README's Contracts section as explicit Arrow schemas, and the break vocabulary.
+"""The column contracts of docs/contracts.md as explicit Arrow schemas, and the break vocabulary.
 
 Every Parquet file recon writes uses one of these schemas, so the catalog views have the
 same columns and types whether a table holds a million rows or none.

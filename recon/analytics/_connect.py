@@ -43,7 +43,7 @@ DEFAULT_EXIT_IMPLIES: dict[str, dict[str, str]] = {
     "onramp": {"expired": "awaiting_fiat_payment", "refunded": "fiat_received"},
     "offramp": {"expired": "awaiting_burn_approval", "refunded": "onchain_received"},
 }
-# Stages an intent may skip (the README's lifecycles: `[requires_compliance]`). The funnel leaves them
+# Stages an intent may skip (docs/emulator.md, lifecycles: `[requires_compliance]`). The funnel leaves them
 # out by default: with "a later stage counts as passing the earlier ones" an optional stage
 # would otherwise look passed by every intent that skipped it.
 DEFAULT_OPTIONAL_STAGES = ("requires_compliance",)

@@ -349,7 +349,7 @@ class Intent:
 
     @property
     def amount_cents(self) -> int | None:
-        """The intent's amount in cents, from the first place that has it (the order of the README's `intents` contract).
+        """The intent's amount in cents, from the first place that has it (the order of the `intents` contract, docs/contracts.md).
 
         The spec's intent has no top-level amount: a top-level ``amountCents`` if a server
         sends one, else ``pixInfo.amountCents`` (onramps), else ``metadata.amountCents``

@@ -674,7 +674,7 @@ def publish_remote(dd: DataDir, part: Path | list[Path], manifest: dict[str, Any
 
     Rows stream from the local file one row group at a time. The partition columns
     (snapshot_date, snapshot_run) are added beside the contract's columns, so the data files
-    keep every INTENTS_SCHEMA column (README, "Object storage and Delta Lake")."""
+    keep every INTENTS_SCHEMA column (docs/object-storage.md)."""
     run_id = str(manifest["run_id"])
     day = datetime.fromisoformat(str(manifest["snapshot_at"]).replace("Z", "+00:00"))
     day_text = day.astimezone(UTC).date().isoformat()

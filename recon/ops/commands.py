@@ -159,7 +159,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         "reports, and delete kept inbox files naming them; amounts, times and ids stay (the "
         "financial record). On object storage the rewrites are Delta commits and the replaced "
         "files are then deleted (vacuum), so time travel cannot read them back. Takes the data "
-        "directory's writer lock. See README, Security.",
+        "directory's writer lock. See docs/security.md.",
     )
     p.add_argument("--document", required=True, metavar="D", help="CPF or CNPJ, bare or formatted")
     p.set_defaults(func=run_erase_command)
@@ -171,7 +171,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         description="Publish every committed snapshot, statement line and run of the local data "
         "directory as Delta commits under the URI, and copy decisions, the audit trail and "
         "recon.toml to its local side. Idempotent: run it again to finish a cut-short one. "
-        "See README, Object storage and Delta Lake.",
+        "See docs/object-storage.md.",
     )
     p.add_argument(
         "--to", required=True, metavar="URI", help="s3://bucket/prefix (or gs://, abfs://)"

@@ -27,7 +27,7 @@ One run per business day, safe to schedule and to re-run:
   assessed again from the recorded run. ``force=True`` (``--force``) runs the whole job again
   (new snapshot, new inbox files, a new run whose breaks keep their ids and first-seen run)
   and points the day's record at the new run.
-- **Exit codes** (README, Contracts): 0 ok; 1 when open breaks of a failing priority exist (P1 by
+- **Exit codes** (docs/contracts.md): 0 ok; 1 when open breaks of a failing priority exist (P1 by
   default) or there are more open breaks than ``max_breaks``; 2 usage/input; 3 upstream API.
   Thresholds (recon.reconciliation.alerts) live in ``recon.toml``::
 

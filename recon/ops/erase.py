@@ -5,7 +5,7 @@ how snapshots and statement lines store a full CPF/CNPJ or a PIX key made of it,
 document masked as BACEN shows it (digits 4-9), which is all PSPs and most banks give of a
 payer. The v2 API masks a party's document showing its last four digits instead, which one
 CPF in 10,000 shares: that is not matched, so an intent that names the person only that way
-(an onramp they paid, a payout to their phone key) keeps their name (README, Security).
+(an onramp they paid, a payout to their phone key) keeps their name (docs/security.md).
 
 What is removed, and what is kept:
 - snapshots: in the intents that name the person (their payee key, or their masked payer

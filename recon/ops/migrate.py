@@ -1,6 +1,6 @@
 """`recon migrate --to s3://bucket/prefix`: copy a local data directory to object storage.
 
-Local data directories stay plain Parquet (README, "Object storage and Delta Lake"); this is
+Local data directories stay plain Parquet (docs/object-storage.md); this is
 how one moves to a remote data directory. Every committed snapshot becomes one commit of the
 remote `snapshots` table (its manifest with it), the stored statement lines, quarantine, Open
 Finance pages read and coverage are MERGEd on their keys, and every committed run is published as `reconcile`

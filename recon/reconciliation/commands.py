@@ -2,7 +2,7 @@
 
 The work is done by the library (recon.reconcile, its decisions and alert thresholds);
 these functions parse arguments, call it, print a summary and return the exit code
-(README, Contracts; the codes themselves live in recon.errors).
+(docs/contracts.md; the codes themselves live in recon.errors).
 """
 
 from __future__ import annotations

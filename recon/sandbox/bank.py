@@ -8,7 +8,7 @@ statements banks and PSPs deliver. Identifiers follow BACEN's rules:
   ``yyyyMMddHHmm`` (UTC) + 11 alphanumerics (32 chars, matches
   ``^E[0-9]{8}[0-9]{12}[a-zA-Z0-9]{11}$``);
 - ``rtrId`` of a devolução: the same shape with ``D``;
-- ``txid`` of a dynamic charge: the intent id without hyphens (the README's txid convention,
+- ``txid`` of a dynamic charge: the intent id without hyphens (the txid convention of docs/contracts.md,
   32 chars, inside ``^[a-zA-Z0-9]{26,35}$``).
 
 Money is integer cents (signed: credit > 0); times are aware UTC datetimes with second

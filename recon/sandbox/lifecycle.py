@@ -1,4 +1,4 @@
-"""Intent lifecycles (the README's lifecycles): the status graph per intent type.
+"""Intent lifecycles (docs/emulator.md, lifecycles): the status graph per intent type.
 
 onramp:  created → [requires_compliance] → awaiting_fiat_payment → fiat_received → minting
          → awaiting_onchain_transfer → completed

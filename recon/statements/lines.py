@@ -62,7 +62,7 @@ class Coverage(NamedTuple):
 
     A covered period with no line in it is a period in which nothing moved; outside every
     covered period the engine cannot tell a missing payment from a statement not yet
-    received, so it raises no money-side break there (README, "Statement coverage").
+    received, so it raises no money-side break there (docs/statements.md, statement coverage).
     """
 
     start_us: int

@@ -556,7 +556,7 @@ def test_the_whole_job_on_s3_then_erase_then_the_job_again(
     are the party and are paid to a phone key (the API masks a party's document showing its
     last four digits, `***.***.*34-02`, which erase does not match: one CPF in 10,000
     shares them) and bank lines that give only the payer's name. Erase finds a person by
-    their document (README, Security and personal data)."""
+    their document (docs/security.md)."""
     import recon
     from recon.cli import main
 

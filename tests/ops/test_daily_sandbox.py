@@ -46,7 +46,7 @@ def test_daily_end_to_end_then_reused_then_forced(
     assert first.breaks == breaks.num_rows
     assert first.exit_code == (1 if "P1" in breaks.column("priority").to_pylist() else 0)
 
-    # nothing the job wrote holds a person's full document or phone (README, Security)
+    # nothing the job wrote holds a person's full document or phone (docs/security.md)
     from tests.ops.test_personal_data import leaks, people_numbers
 
     assert leaks(data_dir.root, people_numbers(sandbox["world"])) == []

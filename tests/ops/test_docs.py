@@ -1,4 +1,5 @@
-"""Every `recon` command (and each of its options) is documented (docs/commands.md + README.md)."""
+"""The docs: every `recon` command (and each of its options) is documented (docs/commands.md,
+docs/contracts.md, README.md); the README stays short; no page narrates how the work went."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 COMMANDS_DOC = ROOT / "docs" / "commands.md"
 COMMON = {"--help", "--data", "--verbose"}
 
-# The README's command table: the contract, whether or not its module is registered yet.
+# The command table of docs/contracts.md: the contract, whether or not its module is registered yet.
 DESIGN_COMMANDS = (
     "sandbox serve",
     "extract",
@@ -41,13 +42,12 @@ def cli_commands() -> dict[str, argparse.ArgumentParser]:
     return found
 
 
+CONTRACTS_DOC = ROOT / "docs" / "contracts.md"
+
+
 def docs_text() -> str:
-    readme = ROOT / "README.md"
-    return (
-        COMMANDS_DOC.read_text(encoding="utf-8")
-        + "\n"
-        + (readme.read_text(encoding="utf-8") if readme.is_file() else "")
-    )
+    pages = (COMMANDS_DOC, CONTRACTS_DOC, ROOT / "README.md")
+    return "\n".join(page.read_text(encoding="utf-8") for page in pages)
 
 
 def section(text: str, command: str) -> str:
@@ -82,8 +82,8 @@ def test_design_commands_exist_in_the_cli() -> None:
 
 
 def test_the_repository_stands_alone() -> None:
-    """No file cites the first brief or a folder outside the repository: the README's
-    Contracts section is the contract, `recon/api/openapi.json` describes the API."""
+    """No file cites the first brief or a folder outside the repository: docs/contracts.md
+    is the contract, `recon/api/openapi.json` describes the API."""
     root = Path(__file__).resolve().parents[2]
     needles = ("DESIGN" + ".md", "../" + "shared")
     skip = {".git", ".venv", "build", "data", "node_modules", ".mypy_cache", ".ruff_cache"}
@@ -98,3 +98,59 @@ def test_the_repository_stands_alone() -> None:
             continue
         offenders += [f"{path.relative_to(root)}: {n}" for n in needles if n in text]
     assert offenders == []
+
+
+def published_pages() -> list[Path]:
+    """What a reader of the repository or the sdist reads as documentation."""
+    return [
+        ROOT / "README.md",
+        ROOT / "CHANGELOG.md",
+        ROOT / "bench" / "README.md",
+        *sorted((ROOT / "docs").glob("*.md")),
+    ]
+
+
+# the work's history told in a document: "the eighth session", "session 3", "issue 18",
+# "issue-34", "before this change"; a sign-in session or a Spark session is no history
+NARRATION = re.compile(
+    r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth"
+    r"|this|that|last|previous|next|same|whole|earlier|later)\s+session\b"
+    r"|\bsessions?\s+(?:of\s+)?\d|\bissues?\s*[#-]?\s*\d+"
+    r"|\b(?:before|after|since|until)\s+this\s+(?:change|work|session)\b",
+    re.IGNORECASE,
+)
+
+
+def narration(text: str) -> list[str]:
+    return [m.group(0) for m in NARRATION.finditer(text)]
+
+
+def test_the_narration_check_finds_what_it_must() -> None:
+    said = "Eleventh session: faster. Before issue 18 and issue-34; before this change, session 4."
+    assert narration(said) == [
+        "Eleventh session",
+        "issue 18",
+        "issue-34",
+        "before this change",
+        "session 4",
+    ]
+    assert narration("the review app's sign-in session; a local Spark session; 4 issues") == []
+
+
+def test_no_page_narrates_how_the_work_went() -> None:
+    found = [
+        f"{page.relative_to(ROOT)}: {hit}"
+        for page in published_pages()
+        for hit in narration(page.read_text(encoding="utf-8"))
+    ]
+    assert found == []
+
+
+def test_the_readme_is_short_and_starts_with_the_two_commands() -> None:
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 300, f"README.md has {len(lines)} lines; details go to docs/"
+    assert lines[3].startswith("make demo") and lines[4].startswith("make test")
+    text = "\n".join(lines)
+    assert "pipx install pixrecon" in text and "pip install pixrecon" in text
+    for link in re.findall(r"\]\(((?:docs|bench)/[^)#]+)", text):
+        assert (ROOT / link).is_file(), link

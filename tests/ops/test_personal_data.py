@@ -1,4 +1,4 @@
-"""Personal data stays out of every file recon writes (issue: LGPD; README "Security").
+"""Personal data stays out of every file recon writes (LGPD; docs/security.md).
 
 The demo serves a sandbox world, extracts it, imports the bank's files in every format,
 reconciles and renders the report; then every file under its data dir (Parquet values,

@@ -1,5 +1,5 @@
-"""One test per matching and break rule added for messy data (README "Matching and break
-rules"): statement coverage, PIX keys by type, names as banks write them, every pass in
+"""One test per matching and break rule added for messy data (docs/contracts.md, "Matching
+and break rules"): statement coverage, PIX keys by type, names as banks write them, every pass in
 time, the offramp window, accounts, refunds per credit, returned payouts."""
 
 from __future__ import annotations

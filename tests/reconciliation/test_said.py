@@ -1,5 +1,5 @@
 """Rule 3f over any text: the span staging gives a line (stg_statement_lines.moved_from ..
-moved_until) equals the rule read the README's way, in Python, whatever the text holds."""
+moved_until) equals the rule read as docs/contracts.md says, in Python, whatever the text holds."""
 
 from __future__ import annotations
 

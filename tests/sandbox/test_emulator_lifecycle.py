@@ -1,4 +1,4 @@
-"""Lifecycles (README), transitions, tick/expiry, auto-advance, compliance, the clock."""
+"""Lifecycles (docs/emulator.md), transitions, tick/expiry, auto-advance, compliance, the clock."""
 
 from __future__ import annotations
 

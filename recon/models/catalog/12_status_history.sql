@@ -1,4 +1,4 @@
--- The lifecycle order of each intent type (the README's lifecycles): one row per
+-- The lifecycle order of each intent type (docs/emulator.md, lifecycles): one row per
 -- intent_type × status with its rank along the happy path, or kind = 'exit' for the
 -- terminal exits. The rows come from recon.schemas (ONRAMP_LIFECYCLE, OFFRAMP_LIFECYCLE,
 -- TERMINAL_EXITS), the one status vocabulary, registered as the source `source_lifecycle`

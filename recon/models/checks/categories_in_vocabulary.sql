@@ -1,4 +1,4 @@
--- Every break uses a category of the README's break vocabulary and carries its priority.
+-- Every break uses a category of the break vocabulary (docs/contracts.md) and carries its priority.
 select break_id, category, priority
 from recon_exceptions
 where category not in (select name from categories)

@@ -301,10 +301,10 @@ _FINGERPRINT = """md5(concat_ws(chr(31), source_format, account,
 # line files stored before it existed)
 FINGERPRINT_SQL = _FINGERPRINT
 
-# The bank_reference a line_id is keyed on. OFX FITIDs are stored exactly as written; recon
-# used to collapse their inner runs of blanks (Bradesco writes "…: Des: Amazon.com.br
-# 02/12" with nine spaces), so the key is that collapsed form: a line stored before keeps its
-# line_id, and importing its file again stores a new version of it, never a second line.
+# The bank_reference a line_id is keyed on. OFX FITIDs are stored exactly as written, but the
+# key collapses their inner runs of blanks (Bradesco writes "…: Des: Amazon.com.br 02/12" with
+# nine spaces), the form older data directories were keyed on: such a line keeps its line_id,
+# and importing its file again stores a new version of it, never a second line.
 _REF_KEY = (
     "CASE WHEN source_format = 'ofx' "
     f"THEN regexp_replace(bank_reference, '{BLANKS_RE2}', ' ', 'g') ELSE bank_reference END"

@@ -152,7 +152,7 @@ def test_recon_extract_and_sql_work_after_their_modules_are_imported(
 
     import recon
 
-    importlib.import_module("recon.extraction.commands")
+    importlib.import_module("recon.cli.extract")
     importlib.import_module("recon.catalog")
     result = recon.extract(data_dir, client=FakeAsyncClient(FakeList.of(2)), quiet=True)
     assert result.manifest["rows"] == 2

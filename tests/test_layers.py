@@ -16,7 +16,7 @@ PACKAGE = ROOT / "recon"
 # and `recon.sandbox`, the CLI's command registry)
 LAZY_LOADERS = {
     "recon/__init__.py",
-    "recon/cli.py",
+    "recon/cli/__init__.py",
     "recon/sandbox/__init__.py",
 }
 

@@ -34,7 +34,6 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from recon.clitools import print_line
 from recon.config import DataDir
 from recon.errors import ApiError, UsageError
 from recon.pii import redact_file
@@ -47,7 +46,6 @@ __all__ = [
     "DemoResult",
     "default_data_dir",
     "ensure_demo_data",
-    "print_demo",
     "run_demo",
     "score_breaks",
 ]
@@ -362,57 +360,3 @@ def ensure_demo_data(
         charts=False,
     )
     return DataDir(root)
-
-
-def print_demo(result: DemoResult, console: Any) -> None:
-    """Print the demo's summary table (per category: expected, found, amounts, P/R)."""
-    from rich.table import Table
-
-    from recon.report.render import format_brl
-
-    table = Table(title=f"recon demo: {result.intents} intents, run {result.run_id}")
-    for col, justify in (
-        ("category", "left"),
-        ("expected", "right"),
-        ("found", "right"),
-        ("at stake", "right"),
-        ("precision", "right"),
-        ("recall", "right"),
-    ):
-        table.add_column(col, justify=justify)  # type: ignore[arg-type]
-    for name, s in result.scores.items():
-        if name == "all":
-            continue
-        table.add_row(
-            name,
-            str(s.expected),
-            str(s.found),
-            format_brl(result.stake_cents.get(name, 0)),
-            f"{s.precision:.3f}",
-            f"{s.recall:.3f}",
-        )
-    total = result.scores["all"]
-    table.add_section()
-    table.add_row(
-        "all",
-        str(total.expected),
-        str(total.found),
-        format_brl(sum(result.stake_cents.values())),
-        f"{total.precision:.3f}",
-        f"{total.recall:.3f}",
-    )
-    console.print(table)
-    steps = ", ".join(f"{k} {v:.1f}s" for k, v in result.timings.items())
-    console.print(f"time: {result.wall_seconds:.1f}s ({steps})")
-    for key in result.missed[:10]:
-        console.print(f"missed (expected, not found): {key}")
-    for key in result.unexpected[:10]:
-        console.print(f"unexpected (found, not expected): {key}")
-    print_line(console, f"report: {result.report}")
-    print_line(console, f"data: {result.data_dir}")
-    if (result.data_dir / "snapshots").is_dir():
-        print_line(
-            console,
-            'next: recon sql "select category, count(*) from recon_exceptions group by 1" '
-            f"--data {result.data_dir}",
-        )

@@ -233,8 +233,8 @@ def test_recon_daily_notifies_and_a_failure_does_not_fail_it(
     data_dir: DataDir, webhook, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The daily job with fake steps: the webhook hears of the run; a dead one changes nothing."""
+    from cli.test_commands import use_fake_steps
     from ops.fakes import FakeSteps
-    from ops.test_commands import use_fake_steps
 
     from recon.ops.daily import run_daily
 

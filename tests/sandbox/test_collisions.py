@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from recon.cli import main
+from recon.cli.sandbox import PROFILE_NAMES
 from recon.sandbox.bank import PIX_IN, PIX_OUT, PIX_REFUND_IN, PIX_REFUND_OUT
-from recon.sandbox.commands import PROFILE_NAMES
 from recon.sandbox.compose import Sandbox, build_world
 from recon.sandbox.exports import export_statements
 from recon.sandbox.world import FAULTS, WorldConfig

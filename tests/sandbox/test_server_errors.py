@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from recon.cli import main
+from recon.cli.sandbox import is_loopback
 from recon.sandbox.asgi import MAX_BODY_BYTES
-from recon.sandbox.commands import is_loopback
 from recon.sandbox.compose import Sandbox, build_world
 from recon.sandbox.serving import run_in_thread
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from recon.cli.statements import parse_period
 from recon.config import DataDir
 from recon.errors import UsageError
 from recon.statements import cnab240, import_statements, ofx, pixjson
-from recon.statements.commands import parse_period
 from recon.statements.lines import EPOCH, Coverage, days_coverage
 
 from .conftest import view_rows

@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from recon.clitools import (
+from recon.cli.console import (
     add_engine_argument,
     console,
     data_dir,
@@ -25,11 +25,11 @@ __all__ = ["register"]
 
 
 def run_reconcile(args: argparse.Namespace) -> int:
+    from recon.cli.tables import run_line, run_table
     from recon.config import load_config
     from recon.reconciliation import reconcile
     from recon.reconciliation.alerts import Thresholds, assess_run
     from recon.reconciliation.settings import settings_kw
-    from recon.report.console import run_line, run_table
 
     dd = data_dir(args)
     thresholds = Thresholds.from_config(load_config(args.config, dd))

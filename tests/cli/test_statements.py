@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from statements.conftest import FIXTURES
 
 from recon.cli import main
 from recon.config import DataDir
-
-from .conftest import FIXTURES
 
 
 def test_import_prints_counts(data_dir: DataDir, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,17 +1,22 @@
-"""Terminal summaries of a run (rich tables), shared by `recon reconcile`, `daily` and `demo`."""
+"""Terminal summaries (rich tables) of a run, for `recon reconcile` and `daily`, and of the
+demo's score, for `recon demo`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow.parquet as pq
 
+from recon.cli.console import print_line
 from recon.report.render import format_brl
 from recon.schemas import CATEGORIES, stake_cents
 
-__all__ = ["breaks_by_category", "run_table"]
+if TYPE_CHECKING:
+    from recon.ops.demo import DemoResult
+
+__all__ = ["breaks_by_category", "print_demo", "run_line", "run_table"]
 
 
 def breaks_by_category(run_dir: Path) -> list[dict[str, Any]]:
@@ -121,3 +126,55 @@ def run_line(run_dir: Path) -> str:
         checks,
     ]
     return " · ".join(p for p in parts if p)
+
+
+def print_demo(result: DemoResult, console: Any) -> None:
+    """Print the demo's summary table (per category: expected, found, amounts, P/R)."""
+    from rich.table import Table
+
+    table = Table(title=f"recon demo: {result.intents} intents, run {result.run_id}")
+    for col, justify in (
+        ("category", "left"),
+        ("expected", "right"),
+        ("found", "right"),
+        ("at stake", "right"),
+        ("precision", "right"),
+        ("recall", "right"),
+    ):
+        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    for name, s in result.scores.items():
+        if name == "all":
+            continue
+        table.add_row(
+            name,
+            str(s.expected),
+            str(s.found),
+            format_brl(result.stake_cents.get(name, 0)),
+            f"{s.precision:.3f}",
+            f"{s.recall:.3f}",
+        )
+    total = result.scores["all"]
+    table.add_section()
+    table.add_row(
+        "all",
+        str(total.expected),
+        str(total.found),
+        format_brl(sum(result.stake_cents.values())),
+        f"{total.precision:.3f}",
+        f"{total.recall:.3f}",
+    )
+    console.print(table)
+    steps = ", ".join(f"{k} {v:.1f}s" for k, v in result.timings.items())
+    console.print(f"time: {result.wall_seconds:.1f}s ({steps})")
+    for key in result.missed[:10]:
+        console.print(f"missed (expected, not found): {key}")
+    for key in result.unexpected[:10]:
+        console.print(f"unexpected (found, not expected): {key}")
+    print_line(console, f"report: {result.report}")
+    print_line(console, f"data: {result.data_dir}")
+    if (result.data_dir / "snapshots").is_dir():
+        print_line(
+            console,
+            'next: recon sql "select category, count(*) from recon_exceptions group by 1" '
+            f"--data {result.data_dir}",
+        )

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from recon.clitools import parse_date, parse_timestamp
+from recon.cli.console import parse_date, parse_timestamp
 from recon.ops.daily import business_day_end
 
 SAO_PAULO = ZoneInfo("America/Sao_Paulo")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import filelock
 import pytest
-
 from ops.fakes import FakeSteps
+
 from recon import testing
 from recon.cli import main as cli_main
 from recon.config import DataDir

@@ -1,11 +1,12 @@
 """`recon` command line: argument handling only; the work is done by the library.
 
-Each package registers its own commands (`recon/<package>/commands.py: register`), so the
-command for a concern lives beside the code that does it; this module only assembles them
-and turns every way a command can end into one exit code (`recon.errors.exit_code_for`):
-0 ok, 1 finished but found breaks above the threshold, 2 usage or input error, 3 upstream/API
-failure after retries, 70 anything unexpected (its traceback is written to a log file and
-stderr gets one line saying where), 130 interrupted, 141 the output's reader went away.
+Each command group is a module of this package with a `register(sub, parents)` function
+(`recon/cli/extract.py` for `recon extract`, `recon/cli/ops.py` for `daily`, `demo`, `erase`
+and `migrate`, ...); this module only assembles them and turns every way a command can end
+into one exit code (`recon.errors.exit_code_for`): 0 ok, 1 finished but found breaks above
+the threshold, 2 usage or input error, 3 upstream/API failure after retries, 70 anything
+unexpected (its traceback is written to a log file and stderr gets one line saying where),
+130 interrupted, 141 the output's reader went away.
 """
 
 from __future__ import annotations
@@ -26,14 +27,14 @@ from recon.errors import EXIT_PIPE, EXIT_USAGE, ReconError, exit_code_for, redac
 from recon.pii import PersonalDataFilter, redact_text
 
 COMMAND_MODULES = (
-    "recon.sandbox.commands",
-    "recon.extraction.commands",
-    "recon.statements.commands",
-    "recon.reconciliation.commands",
-    "recon.report.commands",
-    "recon.ops.commands",
-    "recon.catalog.commands",
-    "recon.review.commands",
+    "recon.cli.sandbox",
+    "recon.cli.extract",
+    "recon.cli.statements",
+    "recon.cli.reconcile",
+    "recon.cli.report",
+    "recon.cli.ops",
+    "recon.cli.sql",
+    "recon.cli.review",
 )
 
 

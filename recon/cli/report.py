@@ -6,7 +6,7 @@ import argparse
 import errno
 from typing import Any
 
-from recon.clitools import data_dir, progress
+from recon.cli.console import data_dir, progress
 
 __all__ = ["register"]
 

@@ -7,7 +7,7 @@ import functools
 from dataclasses import replace
 from typing import Any
 
-from recon.clitools import (
+from recon.cli.console import (
     add_engine_argument,
     console,
     parse_date,
@@ -21,8 +21,8 @@ __all__ = ["register"]
 
 
 def run_daily_command(args: argparse.Namespace) -> int:
+    from recon.cli.tables import run_line, run_table
     from recon.ops.daily import Steps, run_daily
-    from recon.report.console import run_line, run_table
 
     steps = Steps.default()
     if args.engine:
@@ -55,7 +55,8 @@ def run_daily_command(args: argparse.Namespace) -> int:
 
 
 def run_demo_command(args: argparse.Namespace) -> int:
-    from recon.ops.demo import print_demo, run_demo
+    from recon.cli.tables import print_demo
+    from recon.ops.demo import run_demo
 
     out = console()
     out.print(

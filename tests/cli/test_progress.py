@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from recon.clitools import progress, with_progress
+from recon.cli.console import progress, with_progress
 
 
 class _Terminal(io.StringIO):

@@ -7,7 +7,7 @@ import os
 from datetime import date
 from typing import Any
 
-from recon.clitools import progress
+from recon.cli.console import progress
 
 FORMATS = ("auto", "pix-json", "camt", "open-finance", "ofx", "cnab240", "csv", "spreadsheet")
 

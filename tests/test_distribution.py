@@ -51,14 +51,24 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def package_files() -> set[str]:
-    """Every file of the recon package in this checkout (code and package data)."""
-    skip = {"__pycache__"}
+def on_disk(folder: str) -> set[str]:
+    """Every file under `folder` of this checkout, caches aside."""
     return {
         p.relative_to(ROOT).as_posix()
-        for p in (ROOT / "recon").rglob("*")
-        if p.is_file() and not skip & set(p.parts) and p.suffix != ".pyc"
+        for p in (ROOT / folder).rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
     }
+
+
+def tracked(folder: str) -> set[str]:
+    """The files of `folder` under version control (what a fresh clone has), else on disk:
+    files other tests write meanwhile are not the distribution's to hold."""
+    if not (ROOT / ".git").exists():
+        return on_disk(folder)
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--", folder], cwd=ROOT, capture_output=True, check=True
+    )
+    return {name for name in listed.stdout.decode().split("\0") if name}
 
 
 def test_the_wheel_holds_the_whole_package(dist: Path) -> None:
@@ -66,7 +76,8 @@ def test_the_wheel_holds_the_whole_package(dist: Path) -> None:
     assert wheel.name == f"{NAME}-{recon.__version__}-py3-none-any.whl"
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-    assert {n for n in names if n.startswith("recon/")} == package_files()
+    package = {n for n in names if n.startswith("recon/")}
+    assert tracked("recon") <= package <= on_disk("recon"), sorted(tracked("recon") - package)[:5]
     info = f"{NAME}-{recon.__version__}.dist-info"
     assert f"{info}/licenses/LICENSE" in names
     with zipfile.ZipFile(wheel) as archive:
@@ -85,12 +96,8 @@ def test_the_sdist_holds_the_tests_and_the_docs(dist: Path) -> None:
     for path in ("LICENSE", "CHANGELOG.md", "README.md", "Makefile", "pyproject.toml"):
         assert path in names
     for folder in ("tests", "docs"):
-        tracked = {
-            p.relative_to(ROOT).as_posix()
-            for p in (ROOT / folder).rglob("*")
-            if p.is_file() and "__pycache__" not in p.parts
-        }
-        assert tracked and tracked <= names, sorted(tracked - names)[:5]
+        files = tracked(folder)
+        assert files and files <= names, sorted(files - names)[:5]
     assert not any(n.startswith(("data/", "build/", "dist/")) for n in names)
 
 

@@ -37,7 +37,7 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from recon.schemas import INTENTS_SCHEMA
-from recon.statements.store import STORED_SCHEMA, write_parquet_atomic
+from recon.statements.stored import STORED_SCHEMA, write_parquet_atomic
 from recon.storage import atomic_dir
 
 AT = datetime(2026, 11, 2, 13, 0, tzinfo=UTC)

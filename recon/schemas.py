@@ -100,7 +100,7 @@ STATEMENT_COVERAGE_SCHEMA = pa.schema(
     ]
 )
 
-# One row per Open Finance transaction page an import read (recon.statements.openfinance):
+# One row per Open Finance transaction page an import read (recon.statements.formats.open_finance):
 # which page of which request it is and what it says of the others, so that the request's
 # period is recorded as covered once every page of it has been read, by one import or several.
 STATEMENT_PAGES_SCHEMA = pa.schema(

@@ -46,7 +46,7 @@ from recon.schemas import (
 )
 from recon.statements.importer import personal_columns
 from recon.statements.lines import BUSINESS_TZ, EPOCH, days_coverage
-from recon.statements.store import coverage_path, line_path, write_parquet_atomic
+from recon.statements.stored import coverage_path, line_path, write_parquet_atomic
 from recon.storage import atomic_dir, write_json
 
 __all__ = [

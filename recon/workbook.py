@@ -3,7 +3,7 @@
 Banks' internet banking hands statements over as workbooks ("Salvar em Excel"): OOXML
 (.xlsx, .xlsm), OpenDocument (.ods) and the old binary Excel format (.xls, an OLE2 compound
 file). python-calamine reads all three in Rust; this module is the one place that opens a
-workbook, so the statement reader (recon.statements.spreadsheet), the masking of kept inbox
+workbook, so the statement reader (recon.statements.formats.spreadsheet), the masking of kept inbox
 files (recon.pii) and `recon erase` see the same cells.
 
 A file is a workbook by its content, never by its name:

@@ -95,7 +95,7 @@ from recon.errors import LakeError, StatementError, UsageError
 from recon.extraction.snapshot import PART_OPTIONS, ROW_GROUP_ROWS
 from recon.reconciliation.flows import FLOWS_FILE
 from recon.schemas import INTENTS_SCHEMA, conform
-from recon.statements.store import (
+from recon.statements.stored import (
     QUARANTINE_DIR,
     QUARANTINE_STORED_SCHEMA,
     STORED_SCHEMA,

@@ -32,7 +32,7 @@ from recon.extraction.snapshot import publish_remote as publish_snapshot
 from recon.reconciliation.runs import load_run
 from recon.reconciliation.runs import publish_remote as publish_run
 from recon.schemas import STATEMENT_COVERAGE_SCHEMA, conform
-from recon.statements import store
+from recon.statements import stored
 from recon.statements.importer import FINGERPRINT_SQL
 from recon.storage import atomic_dir, writer_lock
 
@@ -99,23 +99,23 @@ def _snapshots(src: DataDir, dst: DataDir, result: MigrationResult) -> None:
 
 
 def _statements(src: DataDir, dst: DataDir, result: MigrationResult) -> None:
-    lines = [_stored_lines(pq.read_table(f)) for f in store.line_files(src)]
+    lines = [_stored_lines(pq.read_table(f)) for f in stored.line_files(src)]
     quarantine = [
-        pq.read_table(f).select(store.QUARANTINE_STORED_SCHEMA.names)
-        for f in store.quarantine_files(src)
+        pq.read_table(f).select(stored.QUARANTINE_STORED_SCHEMA.names)
+        for f in stored.quarantine_files(src)
     ]
     coverage = [
-        pq.read_table(f).select(STATEMENT_COVERAGE_SCHEMA.names) for f in store.coverage_files(src)
+        pq.read_table(f).select(STATEMENT_COVERAGE_SCHEMA.names) for f in stored.coverage_files(src)
     ]
-    pages = [pq.read_table(f).cast(store.PAGES_STORED_SCHEMA) for f in store.pages_files(src)]
+    pages = [pq.read_table(f).cast(stored.PAGES_STORED_SCHEMA) for f in stored.pages_files(src)]
     batch = "migrate-" + new_run_id(datetime.now(UTC))
-    result.line_versions = store.merge_remote(dst, lines, quarantine, coverage, batch, pages=pages)
+    result.line_versions = stored.merge_remote(dst, lines, quarantine, coverage, batch, pages=pages)
 
 
 def _stored_lines(table: pa.Table) -> pa.Table:
     """A stored lines file as the remote table holds it: every STORED_SCHEMA column (one an
     older file lacks is null; a missing fingerprint computed as the importer does)."""
-    schema = store.STORED_SCHEMA
+    schema = stored.STORED_SCHEMA
     rows = conform(table, schema)
     if "fingerprint" in table.column_names or rows.num_rows == 0:
         return rows

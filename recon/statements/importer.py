@@ -45,7 +45,8 @@ from recon.schemas import (
     STATEMENT_QUARANTINE_SCHEMA,
     TS,
 )
-from recon.statements import openfinance, store
+from recon.statements import stored
+from recon.statements.formats import open_finance
 from recon.statements.lines import (
     BLANKS_RE2,
     BUSINESS_TZ,
@@ -132,31 +133,31 @@ def _expand(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, bool]]:
 
 def parse_path(path: Path, fmt: str, *, csv_profile: Any = None) -> tuple[str, ParseResult]:
     """Parse one file with the given (or sniffed) format; returns (format, result)."""
-    from recon.statements import (
+    from recon.statements import sniff
+    from recon.statements.formats import (
         camt,
         cnab240,
-        csvfile,
         ofx,
-        openfinance,
-        pixjson,
-        sniff,
+        open_finance,
+        pix_json,
         spreadsheet,
     )
+    from recon.statements.formats import csv as csv_format
 
     if fmt == "auto":
         fmt = sniff.sniff_format(path, csv_profile=csv_profile)
     if fmt == "pix-json":
-        return fmt, pixjson.parse_file(path)
+        return fmt, pix_json.parse_file(path)
     if fmt == "camt":
         return fmt, camt.parse_file(path)
     if fmt == "open-finance":
-        return fmt, openfinance.parse_file(path)
+        return fmt, open_finance.parse_file(path)
     if fmt == "ofx":
         return fmt, ofx.parse_file(path)
     if fmt == "cnab240":
         return fmt, cnab240.parse_file(path)
     if fmt == "csv":
-        return fmt, csvfile.parse_file(path, csvfile.resolve_profile(csv_profile, path))
+        return fmt, csv_format.parse_file(path, csv_format.resolve_profile(csv_profile, path))
     if fmt == "spreadsheet":
         return fmt, spreadsheet.parse_file(path, csv_profile)
     raise UsageError(f"unknown statement format {fmt!r}; choose one of {', '.join(FORMAT_CHOICES)}")
@@ -422,7 +423,7 @@ ORDER BY _row
 
 
 def _same_movements(
-    con: duckdb.DuckDBPyConnection, seen: store.Seen, table: pa.Table, line_id: pa.Array
+    con: duckdb.DuckDBPyConnection, seen: stored.Seen, table: pa.Table, line_id: pa.Array
 ) -> pa.Array:
     """`line_id` with the ids of known movements for lines without a PIX id (see above)."""
     if not pc.any(pc.is_null(table.column("end_to_end_id"))).as_py():
@@ -446,7 +447,7 @@ def _same_movements(
 
 
 def _dedupe(
-    con: duckdb.DuckDBPyConnection, seen: store.Seen, table: pa.Table
+    con: duckdb.DuckDBPyConnection, seen: stored.Seen, table: pa.Table
 ) -> tuple[pa.Table, int, int, int]:
     """(rows to store, imported, duplicate, new_versions) for one file; updates `seen`."""
     n = table.num_rows
@@ -460,7 +461,7 @@ def _dedupe(
     ids = ids.set_column(ids.schema.get_field_index("line_id"), "line_id", adopted)
     line_id, fingerprint = ids.column("line_id"), ids.column("fingerprint")
     known_line = pc.is_in(line_id, value_set=seen.line_ids())
-    known_version = pc.is_in(store.pair(line_id, fingerprint), value_set=seen.pairs())
+    known_version = pc.is_in(stored.pair(line_id, fingerprint), value_set=seen.pairs())
     con.register("ids", ids)
     try:
         # DuckDB's hash aggregate counts distinct strings several times faster than Arrow.
@@ -484,14 +485,14 @@ def _dedupe(
     full = table.set_column(
         table.schema.get_field_index("line_id"), "line_id", line_id
     ).append_column("fingerprint", fingerprint)
-    keep = full.filter(is_new).select(store.STORED_SCHEMA.names).cast(store.STORED_SCHEMA)
+    keep = full.filter(is_new).select(stored.STORED_SCHEMA.names).cast(stored.STORED_SCHEMA)
     seen.add_versions(keep)
     return keep, n - duplicate, duplicate, new_versions
 
 
 def _quarantine_table(
     con: duckdb.DuckDBPyConnection,
-    seen: store.Seen,
+    seen: stored.Seen,
     bad: list[Bad],
     *,
     source_format: str,
@@ -528,7 +529,7 @@ def _quarantine_table(
         ).to_arrow_table()
     finally:
         con.unregister("qbatch")
-    out = out.cast(store.QUARANTINE_STORED_SCHEMA)
+    out = out.cast(stored.QUARANTINE_STORED_SCHEMA)
     seen.add_quarantine(out)
     return out
 
@@ -604,25 +605,25 @@ def _open_finance(
     dd: DataDir,
     account: str,
     imported_at: datetime,
-) -> tuple[dict[int, list[openfinance.Verdict]], pa.Table]:
+) -> tuple[dict[int, list[open_finance.Verdict]], pa.Table]:
     """The verdicts on the Open Finance requests that no single file of the import holds
     whole, by the index of the source they are reported with (their pages over every file of
     the import, else with the pages earlier imports of `account` read), and the rows of the
-    pages to remember (store.PAGES_STORED_SCHEMA, those not stored yet)."""
+    pages to remember (stored.PAGES_STORED_SCHEMA, those not stored yet)."""
     found = [
         (index, parsed)
         for index, (_file, _fmt, parsed) in enumerate(sources)
-        if isinstance(parsed, openfinance.OpenFinanceResult)
+        if isinstance(parsed, open_finance.OpenFinanceResult)
     ]
     if not found:
-        return {}, store.PAGES_STORED_SCHEMA.empty_table()
-    stored = store.pages_table(dd)
-    stored = stored.filter(pc.equal(stored.column("account"), account))
+        return {}, stored.PAGES_STORED_SCHEMA.empty_table()
+    kept = stored.pages_table(dd)
+    kept = kept.filter(pc.equal(kept.column("account"), account))
 
-    def load(requests: list[str]) -> list[openfinance.Page]:
-        wanted = pc.is_in(stored.column("request"), value_set=pa.array(requests, pa.string()))
+    def load(requests: list[str]) -> list[open_finance.Page]:
+        wanted = pc.is_in(kept.column("request"), value_set=pa.array(requests, pa.string()))
         return [
-            openfinance.Page(
+            open_finance.Page(
                 r["source_file"],
                 r["request"],
                 r["page"],
@@ -633,16 +634,16 @@ def _open_finance(
                 r["last_day"],
                 stored=True,
             )
-            for r in stored.filter(wanted).to_pylist()
+            for r in kept.filter(wanted).to_pylist()
         ]
 
-    verdicts: dict[int, list[openfinance.Verdict]] = {}
-    for k, verdict in openfinance.judge_import([parsed for _i, parsed in found], load):
+    verdicts: dict[int, list[open_finance.Verdict]] = {}
+    for k, verdict in open_finance.judge_import([parsed for _i, parsed in found], load):
         verdicts.setdefault(found[k][0], []).append(verdict)
-    known = set(stored.column("row_key").to_pylist())
+    known = set(kept.column("row_key").to_pylist())
     rows = []
     for index, parsed in found:
-        for page in filter(openfinance.remembered, parsed.pages):
+        for page in filter(open_finance.remembered, parsed.pages):
             row = {
                 "account": account,
                 "request": page.request,
@@ -662,7 +663,7 @@ def _open_finance(
                 row
                 | {"source_file": sources[index][0], "imported_at": imported_at, "row_key": row_key}
             )
-    return verdicts, pa.Table.from_pylist(rows, schema=store.PAGES_STORED_SCHEMA)
+    return verdicts, pa.Table.from_pylist(rows, schema=stored.PAGES_STORED_SCHEMA)
 
 
 def describe(period: Coverage) -> str:
@@ -673,7 +674,7 @@ def describe(period: Coverage) -> str:
 
 
 def _stored_coverage(data: DataDir) -> set[tuple[Any, ...]]:
-    table = store.coverage_table(data)
+    table = stored.coverage_table(data)
     return {
         (
             r["account"],
@@ -733,7 +734,7 @@ def _import_locked(
     con = duckdb.connect()
     try:
         con.execute("SET TimeZone = 'UTC'")
-        seen = store.Seen(con, dd)
+        seen = stored.Seen(con, dd)
         covered = _stored_coverage(dd)
         # Open Finance pages of one request complete each other over the import's files and
         # earlier imports; read (and any total that does not add up refused) before anything
@@ -761,7 +762,7 @@ def _import_locked(
             keep, imported, duplicate, versions = _dedupe(con, seen, table)
             periods = file_coverage(parsed, table, period)
             checks, warnings = list(parsed.checks), list(parsed.warnings)
-            if isinstance(parsed, openfinance.OpenFinanceResult):
+            if isinstance(parsed, open_finance.OpenFinanceResult):
                 # what the file alone says of requests it holds only part of gives way to
                 # the verdict over the import (reported with the last file of each request)
                 warnings = [w for w in warnings if w not in parsed.partial]
@@ -783,7 +784,7 @@ def _import_locked(
             )
             written = None
             if keep.num_rows:
-                target = store.line_path(dd, fmt, f"{batch_id}-{index:04d}")
+                target = stored.line_path(dd, fmt, f"{batch_id}-{index:04d}")
                 pending.append((target, keep))
                 written = dd.table(lake.STATEMENT_LINES).uri if dd.remote else str(target)
             if bad:
@@ -815,23 +816,23 @@ def _import_locked(
     finally:
         con.close()
     reports = [reports[order.index(i)] for i in range(len(sources))]
-    if dd.remote:  # one MERGE per table (recon.statements.store)
-        store.merge_remote(
+    if dd.remote:  # one MERGE per table (recon.statements.stored)
+        stored.merge_remote(
             dd, [k for _t, k in pending], qpending, cpending, batch_id, pages=[pages_read]
         )
         pending, qpending, cpending = [], [], []
         pages_read = pages_read.slice(0, 0)
     for target, keep in pending:
-        store.write_parquet_atomic(keep, target)
+        stored.write_parquet_atomic(keep, target)
     qrows = [t for t in qpending if t.num_rows]
     if qrows:
-        store.write_parquet_atomic(pa.concat_tables(qrows), store.quarantine_path(dd, batch_id))
+        stored.write_parquet_atomic(pa.concat_tables(qrows), stored.quarantine_path(dd, batch_id))
     if pages_read.num_rows:
-        store.write_parquet_atomic(pages_read, store.pages_path(dd, batch_id))
+        stored.write_parquet_atomic(pages_read, stored.pages_path(dd, batch_id))
     # coverage last: a period must never be recorded for lines that are not stored
     crows = [t for t in cpending if t.num_rows]
     if crows:
-        store.write_parquet_atomic(pa.concat_tables(crows), store.coverage_path(dd, batch_id))
+        stored.write_parquet_atomic(pa.concat_tables(crows), stored.coverage_path(dd, batch_id))
     return ImportReport(
         read=sum(r.read for r in reports),
         imported=sum(r.imported for r in reports),
@@ -888,8 +889,8 @@ def import_statements(
                 skipped.append(str(path))  # a folder's README or ground-truth file
                 continue
         if not explicit and fmt in ("csv", "spreadsheet") and csv_profile is None:
-            from recon.statements.csvfile import resolve_profile
-            from recon.statements.spreadsheet import sheets_read
+            from recon.statements.formats.csv import resolve_profile
+            from recon.statements.formats.spreadsheet import sheets_read
 
             try:
                 if fmt == "csv":

@@ -166,14 +166,15 @@ def inspect_statements(
 
 
 def _is_statement(path: Path, csv_profile: Any) -> bool:
-    from recon.statements import csvfile, sniff
+    from recon.statements import sniff
+    from recon.statements.formats import csv as csv_format
 
     try:
         fmt = sniff.sniff_format(path, csv_profile=csv_profile)
         if fmt == "csv" and csv_profile is None:
-            csvfile.resolve_profile(None, path)
+            csv_format.resolve_profile(None, path)
         if fmt == "spreadsheet" and csv_profile is None:
-            from recon.statements.spreadsheet import sheets_read
+            from recon.statements.formats.spreadsheet import sheets_read
 
             sheets_read(path)
     except StatementError:

@@ -48,7 +48,7 @@ from recon.errors import (
     UsageError,
     redact,
 )
-from recon.statements import pixjson
+from recon.statements.formats import pix_json
 from recon.statements.importer import ImportReport, import_parsed
 from recon.statements.lines import Coverage, iso_to_us
 
@@ -278,7 +278,7 @@ def pull_pix(
             tmp = target.with_name(".tmp-" + target.name)
             tmp.write_text(json.dumps(body, ensure_ascii=False, indent=1), encoding="utf-8")
             tmp.replace(target)
-    parsed = pixjson.parse_documents(pages, source)
+    parsed = pix_json.parse_documents(pages, source)
     if not parsed.coverage:  # the server did not echo parametros: the query's own period
         parsed.coverage = [
             Coverage(iso_to_us(_iso(inicio)), iso_to_us(_iso(fim)), "pull inicio/fim", "received")

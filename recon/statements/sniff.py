@@ -70,7 +70,7 @@ def sniff_bytes(head: bytes, name: str = "", path: Path | None = None) -> str | 
     A spreadsheet by its magic bytes (a zip of OOXML or OpenDocument members, an OLE2 file
     holding a workbook), or HTML holding a table (an ".xls" that is a web page); an ".xls"
     that is text is a CSV like any other. Never by the file's name."""
-    from recon.statements.spreadsheet import is_spreadsheet
+    from recon.statements.formats.spreadsheet import is_spreadsheet
 
     if head.startswith((OLE2, ZIP)):
         return "spreadsheet" if is_spreadsheet(head, path) else None
@@ -86,12 +86,12 @@ def sniff_bytes(head: bytes, name: str = "", path: Path | None = None) -> str | 
         return "spreadsheet"
     if text[:1] in (b"{", b"["):
         return _sniff_json(text)[0]
-    from recon.statements import cnab240
+    from recon.statements.formats import cnab240
 
     if cnab240.sniff(head):  # decoded and padded back as its reader does
         return "cnab240"
-    from recon.statements.csvfile import sniff_head
-    from recon.statements.csvsniff import decode_csv
+    from recon.statements.formats.csv import sniff_head
+    from recon.statements.formats.csv_sniff import decode_csv
 
     cut = head.rfind(b"\n")
     sample = decode_csv(head[: cut + 1] if cut > 0 else head)[0]

@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 from recon import pii, testing
 from recon.config import DataDir, new_run_id
 from recon.schemas import EXCEPTIONS_SCHEMA
-from recon.statements import store
+from recon.statements import stored
 
 # names a person can have: accents, an apostrophe (HTML and JSON escape them)
 NAMES = (
@@ -174,9 +174,9 @@ def build(root: Path, everyone: Sequence[Person], *, snapshots: int = 2) -> Data
             }
             for p in everyone
         ],
-        schema=store.QUARANTINE_STORED_SCHEMA,
+        schema=stored.QUARANTINE_STORED_SCHEMA,
     )
-    store.write_parquet_atomic(quarantine, store.quarantine_path(data, "testing-quarantine"))
+    stored.write_parquet_atomic(quarantine, stored.quarantine_path(data, "testing-quarantine"))
     breaks = [
         testing.break_row(
             "offramp_missing_payout",

@@ -26,7 +26,7 @@ from recon.config import DataDir
 from recon.ops.erase import ERASED, erase_document
 from recon.ops.migrate import migrate
 from recon.schemas import HISTORY_STATE_SCHEMA, STATEMENT_COVERAGE_SCHEMA
-from recon.statements import store
+from recon.statements import stored
 from tests.lake import erase_world as world
 from tests.lake.conftest import S3, run_threads
 from tests.lake.erase_world import Finder, Person
@@ -129,7 +129,7 @@ def test_erase_on_s3_removes_the_person_from_every_table_version_and_object(
     # (a) recon's own readers: every view, the stores, the run copied to a new machine
     for name in VIEWS:
         assert finder.in_table(pa.Table.from_pandas(view(data, name))) == [], name
-    for dataset in (store.lines_dataset(data), store.quarantine_dataset(data)):
+    for dataset in (stored.lines_dataset(data), stored.quarantine_dataset(data)):
         assert dataset is not None and finder.in_table(dataset.to_table()) == []
     fresh = DataDir((tmp_path / "another-machine").resolve(), data.uri)
     run = catalog.latest_run(fresh)
@@ -377,7 +377,7 @@ def stored_lines(rows: list[dict[str, Any]]) -> pa.Table:
     from recon.ops.migrate import _stored_lines
     from recon.statements.importer import personal_columns
 
-    table = pa.Table.from_pylist(rows, schema=store.STATEMENT_LINES_SCHEMA)
+    table = pa.Table.from_pylist(rows, schema=stored.STATEMENT_LINES_SCHEMA)
     for column, values in personal_columns(
         {n: table.column(n) for n in table.column_names}
     ).items():
@@ -425,7 +425,7 @@ def test_the_vacuum_deletes_only_what_the_erase_removed_or_what_holds_the_person
         "imported_at": testing.T0,
     }
     coverage_rows = pa.Table.from_pylist([period], schema=STATEMENT_COVERAGE_SCHEMA)
-    store.merge_remote(data, [stored_lines(more)], [], [coverage_rows], "more")
+    stored.merge_remote(data, [stored_lines(more)], [], [coverage_rows], "more")
     compacted: dict[str, set[str]] = {}
     for name in (lake.STATEMENT_LINES, lake.STATEMENT_COVERAGE):
         table = data.table(name)
@@ -437,10 +437,10 @@ def test_the_vacuum_deletes_only_what_the_erase_removed_or_what_holds_the_person
     result = erase_document(data, person.cpf)
     assert result.lines == 2 + 2
 
-    stored = {f"s3://{s3.bucket}/{k}" for k in world.keys(client, s3.bucket)}
-    assert f"s3://{s3.bucket}/{in_flight}" in stored  # never committed: left alone
-    assert compacted[lake.STATEMENT_COVERAGE] <= stored  # nobody erased in them: kept
-    assert not compacted[lake.STATEMENT_LINES] & stored  # they held the person: gone
+    keys = {f"s3://{s3.bucket}/{k}" for k in world.keys(client, s3.bucket)}
+    assert f"s3://{s3.bucket}/{in_flight}" in keys  # never committed: left alone
+    assert compacted[lake.STATEMENT_COVERAGE] <= keys  # nobody erased in them: kept
+    assert not compacted[lake.STATEMENT_LINES] & keys  # they held the person: gone
     assert compacted[lake.STATEMENT_LINES] <= set(result.files_vacuumed)
     assert Finder([person]).in_bucket(client, s3.bucket, "data/statements/") == {}
     found, _gone = time_travel(data, Finder([person]))
@@ -485,7 +485,7 @@ def test_two_machines_erasing_at_once_lose_no_row_and_no_commit(s3: S3, tmp_path
     errors = run_threads(
         lambda: erase_document(a, everyone[0].cpf),
         lambda: erase_document(b, everyone[1].cpf),
-        lambda: store.merge_remote(c, [new_lines], [], [], "concurrent-import"),
+        lambda: stored.merge_remote(c, [new_lines], [], [], "concurrent-import"),
     )
     assert errors == []
     assert len(catalog.sql("SELECT * FROM intent_snapshots", data)) == rows_before

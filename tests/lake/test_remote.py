@@ -333,11 +333,11 @@ def test_migrate_reads_files_written_before_a_column_existed(s3: S3, tmp_path: P
     remote = DataDir.resolve(s3.uri("old"))
     for name in ("intents", "statement_lines", "statement_coverage"):
         pd.testing.assert_frame_equal(view(local, name), view(remote, name), obj=name)
-    from recon.statements import store
+    from recon.statements import stored
 
-    stored = store.lines_dataset(remote)
-    assert stored is not None
-    fingerprints = stored.to_table(columns=["fingerprint"]).column("fingerprint").to_pylist()
+    dataset = stored.lines_dataset(remote)
+    assert dataset is not None
+    fingerprints = dataset.to_table(columns=["fingerprint"]).column("fingerprint").to_pylist()
     assert len(set(fingerprints)) == 2 and None not in fingerprints
     assert migrate(local, s3.uri("old")).line_versions == 0
 

@@ -12,7 +12,8 @@ import pytest
 from recon.cli.statements import parse_period
 from recon.config import DataDir
 from recon.errors import UsageError
-from recon.statements import cnab240, import_statements, ofx, pixjson
+from recon.statements import import_statements
+from recon.statements.formats import cnab240, ofx, pix_json
 from recon.statements.lines import EPOCH, Coverage, days_coverage
 
 from .conftest import view_rows
@@ -62,7 +63,7 @@ def test_cnab240_batch_balance_dates(fixtures):
 
 
 def test_pix_json_parametros_cover_received_pix_only(fixtures):
-    (period,) = pixjson.parse_file(fixtures / "pix.json").coverage
+    (period,) = pix_json.parse_file(fixtures / "pix.json").coverage
     assert period.scope == "received"
     assert utc(period.start_us) == datetime(2026, 11, 1, 3, tzinfo=UTC)
     assert utc(period.end_us) == datetime(2026, 11, 3, 3, tzinfo=UTC)
@@ -73,13 +74,14 @@ def test_pix_json_pretty_and_minified_agree(fixtures, tmp_path):
     minified = tmp_path / "min.json"
     minified.write_text(json.dumps(body) + "\n", encoding="utf-8")
     assert (
-        pixjson.parse_file(minified).coverage == pixjson.parse_file(fixtures / "pix.json").coverage
+        pix_json.parse_file(minified).coverage
+        == pix_json.parse_file(fixtures / "pix.json").coverage
     )
 
 
 def test_webhook_body_covers_nothing(fixtures):
     body = json.loads((fixtures / "pix.json").read_text(encoding="utf-8"))
-    parsed = pixjson.parse_documents([{"pix": body["pix"]}], "webhook")
+    parsed = pix_json.parse_documents([{"pix": body["pix"]}], "webhook")
     assert parsed.coverage == []
 
 

@@ -16,7 +16,7 @@ import pytest
 from recon.config import DataDir
 from recon.errors import StatementParseError
 from recon.statements import import_statements
-from recon.statements.pixjson import parse_documents
+from recon.statements.formats.pix_json import parse_documents
 
 from .conftest import by_e2e
 
@@ -255,14 +255,14 @@ def test_efi_sent_pix_body_malformed(change: dict[str, Any], field: str) -> None
 
 
 def test_top_level_id_envio_never_read_as_received_by_the_fast_paths(tmp_path: Path) -> None:
-    import recon.statements.pixjson as pixjson
+    import recon.statements.formats.pix_json as pix_json
 
     item = {"endToEndId": E_OUT, "idEnvio": "X1", "valor": "1.00", "horario": "2026-11-01T12:00Z"}
     path = tmp_path / "one_line.json"
     path.write_text(json.dumps({"pix": [item]}), encoding="utf-8")  # pyarrow's reader takes it
-    assert pixjson._arrow_file(path) is None
-    assert pixjson._fast([item]) is None
-    (row,) = pixjson.parse_file(path).all_rows()
+    assert pix_json._arrow_file(path) is None
+    assert pix_json._fast([item]) is None
+    (row,) = pix_json.parse_file(path).all_rows()
     assert row[3:5] == ("debit", "pix_out") and row[12] == "X1"
 
 

@@ -113,7 +113,7 @@ def test_failed_write_leaves_nothing_visible(
 ) -> None:
     import os
 
-    from recon.statements import store
+    from recon.statements import stored
 
     def boom(src: object, dst: object) -> None:
         raise OSError("disk full")
@@ -122,7 +122,7 @@ def test_failed_write_leaves_nothing_visible(
     with pytest.raises(OSError):
         import_statements([FIXTURES / "pix.json"], data_dir)
     monkeypatch.undo()
-    assert store.line_files(data_dir) == []
+    assert stored.line_files(data_dir) == []
     assert not list(data_dir.statements.rglob("*.parquet"))
     assert not list(data_dir.statements.rglob(".tmp-*"))  # the temp file was removed
 

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from recon.money import MAX_CENTS
-from recon.statements.camt import parse_bytes
-from recon.statements.openfinance import parse_documents
+from recon.statements.formats.camt import parse_bytes
+from recon.statements.formats.open_finance import parse_documents
 
 MOVES = st.lists(
     st.tuples(st.integers(min_value=1, max_value=MAX_CENTS // 1000), st.booleans()),

@@ -10,9 +10,9 @@ import pytest
 from recon.config import DataDir
 from recon.errors import ConfigError, StatementError, StatementParseError, UsageError
 from recon.statements import import_statements
-from recon.statements.csvfile import BANK, PSP, load_profile, parse_file, resolve_profile
+from recon.statements.formats.csv import BANK, PSP, load_profile, parse_file, resolve_profile
 
-from .conftest import FIXTURES, by_e2e, view_rows
+from ..conftest import FIXTURES, by_e2e, view_rows
 
 E1 = "E18236120202611011000s0123456789"
 PSP_HEADER = (
@@ -224,7 +224,7 @@ def test_unknown_shapes(tmp_path: Path, data_dir: DataDir) -> None:
 
 def test_fast_path_equals_row_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The vectorized read gives exactly what the line-by-line read gives."""
-    import recon.statements.csvfile as csvfile
+    import recon.statements.formats.csv as csv_format
 
     extra = (
         "2026-11-04T10:00:00+00:00,PIX_RECEBIDO,+7,E60701190202611040500r0000000009,,,,"
@@ -234,7 +234,7 @@ def test_fast_path_equals_row_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     path.write_text((FIXTURES / "extrato_psp.csv").read_text(encoding="utf-8-sig") + extra)
     fast = parse_file(path, PSP)
     assert fast.table is not None and not fast.rows  # took the fast path
-    monkeypatch.setattr(csvfile, "_fast", lambda *a, **k: None)
+    monkeypatch.setattr(csv_format, "_fast", lambda *a, **k: None)
     slow = parse_file(path, PSP)
     assert slow.table is None
     assert fast.all_rows() == slow.all_rows()

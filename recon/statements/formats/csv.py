@@ -33,7 +33,7 @@ Profiles (`--csv-profile`):
       "PIX RECEBIDO" = "pix_in"
 
 Without `--csv-profile` the psp and bank profiles are recognized by their header, and any
-other CSV by its content (recon.statements.csvsniff: header vocabulary, sniffed encoding,
+other CSV by its content (recon.statements.formats.csv_sniff: header vocabulary, sniffed encoding,
 delimiter, decimal mark, date format and preamble, named bank layouts).
 
 Every money column (amount, credit, debit, balance) of every profile may carry a D/C letter
@@ -68,8 +68,8 @@ import pyarrow.compute as pc
 
 from recon.errors import ConfigError, StatementError, StatementParseError, UsageError
 from recon.money import AmountError, dc_mark, parse_cents, parse_plain_cents
-from recon.statements import csvsniff
 from recon.statements.describe import describe
+from recon.statements.formats import csv_sniff
 from recon.statements.lines import (
     E2E_RE,
     KINDS,
@@ -129,7 +129,7 @@ class CsvProfile:
     headerless: bool = False  # no header line: columns are "c0", "c1", ... by position
     # How an indicator is read: "listed" (a TOML profile: debit_values are debits, anything
     # else a credit); "words" (sniffed, amounts unsigned: every line needs a credit/debit word,
-    # csvsniff.flag_direction); "words-or-sign" (sniffed, amounts signed: a blank flag leaves
+    # csv_sniff.flag_direction); "words-or-sign" (sniffed, amounts signed: a blank flag leaves
     # the amount's own sign). With words, a negative amount flagged credit is an error.
     flags: str = "listed"
     notes: tuple[str, ...] = ()  # warnings on how the file is read (sniffing, its name)
@@ -258,7 +258,7 @@ def detect_profile(head: str) -> CsvProfile | None:
     return None
 
 
-def profile_from_sniff(sniffed: csvsniff.Sniffed) -> CsvProfile:
+def profile_from_sniff(sniffed: csv_sniff.Sniffed) -> CsvProfile:
     """The CsvProfile that reads a file as sniffing found it (encoding decided per file)."""
     layout = sniffed.layout
     return CsvProfile(
@@ -292,7 +292,7 @@ def _head_text(path: Path) -> str:
     if len(raw) == HEAD_BYTES:
         cut = raw.rfind(b"\n")
         raw = raw[: cut + 1] if cut > 0 else raw
-    return csvsniff.decode_csv(raw)[0]
+    return csv_sniff.decode_csv(raw)[0]
 
 
 def sniff_head(head: str) -> CsvProfile | None:
@@ -300,22 +300,22 @@ def sniff_head(head: str) -> CsvProfile | None:
     found = detect_profile(head)
     if found is not None:
         return found
-    sniffed = csvsniff.sniff_text(head)
+    sniffed = csv_sniff.sniff_text(head)
     return profile_from_sniff(sniffed) if sniffed is not None else None
 
 
 def unknown_shape(head: str, source: str) -> StatementError:
     """The error for a CSV nothing recognizes: the headers seen and the nearest layout."""
-    lines = [ln for ln in re.split(r"\r\n|\r|\n", head)[: csvsniff.HEAD_LINES] if ln.strip()]
+    lines = [ln for ln in re.split(r"\r\n|\r|\n", head)[: csv_sniff.HEAD_LINES] if ln.strip()]
     best: list[str] = []
     for line in lines:
-        for d in csvsniff.DELIMITERS:
+        for d in csv_sniff.DELIMITERS:
             cells = [c.strip() for c in line.split(d)]
             if len(cells) > len(best):
                 best = cells
     if not best:
         return StatementError(f"{source}: CSV of an unknown shape: no header line found")
-    layout, _ = csvsniff.nearest_layout(best)
+    layout, _ = csv_sniff.nearest_layout(best)
     shown = [c[:40] for c in best[:20]]
     return StatementError(
         f"{source}: CSV of an unknown shape: headers seen {shown}; nearest layout "
@@ -348,7 +348,7 @@ _CARD_NAME = re.compile(r"(?i)fatura")
 def _by_name(profile: CsvProfile, path: Path) -> CsvProfile:
     """A sniffed profile with a warning when the file's name says card bill ("fatura") but its
     content does not: a name is weaker evidence than columns, so it never changes the reading."""
-    if profile.card or profile.name not in ("generic", csvsniff.HEADERLESS.name):
+    if profile.card or profile.name not in ("generic", csv_sniff.HEADERLESS.name):
         return profile
     said = _CARD_NAME.search(path.name)
     if said is None:
@@ -478,7 +478,7 @@ def parse_file(path: Path, profile: CsvProfile) -> ParseResult:
     encoding = profile.encoding
     try:
         if encoding == "auto":
-            text, encoding = csvsniff.decode_csv(raw)
+            text, encoding = csv_sniff.decode_csv(raw)
         else:
             text = raw.decode(encoding)
     except UnicodeDecodeError as exc:
@@ -559,7 +559,7 @@ def _add_info(
 ) -> None:
     """What inspect shows and coverage needs: profile, period (declared or first/last day)."""
     result.warnings[:0] = profile.notes
-    declared = csvsniff.declared_period(preamble)
+    declared = csv_sniff.declared_period(preamble)
     table = result.to_table()
     days = pc.utf8_slice_codeunits(table.column("booked_at"), 0, 10)
     low_high = pc.min_max(days).as_py() if table.num_rows else {"min": None, "max": None}
@@ -581,7 +581,7 @@ def _add_info(
         header_line=header_line,
         card=profile.card,
         sign=_sign_rule(profile),
-        declared_account=csvsniff.declared_account(preamble),
+        declared_account=csv_sniff.declared_account(preamble),
     )
 
 
@@ -767,7 +767,7 @@ def _rows(
     sign = profile.sign
     debit_values = {v.strip().casefold() for v in profile.debit_values}
     flags = profile.flags
-    flag_way = lru_cache(maxsize=256)(csvsniff.flag_direction)
+    flag_way = lru_cache(maxsize=256)(csv_sniff.flag_direction)
     kinds = profile.kinds
     card = profile.card
     balance: int | None = None

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from recon.errors import StatementError, UsageError
 from recon.money import format_cents
-from recon.statements.csvfile import parse_file, resolve_profile
+from recon.statements.formats.csv import parse_file, resolve_profile
 
 # header, how money is written: signed | split | indicator | card (positive = purchase)
 SHAPES = [

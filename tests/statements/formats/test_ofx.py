@@ -10,10 +10,10 @@ import pytest
 from recon.config import DataDir
 from recon.errors import StatementError, StatementParseError
 from recon.statements import import_statements
+from recon.statements.formats.ofx import decode, ofx_cents, ofx_time, parse_file, parse_text
 from recon.statements.lines import LineError
-from recon.statements.ofx import decode, ofx_cents, ofx_time, parse_file, parse_text
 
-from .conftest import FIXTURES, by_e2e, view_rows
+from ..conftest import FIXTURES, by_e2e, view_rows
 
 E1 = "E18236120202611011000s0123456789"
 
@@ -154,7 +154,7 @@ def test_lowercase_tags_and_unclosed() -> None:
 
 def test_fast_path_equals_block_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """The vectorized read gives exactly what the block-by-block read gives."""
-    import recon.statements.ofx as ofx_module
+    import recon.statements.formats.ofx as ofx_module
 
     d1 = "D18236120202611021200r0000000001"
     memos = [
@@ -204,7 +204,7 @@ def test_fast_path_equals_block_path(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_bank_words_kinds_on_both_paths(monkeypatch: pytest.MonkeyPatch, fast: bool) -> None:
     """Inter's cashback named after a PIX product is no PIX received; a payer named BITTAR
     is no fee (the vectorized path tested "TAR " anywhere in the text)."""
-    import recon.statements.ofx as ofx_module
+    import recon.statements.formats.ofx as ofx_module
 
     memos = [
         ("CREDIT", "10.00", "CASHBACK TURBINADO PIX - Inter Primus"),

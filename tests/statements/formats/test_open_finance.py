@@ -13,11 +13,11 @@ import pytest
 from recon.config import DataDir
 from recon.errors import StatementError, StatementParseError
 from recon.statements import import_statements
+from recon.statements.formats.open_finance import parse_documents, parse_file
 from recon.statements.lines import days_coverage
-from recon.statements.openfinance import parse_documents, parse_file
 from recon.statements.sniff import sniff_format
 
-from .conftest import FIXTURES, by_e2e, view_rows
+from ..conftest import FIXTURES, by_e2e, view_rows
 
 PAGE: dict[str, Any] = json.loads((FIXTURES / "open_finance_page.json").read_text())
 E1 = "E18236120202611011000s0123456789"

@@ -10,9 +10,9 @@ import pytest
 from recon.config import DataDir
 from recon.errors import StatementParseError
 from recon.statements import import_statements
-from recon.statements.ofx import parse_text
+from recon.statements.formats.ofx import parse_text
 
-from .conftest import view_rows
+from ..conftest import view_rows
 
 
 def _statement(n: int = 60) -> str:

@@ -10,11 +10,11 @@ import pytest
 
 from recon.cli import main
 from recon.config import DataDir
-from recon.statements.csvfile import parse_file, resolve_profile
+from recon.statements.formats.csv import parse_file, resolve_profile
+from recon.statements.formats.ofx import ofx_cents
 from recon.statements.lines import LineError
-from recon.statements.ofx import ofx_cents
 
-from .conftest import view_rows
+from ..conftest import view_rows
 
 # Banco do Brasil style: no D/C column, the letter beside the figure, balances "C"/"D" too.
 BB_LETRAS = (

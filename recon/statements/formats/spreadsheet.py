@@ -4,7 +4,7 @@ Banks' internet banking saves statements "em Excel": a workbook (.xlsx, .xlsm, .
 binary .xls; recon.workbook opens them), or an ".xls" that is really an HTML table (read here)
 or tab-separated text (read by the CSV reader as it is: it never reaches this module). Each
 sheet's cells become rows of text, one text line per sheet row, and the CSV machinery reads
-them: the header vocabulary and named bank layouts (recon.statements.csvsniff), the preamble
+them: the header vocabulary and named bank layouts (recon.statements.formats.csv_sniff), the preamble
 (account, "Período: 01/11/2026 a 30/11/2026" → the statement's coverage), balance rows,
 running balances and footers ("Total", "Lançamentos futuros") exactly as for a CSV. What a
 sheet gives that a CSV does not is turned into the text a bank's CSV would hold:
@@ -47,7 +47,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from recon.errors import StatementError
-from recon.statements import csvfile, csvsniff
+from recon.statements.formats import csv as csv_format
+from recon.statements.formats import csv_sniff
 from recon.statements.lines import Bad, ParseResult
 from recon.workbook import OLE2, ZIP, Sheet, kind_of, read_workbook
 
@@ -71,7 +72,7 @@ def is_spreadsheet(head: bytes, path: Path | None = None) -> bool:
 # --------------------------------------------------------------------------- cells → text
 
 _MOJIBAKE = re.compile("[\u00c2-\u00c3][\u0080-\u00bf\u2018-\u203a\u0152-\u0178\u02c6-\u02dc]")
-# an amount typed as text, with its sign or D/C letter ("150,00 C", "D 1.234,56": csvfile)
+# an amount typed as text, with its sign or D/C letter ("150,00 C", "D 1.234,56": formats/csv.py)
 _AMOUNT_TEXT = re.compile(
     r"^\s*(?:[DdCc]\s*)?[\s(+-]*(?:R\$)?\s*\d[\d.,\s]*[.,]\d{2}\s*\)?-?\s*(?:[DdCc]\s*)?$"
 )
@@ -168,7 +169,7 @@ def _merged(sheet: Sheet) -> list[list[Any]]:
         # header (a preamble block merged down, the bank's logo beside its name and
         # account, composes into no header and is left as it is).
         composed = _compose(rows, r0, r1, spans)
-        if csvsniff.is_header(composed):
+        if csv_sniff.is_header(composed):
             rows[r0] = list(composed)
             for r in range(r0 + 1, r1 + 1):
                 rows[r] = [""] * width
@@ -230,7 +231,7 @@ class SheetRead:
 
     sheet: Sheet
     text: str
-    profile: csvfile.CsvProfile | None
+    profile: csv_format.CsvProfile | None
     notes: list[str] = field(default_factory=list)
 
 
@@ -240,7 +241,7 @@ def render_sheet(sheet: Sheet, csv_profile: Any = None) -> SheetRead:
     rows = _merged(sheet)
     given = None
     if csv_profile is not None:
-        given = replace(csvfile.resolve_profile(csv_profile, Path()), delimiter=DELIMITER)
+        given = replace(csv_format.resolve_profile(csv_profile, Path()), delimiter=DELIMITER)
     mark = given.decimal_mark if given is not None and given.decimal_mark else None
     mark = mark or _decimal_mark(rows)
     text = _render(rows, mark)
@@ -265,22 +266,22 @@ def render_sheet(sheet: Sheet, csv_profile: Any = None) -> SheetRead:
     return SheetRead(sheet, _render(rows, mark), profile, notes)
 
 
-def _sniff(text: str) -> csvfile.CsvProfile | None:
-    head = text[: csvfile.HEAD_BYTES]
-    if len(text) > csvfile.HEAD_BYTES:
+def _sniff(text: str) -> csv_format.CsvProfile | None:
+    head = text[: csv_format.HEAD_BYTES]
+    if len(text) > csv_format.HEAD_BYTES:
         head = head[: head.rfind("\n") + 1]
-    return csvfile.sniff_head(head)
+    return csv_format.sniff_head(head)
 
 
 def _columns(
-    rows: Sequence[Sequence[Any]], profile: csvfile.CsvProfile, mark: str
+    rows: Sequence[Sequence[Any]], profile: csv_format.CsvProfile, mark: str
 ) -> tuple[int, dict[str, int]] | None:
     """(first data row, recon field -> column) as the profile reads the sheet."""
     if profile.headerless:
         return (profile.skip_lines or 0), {t: int(c[1:]) for t, c in profile.columns.items()}
     name = profile.columns["booked_at"]
     first = profile.skip_lines or 0
-    for r in range(first, min(len(rows), first + csvsniff.HEAD_LINES + 1)):
+    for r in range(first, min(len(rows), first + csv_sniff.HEAD_LINES + 1)):
         cells = [_cell(v, mark).strip() for v in rows[r]]
         if name in cells:
             where = {t: cells.index(c) for t, c in profile.columns.items() if c in cells}
@@ -293,7 +294,7 @@ def _text(value: Any) -> str:
 
 
 def _tidy(
-    rows: list[list[Any]], start: int, where: dict[str, int], profile: csvfile.CsvProfile
+    rows: list[list[Any]], start: int, where: dict[str, int], profile: csv_format.CsvProfile
 ) -> list[str]:
     """Set aside what a sheet holds around its table that a bank's CSV would not: rows of
     text only between the lines (a section title, "lançamentos"), and the block after the
@@ -307,7 +308,7 @@ def _tidy(
 
     def footer(row: list[Any]) -> bool:
         texts = [t for t in (_text(v) for v in row) if t]
-        return bool(texts) and not texts[0][:1].isdigit() and csvfile.is_footer(texts[0])
+        return bool(texts) and not texts[0][:1].isdigit() and csv_format.is_footer(texts[0])
 
     def kept(row: list[Any]) -> bool:
         texts = [t for t in (_text(v) for v in row) if t]
@@ -316,7 +317,7 @@ def _tidy(
         has_money = any(filled(row, i) and _is_value(row[i]) for i in money)
         if filled(row, date_i) and _is_value(row[date_i]) and has_money:  # type: ignore[index]
             return True
-        said_balance = any(csvfile.is_balance_label(t) for t in texts)
+        said_balance = any(csv_format.is_balance_label(t) for t in texts)
         return said_balance and (has_money or filled(row, balance_i))
 
     # the reader stops at a footer: what follows it is its to count, not set aside here
@@ -363,7 +364,7 @@ def _html_sheets(path: Path) -> list[Sheet]:
             f"{path}: an XML Spreadsheet 2003 file, which recon does not read yet; open it in "
             "the spreadsheet program and save it as .xlsx"
         )
-    text = csvsniff.decode_auto(raw)[0]
+    text = csv_sniff.decode_auto(raw)[0]
     parser = etree.HTMLParser(
         no_network=True, remove_comments=True, remove_pis=True, huge_tree=False
     )
@@ -466,7 +467,7 @@ def sheets_read(path: Path, csv_profile: Any = None) -> tuple[str, list[SheetRea
         detail = ""
         if seen:
             biggest = max(seen, key=lambda s: len(s.sheet.rows))
-            said = str(csvfile.unknown_shape(biggest.text, "sheet"))
+            said = str(csv_format.unknown_shape(biggest.text, "sheet"))
             detail = "; " + said.removeprefix("sheet: CSV of an unknown shape: ")
         raise StatementError(
             f"{path}: no sheet of this {kind} workbook has a statement header (a date "
@@ -484,7 +485,7 @@ def parse_file(path: Path, csv_profile: Any = None) -> ParseResult:
     for read in picked:
         assert read.profile is not None
         source = f"{path} sheet {read.sheet.name!r}"
-        result = csvfile.parse_text(read.text, source, read.profile)
+        result = csv_format.parse_text(read.text, source, read.profile)
         n = result.to_table().num_rows
         first = offset + 1
         _shift(result, offset, read.sheet.name)

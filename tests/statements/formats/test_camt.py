@@ -11,11 +11,11 @@ import pytest
 from recon.config import DataDir
 from recon.errors import StatementError, StatementParseError
 from recon.statements import import_statements
-from recon.statements.camt import parse_bytes, parse_file
+from recon.statements.formats.camt import parse_bytes, parse_file
 from recon.statements.lines import BUSINESS_TZ, to_us
 from recon.statements.sniff import sniff_format
 
-from .conftest import FIXTURES, by_e2e, view_rows
+from ..conftest import FIXTURES, by_e2e, view_rows
 
 V08 = (FIXTURES / "camt053_v08.xml").read_text(encoding="utf-8")
 

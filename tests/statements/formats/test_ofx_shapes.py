@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-import recon.statements.ofx as ofx_module
+import recon.statements.formats.ofx as ofx_module
 from recon.cli import main
 from recon.config import DataDir
 from recon.errors import StatementError
 from recon.statements import import_statements
+from recon.statements.formats.ofx import parse_text
 from recon.statements.lines import BUSINESS_TZ, to_us
-from recon.statements.ofx import parse_text
 
-from .conftest import view_rows
+from ..conftest import view_rows
 
 SIGNON = (
     "<SIGNONMSGSRSV1><SONRS><STATUS><CODE>0</CODE><SEVERITY>INFO</SEVERITY></STATUS>"
@@ -539,7 +539,7 @@ def test_a_placeholder_clock_on_every_line_is_read_as_dates(
     after it; read as dates (local midnight, counted to the end of the day by the matching),
     it can. DTSTART with the same clock is its day; DTEND is kept as written."""
     if not fast:
-        monkeypatch.setattr("recon.statements.ofx._fast", lambda *a: None)
+        monkeypatch.setattr("recon.statements.formats.ofx._fast", lambda *a: None)
     text = ofx(
         stmtrs(
             trn("150.00", f"20220302{clock}{zone}", "a", "Pix - Recebido - 26/02 16:37 ANA"),

@@ -13,7 +13,7 @@ a new version of the same line_id that the catalog view merges.
 The Open Finance transaction pages an import read are kept too
 (`data/statements/pages/<batch>.parquet`, STATEMENT_PAGES_SCHEMA + row_key): a request's
 period is recorded as covered once every page of it has been read, and its pages may come in
-several imports (recon.statements.openfinance).
+several imports (recon.statements.formats.open_finance).
 
 On a remote data directory (`s3://…`, recon.lake) the four kinds are Delta tables
 (statements/lines, statements/quarantine, statements/pages, statements/coverage) and an

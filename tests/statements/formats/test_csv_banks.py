@@ -12,12 +12,13 @@ from hypothesis import strategies as st
 
 from recon.config import DataDir
 from recon.errors import StatementError
-from recon.statements import csvsniff, import_statements
-from recon.statements.csvfile import parse_file, resolve_profile
+from recon.statements import import_statements
+from recon.statements.formats import csv_sniff
+from recon.statements.formats.csv import parse_file, resolve_profile
 from recon.statements.sniff import sniff_format
 
-from .bank_samples import BB_SINAIS, SAMPLES
-from .conftest import view_rows
+from ..bank_samples import BB_SINAIS, SAMPLES
+from ..conftest import view_rows
 
 
 def _write(tmp_path: Path, name: str, text: str, encoding: str) -> Path:
@@ -91,7 +92,7 @@ def test_card_statement_lines_are_never_pix(tmp_path):
 
 
 def test_bradesco_footer_is_reported_not_read(tmp_path):
-    from .bank_samples import BRADESCO
+    from ..bank_samples import BRADESCO
 
     path = _write(tmp_path, "bradesco", BRADESCO, "cp1252")
     result = parse_file(path, resolve_profile(None, path))
@@ -101,7 +102,7 @@ def test_bradesco_footer_is_reported_not_read(tmp_path):
 
 
 def test_running_balance_mismatch_names_the_line(tmp_path):
-    from .bank_samples import INTER_CONTA
+    from ..bank_samples import INTER_CONTA
 
     bad = INTER_CONTA.replace("-250,00;2.742,51", "-250,00;2.742,50")
     path = _write(tmp_path, "inter", bad, "utf-8")
@@ -111,7 +112,7 @@ def test_running_balance_mismatch_names_the_line(tmp_path):
 
 
 def test_balance_written_in_the_amount_column_is_checked(tmp_path):
-    from .bank_samples import BB
+    from ..bank_samples import BB
 
     bad = BB.replace('"Saldo do dia","","","1.130,00"', '"Saldo do dia","","","1.131,00"')
     path = _write(tmp_path, "bb", bad, "latin-1")
@@ -182,7 +183,7 @@ def test_flag_past_the_sniffed_rows_is_never_a_guess(tmp_path):
 
 
 def test_signed_amount_flagged_the_other_way_is_an_error(tmp_path):
-    from .bank_samples import BB
+    from ..bank_samples import BB
 
     bad = BB.replace('"-370,00","Saída"', '"-370,00","Entrada"')
     path = _write(tmp_path, "bb", bad, "latin-1")
@@ -226,7 +227,7 @@ def test_unsigned_amounts_read_as_written_when_nothing_says_otherwise(tmp_path):
 
 def test_named_layout_sign_convention_is_known(tmp_path):
     # Nubank signs its debits: an all-positive file is all credits, whatever its texts say
-    from .bank_samples import NUBANK_CONTA
+    from ..bank_samples import NUBANK_CONTA
 
     text = NUBANK_CONTA.replace("-37.79", "37.79").replace("-1200.50", "1200.50")
     path = _write(tmp_path, "nubank", text, "utf-8")
@@ -298,7 +299,7 @@ def test_a_file_named_fatura_is_a_warning_not_a_card(tmp_path):
     assert report.per_file[0].warnings == (warning,)
     # a named layout, or a card by its columns, is told by content: no warning
     for name, sample in (("fatura-itau", "ITAU_CARTAO"), ("fatura-nubank", "NUBANK_CONTA")):
-        from . import bank_samples
+        from .. import bank_samples
 
         path = _write(tmp_path, name, getattr(bank_samples, sample), "utf-8")
         assert parse_file(path, resolve_profile(None, path)).warnings == []
@@ -306,7 +307,7 @@ def test_a_file_named_fatura_is_a_warning_not_a_card(tmp_path):
 
 def test_toml_profile_reads_a_card_bill(tmp_path):
     from recon.errors import ConfigError
-    from recon.statements.csvfile import load_profile
+    from recon.statements.formats.csv import load_profile
 
     toml = tmp_path / "cartao.toml"
     toml.write_text(
@@ -362,7 +363,7 @@ def test_row_short_of_a_required_column_is_an_error(tmp_path):
 
 
 def test_running_balance_checked_across_a_row_without_saldo(tmp_path):
-    from .bank_samples import INTER_CONTA
+    from ..bank_samples import INTER_CONTA
 
     short = INTER_CONTA.replace("-250,00;2.742,51", "-250,00")
     path = _write(tmp_path, "inter", short, "utf-8")
@@ -398,9 +399,9 @@ def test_rows_unwrapped_are_the_rows_written(rows: list[list[str]]) -> None:
     lines = text.splitlines()
     if not all(any(m in line for m in ",;\t") for line in lines if line.strip()):
         return  # pragma: no cover - two cells always give a delimiter
-    assert csvsniff.unwrap_rows(_saved_again(text)) == "\n".join(lines) + "\n"
+    assert csv_sniff.unwrap_rows(_saved_again(text)) == "\n".join(lines) + "\n"
     # an export that is not wrapped is left exactly as it is
-    assert csvsniff.unwrap_rows(text) == text
+    assert csv_sniff.unwrap_rows(text) == text
 
 
 @pytest.mark.parametrize(
@@ -413,9 +414,9 @@ def test_rows_unwrapped_are_the_rows_written(rows: list[list[str]]) -> None:
     ],
 )
 def test_texts_that_are_not_wrapped_rows_stay_as_they_are(text: str) -> None:
-    assert csvsniff.unwrap_rows(text) == text
+    assert csv_sniff.unwrap_rows(text) == text
 
 
 def test_wrapped_rows_keep_crlf_and_blank_lines() -> None:
     wrapped = '"a,""b"""\r\n\r\n"1,""2"""\r\n'
-    assert csvsniff.unwrap_rows(wrapped) == 'a,"b"\r\n\r\n1,"2"\r\n'
+    assert csv_sniff.unwrap_rows(wrapped) == 'a,"b"\r\n\r\n1,"2"\r\n'

@@ -23,10 +23,10 @@ from recon.cli import main
 from recon.config import DataDir
 from recon.errors import StatementError
 from recon.statements import import_statements
+from recon.statements.formats.spreadsheet import number_text
 from recon.statements.importer import parse_path
 from recon.statements.inspect import inspect_statements
 from recon.statements.sniff import sniff_format
-from recon.statements.spreadsheet import number_text
 
 E2E = "E12345678202611051200abcdefghijk"
 

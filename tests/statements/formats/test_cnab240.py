@@ -9,11 +9,11 @@ import pytest
 from recon.config import DataDir
 from recon.errors import StatementError, StatementParseError
 from recon.statements import import_statements
-from recon.statements.cnab240 import decode, parse_file, parse_text
+from recon.statements.formats.cnab240 import decode, parse_file, parse_text
 from recon.statements.sniff import sniff_bytes, sniff_format
 
-from . import cnab
-from .conftest import FIXTURES, view_rows
+from .. import cnab
+from ..conftest import FIXTURES, view_rows
 
 E1 = "E18236120202611011000s0123456789"
 LINES = [

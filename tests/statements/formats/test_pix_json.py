@@ -12,9 +12,9 @@ import pytest
 from recon.config import DataDir
 from recon.errors import StatementError, StatementParseError
 from recon.statements import import_statements
-from recon.statements.pixjson import parse_file
+from recon.statements.formats.pix_json import parse_file
 
-from .conftest import FIXTURES, by_e2e, view_rows
+from ..conftest import FIXTURES, by_e2e, view_rows
 
 E1 = "E18236120202611011000s0123456789"
 E2 = "E00000000202611011230a1b2c3d4e5f"
@@ -214,7 +214,7 @@ def test_not_api_pix(tmp_path: Path, data_dir: DataDir, text: str) -> None:
 
 def test_fast_path_equals_item_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The vectorized read gives exactly what the item-by-item read gives."""
-    import recon.statements.pixjson as pixjson
+    import recon.statements.formats.pix_json as pix_json
 
     body = json.loads((FIXTURES / "pix.json").read_text())
     body["pix"].append(
@@ -225,10 +225,10 @@ def test_fast_path_equals_item_path(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     path = _write(tmp_path / "p.json", body)  # one line: pyarrow's JSON reader takes it
     arrow = parse_file(path)
     assert arrow.table is not None
-    monkeypatch.setattr(pixjson, "_arrow_file", lambda path: None)
+    monkeypatch.setattr(pix_json, "_arrow_file", lambda path: None)
     fast = parse_file(path)  # decoded by Python, checked on columns
     assert fast.table is not None
-    monkeypatch.setattr(pixjson, "_fast", lambda items: None)
+    monkeypatch.setattr(pix_json, "_fast", lambda items: None)
     slow = parse_file(path)  # item by item
     assert slow.table is None
     rows = sorted(slow.all_rows(), key=repr)
@@ -239,19 +239,19 @@ def test_fast_path_equals_item_path(monkeypatch: pytest.MonkeyPatch, tmp_path: P
 
 
 def test_pretty_printed_file_same_by_every_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    import recon.statements.pixjson as pixjson
+    import recon.statements.formats.pix_json as pix_json
 
-    arrow = pixjson._arrow_file(FIXTURES / "pix.json")
+    arrow = pix_json._arrow_file(FIXTURES / "pix.json")
     assert arrow is not None
-    monkeypatch.setattr(pixjson, "_arrow_file", lambda path: None)
-    monkeypatch.setattr(pixjson, "_fast", lambda items: None)
-    slow = pixjson.parse_file(FIXTURES / "pix.json")
+    monkeypatch.setattr(pix_json, "_arrow_file", lambda path: None)
+    monkeypatch.setattr(pix_json, "_fast", lambda items: None)
+    slow = pix_json.parse_file(FIXTURES / "pix.json")
     assert sorted(arrow.all_rows(), key=repr) == sorted(slow.all_rows(), key=repr)
 
 
 def test_a_json_number_never_takes_the_fast_paths(tmp_path: Path) -> None:
-    import recon.statements.pixjson as pixjson
+    import recon.statements.formats.pix_json as pix_json
 
     path = _write(tmp_path / "n.json", {"pix": [_pix(valor=10.5)]})
-    assert pixjson._arrow_file(path) is None
-    assert pixjson._fast([_pix(valor=10.5)]) is None
+    assert pix_json._arrow_file(path) is None
+    assert pix_json._fast([_pix(valor=10.5)]) is None

@@ -9,7 +9,7 @@ import pytest
 from recon.cli import main
 from recon.errors import StatementParseError
 from recon.statements import import_statements
-from recon.statements.csvfile import MAX_LINE_BYTES, parse_file, resolve_profile
+from recon.statements.formats.csv import MAX_LINE_BYTES, parse_file, resolve_profile
 
 HEAD = "Data;Histórico;Documento;Valor;Saldo\n"
 

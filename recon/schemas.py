@@ -13,6 +13,9 @@ from typing import Any
 
 import pyarrow as pa
 
+from recon import i18n
+from recon.i18n import N_
+
 TS = pa.timestamp("us", tz="UTC")
 
 INTENTS_SCHEMA = pa.schema(
@@ -330,6 +333,38 @@ CATEGORIES: dict[str, Category] = {
         ),
     ]
 }
+
+
+# What a person reads for each category (the review app, the report, exports, console
+# tables): English here, translated by the gettext catalogs (recon.i18n).
+CATEGORY_LABELS: dict[str, str] = {
+    "onramp_missing_credit": N_("Missing PIX credit"),
+    "onramp_underpaid": N_("Underpaid"),
+    "onramp_overpaid": N_("Overpaid"),
+    "onramp_duplicate_credit": N_("Duplicate credit"),
+    "onramp_credit_after_expiry": N_("Credit after expiry"),
+    "onramp_status_lag": N_("Paid, status not updated"),
+    "unmatched_credit": N_("Unidentified credit"),
+    "offramp_missing_payout": N_("Missing payout"),
+    "offramp_payout_amount_mismatch": N_("Payout amount differs"),
+    "offramp_duplicate_payout": N_("Duplicate payout"),
+    "offramp_payout_for_failed_intent": N_("Payout of a failed offramp"),
+    "offramp_stuck_paying_out": N_("Payout stuck"),
+    "unmatched_debit": N_("Unidentified debit"),
+    "offramp_payout_returned": N_("Payout returned"),
+    "refund_missing": N_("Missing refund"),
+    "refund_amount_mismatch": N_("Refund amount differs"),
+    "ambiguous_match": N_("Ambiguous match"),
+    "status_regression": N_("Status went backwards"),
+    "intent_vanished": N_("Intent vanished"),
+}
+
+
+def category_label(name: str, lang: str | None = None) -> str:
+    """The category's label in `lang` (default pt-BR); an unknown name is shown as it is."""
+    label = CATEGORY_LABELS.get(name)
+    return i18n.gettext(label, lang) if label else name
+
 
 INTENT_STATUSES = (
     "created",

@@ -154,3 +154,47 @@ def test_the_readme_is_short_and_starts_with_the_two_commands() -> None:
     assert "pipx install pixrecon" in text and "pip install pixrecon" in text
     for link in re.findall(r"\]\(((?:docs|bench)/[^)#]+)", text):
         assert (ROOT / link).is_file(), link
+
+
+# a path, not a glob (`tests/sandbox/test_world*.py`) nor part of a URI (`s3://finance-recon/...`)
+PATH_IN_DOCS = re.compile(
+    r"(?<![\w/.-])((?:recon|tests)/[\w/]*\w(?:\.(?:py|sql|json|csv|html))?)(?![\w*-])"
+)
+MODULE_IN_DOCS = re.compile(r"(?<![\w/.-])(recon(?:\.[A-Za-z_]\w*)+)")
+NOT_MODULES = {"recon.toml", "recon.duckdb", "recon.env", "recon.lock"}
+
+
+def missing_names(text: str) -> list[str]:
+    """Paths (`recon/...`, `tests/...`) and modules (`recon.a.b`, `recon.a.b.name`) a page
+    names that the checkout does not have: the docs follow the code when it moves."""
+    missing = [p for p in PATH_IN_DOCS.findall(text) if not (ROOT / p).exists()]
+    for dotted in set(MODULE_IN_DOCS.findall(text)) - NOT_MODULES:
+        parts = dotted.split(".")
+        source = None
+        for i in range(len(parts), 0, -1):
+            base = ROOT.joinpath(*parts[:i])
+            found = [f for f in (base.with_suffix(".py"), base / "__init__.py") if f.is_file()]
+            if found:
+                source, rest = found[0].read_text(encoding="utf-8"), parts[i:]
+                break
+        # a module, or one name it defines (`recon.schemas.CATEGORIES`); no deeper
+        if source is None or len(rest) > 1 or (rest and not re.search(rf"\b{rest[0]}\b", source)):
+            missing.append(dotted)
+    return missing
+
+
+def test_the_path_check_finds_what_it_must() -> None:
+    said = (
+        "`recon/extract/walk.py`, `recon.reconcile.engine`, s3://finance-recon/prod, `tests/x*.py`"
+    )
+    assert sorted(missing_names(said)) == ["recon.reconcile.engine", "recon/extract/walk.py"]
+    assert missing_names("`recon/models/marts`, `recon.schemas.CATEGORIES`, recon.toml") == []
+
+
+def test_the_docs_name_paths_and_modules_that_exist() -> None:
+    found = [
+        f"{page.relative_to(ROOT)}: {name}"
+        for page in published_pages()
+        for name in missing_names(page.read_text(encoding="utf-8"))
+    ]
+    assert found == []

@@ -17,7 +17,7 @@ import httpx
 import pyarrow.parquet as pq
 import pytest
 import uvicorn
-from reconcile.world import T0, World, intent, line, uid
+from reconciliation.world import T0, World, intent, line, uid
 
 from recon.config import DataDir
 from recon.reconciliation import ReconcileSettings, reconcile

@@ -29,7 +29,7 @@ import pyarrow as pa
 from recon.money import format_cents
 from recon.schemas import stake_cents
 
-__all__ = ["COLUMNS", "XLSX_MONEY_FORMAT", "write_br_csv", "write_xlsx"]
+__all__ = ["COLUMNS", "XLSX_MONEY_FORMAT", "safe_cell", "write_br_csv", "write_xlsx"]
 
 # (header, key, kind): kind "money" is cents shown in reais, "int" a count, "text" as is
 COLUMNS: tuple[tuple[str, str, str], ...] = (
@@ -49,6 +49,21 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
 )
 XLSX_MONEY_FORMAT = "[$R$-416] #,##0.00;[Red]-[$R$-416] #,##0.00"
 _WIDTHS = {"reason": 90, "category": 30, "intent_id": 38, "end_to_end_id": 34, "break_id": 22}
+
+# a spreadsheet reads a cell starting with one of these as a formula (or strips the tab / CR
+# and reads what follows): OWASP's list for CSV injection
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(value: Any) -> Any:
+    """A text cell a spreadsheet shows as text: one starting with `=`, `+`, `-`, `@`, a tab
+    or a CR gets a leading `'`, so `=HYPERLINK(...)` from a hostile source is never a
+    formula. Every export of breaks (CSV, XLSX, the review app's) writes text through this;
+    numbers (negative amounts too) are not text and pass unchanged."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
 
 Rows: TypeAlias = pa.Table | Iterable[Mapping[str, Any]]
 Target: TypeAlias = str | os.PathLike[str] | IO[bytes]
@@ -86,8 +101,10 @@ def write_br_csv(breaks: Rows, target: Target) -> None:
                 cells.append("")
             elif kind == "money":
                 cells.append(format_cents(int(value), decimal_mark=","))
+            elif kind == "int":
+                cells.append(str(int(value)))
             else:
-                cells.append(str(value))
+                cells.append(safe_cell(str(value)))
         writer.writerow(cells)
     fh, mine = _open(target)
     try:
@@ -124,7 +141,8 @@ def write_xlsx(breaks: Rows, target: Target, *, sheet: str = "breaks") -> None:
                 elif kind == "int":
                     ws.write_number(i, col, int(value))
                 else:
-                    ws.write_string(i, col, str(value), wrap if key == "reason" else None)
+                    text = safe_cell(str(value))
+                    ws.write_string(i, col, text, wrap if key == "reason" else None)
         ws.freeze_panes(1, 0)
         ws.autofilter(0, 0, max(len(rows), 1), len(COLUMNS) - 1)
         book.close()

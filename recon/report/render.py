@@ -650,9 +650,11 @@ def write_breaks(breaks: pa.Table, folder: Path) -> tuple[Path, Path]:
     def csv_out(tmp: Path) -> None:
         with tmp.open("w", encoding="utf-8", newline="") as fh:
             writer = csv.writer(fh)
-            writer.writerow(EXCEPTIONS_SCHEMA.names)
+            names = EXCEPTIONS_SCHEMA.names
+            writer.writerow(names)
             for r in rows:
-                writer.writerow(["" if r[n] is None else r[n] for n in EXCEPTIONS_SCHEMA.names])
+                cells = ["" if r[n] is None else exports.safe_cell(r[n]) for n in names]
+                writer.writerow(cells)
 
     csv_path, parquet_path = folder / BREAKS_CSV, folder / BREAKS_PARQUET
     _write_atomic(csv_path, csv_out)

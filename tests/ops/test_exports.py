@@ -111,3 +111,36 @@ def test_report_writes_both_beside_breaks_csv(tmp_path: Path) -> None:
     text = html.read_text(encoding="utf-8")
     assert re.search(r'href="breaks\.xlsx"', text) and 'href="breaks_br.csv"' in text
     assert not list(folder.glob(".tmp-*"))
+
+
+HOSTILE = ("=HYPERLINK(\"http://evil.example\",\"x\")", "+1+1", "-2+3", "@SUM(A1)", "\tx", "\rx")
+
+
+@given(st.sampled_from(HOSTILE), st.sampled_from(["intent_id", "end_to_end_id", "reason",
+                                                   "first_seen_run", "state"]))  # fmt: skip
+def test_a_hostile_text_cell_is_text_in_every_export(value: str, key: str) -> None:
+    """A cell starting with = + - @ tab or CR, whatever column it comes from, starts with `'`
+    in breaks_br.csv and breaks.xlsx; a negative amount stays a number."""
+    row = break_row("refund_amount_mismatch", 1, delta_cents=-2156, **{key: value})
+    out = io.BytesIO()
+    write_br_csv([row], out)
+    header, cells = _br_rows(out.getvalue())
+    assert cells[[k for _, k, _ in COLUMNS].index(key)] == "'" + value
+    assert cells[header.index("difference (R$)")] == "-21,56"
+    book = io.BytesIO()
+    write_xlsx([row], book)
+    with zipfile.ZipFile(book) as z:
+        sheet = z.read("xl/worksheets/sheet1.xml").decode()
+        shared = ElementTree.fromstring(z.read("xl/sharedStrings.xml"))
+    assert "<f>" not in sheet  # no formula anywhere
+    strings = ["".join(t.text or "" for t in si.iterfind(".//m:t", NS)) for si in shared]
+    assert "'" + value in [s.replace("_x000D_", "\r") for s in strings]
+
+
+def test_breaks_csv_neutralizes_text_and_keeps_numbers(tmp_path: Path) -> None:
+    row = break_row("refund_amount_mismatch", 1, delta_cents=-2156, intent_id="=1+2")
+    run = testing.run(tmp_path, [row], run_id="run-h")
+    folder = render(run, charts=False).parent
+    [rec] = list(csv.DictReader(io.StringIO((folder / "breaks.csv").read_text("utf-8"))))
+    assert rec["intent_id"] == "'=1+2" and rec["delta_cents"] == "-2156"
+    assert "'=1+2" in (folder / "breaks_br.csv").read_bytes().decode("utf-8-sig")

@@ -3,7 +3,7 @@
 One intent becomes one row: ids, type and status as text, timestamps as UTC microseconds,
 money as integer cents, `pixInfo` and `party` flattened, `metadata` and the whole item kept
 as JSON text. Unknown extra fields are tolerated (they survive in `raw`); a malformed item
-(no id, a timestamp that does not parse, a wrong type) raises `IntentParseError` naming the
+(no id, an id that is not a UUID, a timestamp that does not parse, a wrong type) raises `IntentParseError` naming the
 intent and the field: nothing is dropped silently.
 """
 
@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 
 from recon.api.protocol import loads_json
 from recon.errors import ApiError, IntentParseError
-from recon.extraction.ids import item_uuid_keys
+from recon.extraction.ids import UUID_PATTERN, is_uuid, item_uuid_keys
 from recon.pii import protect_intents
 from recon.schemas import INTENTS_SCHEMA
 
@@ -157,6 +157,12 @@ def flatten_intent(item: Any, *, raw: str | None = None) -> dict[str, Any]:
     intent_id = item.get("id")
     if not isinstance(intent_id, str) or not intent_id.strip():
         raise IntentParseError("missing or empty id", intent_id=None, field="id")
+    if not is_uuid(intent_id):
+        raise IntentParseError(
+            f"the id {intent_id[:80]!r} is not a UUID (the API's ids are UUIDs)",
+            intent_id=None,
+            field="id",
+        )
     row: dict[str, Any] = {"id": intent_id}
     for column, key in _TEXT_FIELDS:
         row[column] = _text(item, key, key, intent_id)
@@ -399,9 +405,9 @@ def _finish(table: pa.Table) -> pa.Table:
     ]
     if any(checks):
         raise _Slow
-    # ids and statuses: non-empty (ids not blank), as flatten_intent requires
+    # ids UUIDs and statuses non-empty, as flatten_intent requires
     if n and (
-        pc.min(pc.utf8_length(pc.utf8_trim_whitespace(fields["id"]))).as_py() == 0
+        not pc.all(pc.match_substring_regex(fields["id"], UUID_PATTERN)).as_py()
         or pc.min(pc.utf8_length(fields["status"])).as_py() == 0
     ):
         raise _Slow
@@ -481,7 +487,7 @@ def page_items(items: list[Any]) -> PageItems:
     get = dict.get
     try:
         ids: list[str] = [get(i, "id") for i in items]  # type: ignore[misc]  # checked next
-        if all(type(v) is str and v.strip() for v in ids):
+        if all(map(is_uuid, ids)):
             return PageItems(ids, items)
     except TypeError:  # an item that is not an object
         pass

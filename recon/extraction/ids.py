@@ -5,13 +5,25 @@ id."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from itertools import accumulate
 from typing import Any, overload
 
 import numpy as np
 
-__all__ = ["IdSet", "UuidIds", "id_key", "id_keys", "id_text", "item_uuid_keys"]
+__all__ = ["UUID_PATTERN", "IdSet", "UuidIds", "id_key", "id_keys", "id_text", "is_uuid",
+           "item_uuid_keys"]  # fmt: skip
+
+# the API's ids are UUIDs (8-4-4-4-12 hex digits, either case): anything else is refused at
+# extraction, so an id rewritten on the way (`=HYPERLINK(...)`) never reaches a snapshot
+UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+_UUID = re.compile(UUID_PATTERN)
+
+
+def is_uuid(text: object) -> bool:
+    """True for a UUID's text (8-4-4-4-12 hex digits, either case, nothing around it)."""
+    return isinstance(text, str) and _UUID.fullmatch(text) is not None
 
 
 def id_key(intent_id: str) -> bytes | str:

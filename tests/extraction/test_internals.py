@@ -20,8 +20,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from recon.extraction.flatten import IntentParseError, PageItems, page_items
-from recon.extraction.ids import UuidIds, item_uuid_keys
+from recon.extraction.flatten import (
+    IntentParseError,
+    PageItems,
+    flatten_intent,
+    flatten_page,
+    page_items,
+)
+from recon.extraction.ids import UuidIds, is_uuid, item_uuid_keys
 from recon.extraction.pages import decode_envelope, rows_of
 from recon.extraction.snapshot import (
     ROW_GROUP_ROWS,
@@ -276,7 +282,7 @@ def test_id_set_rejects_foreign_keys_and_clears() -> None:
 
 
 @FAST
-@given(st.lists(any_id, max_size=20))
+@given(st.lists(st.one_of(_canonical, _canonical.map(str.upper)), max_size=20))
 def test_page_items_keeps_ids_and_items_in_order(ids: list[str]) -> None:
     items = [make_intent(n, id=i) for n, i in enumerate(ids)]
     page = page_items(items)
@@ -294,6 +300,9 @@ def test_page_items_keeps_ids_and_items_in_order(ids: list[str]) -> None:
         ({"id": "   "}, "id"),
         ({"id": 42}, "id"),
         ({"id": ["x"]}, "id"),
+        ({"id": '=HYPERLINK("http://evil.example","x")'}, "id"),
+        ({"id": "6b86b273"}, "id"),
+        ({"id": "6b86b273-ff34-fce1-9d6b-804eff5a3f57\n"}, "id"),
         ("not an object", "."),
         (None, "."),
         (["a", "list"], "."),
@@ -307,6 +316,18 @@ def test_page_items_rejects_an_item_without_a_usable_id(bad: Any, field: str) ->
         page_items([make_intent(1), make_intent(2), item])
     assert info.value.field == field
     assert "without an id" in str(info.value)
+
+
+@FAST
+@given(_malformed.filter(lambda s: not is_uuid(s)))
+def test_an_id_that_is_not_a_uuid_is_refused_by_every_path(bad: str) -> None:
+    """The API's ids are UUIDs: one that is not (a formula written in by a server in the
+    middle, say) is refused naming the field, by the page check and both flatten paths."""
+    items = [make_intent(1), dict(make_intent(2), id=bad)]
+    for flatten in (page_items, flatten_page, lambda i: flatten_intent(i[1])):
+        with pytest.raises(IntentParseError, match="is not a UUID") as info:
+            flatten(items)
+        assert info.value.field == "id"
 
 
 # -- _winners_of_repeated ----------------------------------------------------------------

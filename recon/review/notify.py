@@ -32,7 +32,9 @@ import logging
 import os
 import smtplib
 import ssl
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from pathlib import Path
@@ -236,13 +238,60 @@ def notify_run(
     return outcome
 
 
+class _SecretsFilter(logging.Filter):
+    """Masks the secrets of the calls under way (`_hiding`) in the HTTP libraries' records:
+    httpx logs `HTTP Request: POST <url>` at INFO (shown with `-v`), and the webhook's URL
+    is its secret. A logger's filter sees the records logged to that logger, so it sits on
+    each of theirs."""
+
+    LOGGERS = ("httpx", "httpcore", "httpcore.connection", "httpcore.http11",
+               "httpcore.http2", "httpcore.proxy")  # fmt: skip
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: list[str] = []
+        self.lock = threading.Lock()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        with self.lock:
+            secrets = list(self.secrets)
+        if secrets:
+            message = record.getMessage()
+            masked = redact(message, *secrets)
+            if masked != message:
+                record.msg, record.args = masked, None
+        return True
+
+
+_FILTER = _SecretsFilter()
+for _name in _SecretsFilter.LOGGERS:
+    logging.getLogger(_name).addFilter(_FILTER)
+
+
+@contextmanager
+def _hiding(*secrets: str) -> Iterator[None]:
+    """While the block runs, the HTTP libraries' log records never show `secrets`."""
+    shown = [s for s in secrets if s]
+    with _FILTER.lock:
+        _FILTER.secrets.extend(shown)
+    try:
+        yield
+    finally:
+        with _FILTER.lock:
+            for secret in shown:
+                _FILTER.secrets.remove(secret)
+
+
 def _post_webhook(url: str, message: Message, timeout: float) -> None:
-    response = httpx.post(url, json=message.payload, timeout=timeout)
+    # as given, and as httpx writes it in its log (normalized, percent-encoded)
+    with _hiding(url, str(httpx.URL(url))):
+        response = httpx.post(url, json=message.payload, timeout=timeout)
     if response.status_code >= 300:
         raise RuntimeError(f"the webhook answered HTTP {response.status_code}")
 
 
 def _send_email(cfg: EmailSettings, message: Message, password: str) -> None:
+    # smtplib logs nothing (its debug output, off here, goes to stderr, not to logging)
     mail = EmailMessage()
     mail["Subject"] = message.subject
     mail["From"] = cfg.sender

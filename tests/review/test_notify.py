@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import ipaddress
 import json
+import logging
 import socket
 import ssl
 import threading
@@ -250,3 +251,42 @@ def test_recon_daily_notifies_and_a_failure_does_not_fail_it(
     again = run_daily(data_dir, date=dt.date(2026, 11, 20), force=True,
                       now=dt.datetime(2026, 11, 21, 12, tzinfo=dt.UTC))  # fmt: skip
     assert again.exit_code == result.exit_code and len(received) == 2
+
+
+@pytest.mark.parametrize("level", [logging.INFO, logging.DEBUG], ids=["-v", "-vv"])
+def test_no_secret_in_any_log_record_at_v_and_vv(
+    rworld: ReviewWorld, webhook, smtp, caplog: pytest.LogCaptureFixture, level: int
+) -> None:
+    """With every logger at -v (INFO) or -vv (DEBUG), a sent webhook and e-mail leave
+    neither the webhook's URL nor the SMTP password in any record (httpx logs the URL)."""
+    url, received, _status = webhook
+    port, inbox, cafile = smtp
+    caplog.set_level(level)
+    for name in ("httpx", "httpcore", "smtplib"):
+        caplog.set_level(level, logger=name)
+    env = {"TEST_WEBHOOK_URL": url, "TEST_SMTP_PASSWORD": "s3cret"}
+    outcome = notify_run(_run(rworld), _config(port, cafile), exit_code=1, env=env)
+    assert outcome.sent == ["webhook", "email"] and len(received) == 1 and inbox.messages
+    assert any(r.name == "httpx" for r in caplog.records)  # httpx did log the request
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert SECRET_URL_PART not in text and "s3cret" not in text
+
+
+def test_the_daily_jobs_notification_logs_no_secret_at_vv(
+    data_dir: DataDir, webhook, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from ops.fakes import FakeSteps
+    from ops.test_commands import use_fake_steps
+
+    from recon.ops.daily import run_daily
+
+    url, received, _status = webhook
+    (data_dir.root / "recon.toml").write_text('[notify]\nwebhook_url_env = "TEST_HOOK"\n')
+    monkeypatch.setenv("TEST_HOOK", url)
+    use_fake_steps(monkeypatch, FakeSteps())
+    caplog.set_level(logging.DEBUG)
+    run_daily(
+        data_dir, date=dt.date(2026, 11, 20), now=dt.datetime(2026, 11, 21, 12, tzinfo=dt.UTC)
+    )
+    assert len(received) == 1 and any(r.name == "httpx" for r in caplog.records)
+    assert SECRET_URL_PART not in "\n".join(r.getMessage() for r in caplog.records)

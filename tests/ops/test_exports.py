@@ -113,7 +113,7 @@ def test_report_writes_both_beside_breaks_csv(tmp_path: Path) -> None:
     assert not list(folder.glob(".tmp-*"))
 
 
-HOSTILE = ("=HYPERLINK(\"http://evil.example\",\"x\")", "+1+1", "-2+3", "@SUM(A1)", "\tx", "\rx")
+HOSTILE = ('=HYPERLINK("http://evil.example","x")', "+1+1", "-2+3", "@SUM(A1)", "\tx", "\rx")
 
 
 @given(st.sampled_from(HOSTILE), st.sampled_from(["intent_id", "end_to_end_id", "reason",

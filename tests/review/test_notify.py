@@ -276,7 +276,7 @@ def test_the_daily_jobs_notification_logs_no_secret_at_vv(
     data_dir: DataDir, webhook, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     from ops.fakes import FakeSteps
-    from ops.test_commands import use_fake_steps
+    from cli.test_commands import use_fake_steps
 
     from recon.ops.daily import run_daily
 

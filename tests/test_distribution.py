@@ -98,6 +98,10 @@ def test_the_sdist_holds_the_tests_and_the_docs(dist: Path) -> None:
     for folder in ("tests", "docs"):
         files = tracked(folder)
         assert files and files <= names, sorted(files - names)[:5]
+    # from a clone: every tracked file but the CI's own and the data folder's placeholder
+    if (ROOT / ".git").exists():
+        source = {f for f in tracked(".") if not f.startswith((".ci/", ".github/", "data/"))}
+        assert source - {".gitignore"} <= names, sorted(source - names)
     assert not any(n.startswith(("data/", "build/", "dist/")) for n in names)
 
 

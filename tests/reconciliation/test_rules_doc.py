@@ -37,3 +37,17 @@ def test_every_rule_names_a_test_that_exists() -> None:
             if name:
                 found = fnmatch.filter(sorted(_functions(current)), name)
                 assert found, f"{ref}: no such test in {current.name}"
+
+
+def test_the_categories_table_is_the_vocabulary() -> None:
+    """docs/contracts.md lists every break category with its priority, and no other."""
+    from recon.schemas import CATEGORIES
+
+    text = (ROOT / "docs" / "contracts.md").read_text(encoding="utf-8")
+    table = text.split("## Break categories", 1)[1].split("\n## ", 1)[0]
+    documented = {}
+    for row in table.splitlines():
+        if row.startswith("| `"):
+            name, priority = (cell.strip() for cell in row.strip("|").split(" | ")[:2])
+            documented[name.strip("`")] = priority
+    assert documented == {name: c.priority for name, c in CATEGORIES.items()}

@@ -43,13 +43,14 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-import pyarrow as pa
-import pyarrow.dataset as ds
-
 from recon.errors import CommitConflict, LakeError
+
+if TYPE_CHECKING:  # pyarrow loads where a table is read or written: recon.config stays light
+    import pyarrow as pa
+    import pyarrow.dataset as ds
 
 __all__ = [
     "SCHEMES",
@@ -497,6 +498,8 @@ class Table:
 
     def data_files(self, table: Any = None) -> list[DataFile]:
         """The committed data files (of `table`, a loaded version, else the latest)."""
+        import pyarrow as pa
+
         table = table if table is not None else self.load()
         if table is None:
             return []
@@ -542,6 +545,7 @@ class Table:
         """One committed file's rows, with the file's own schema (deltalake writes texts as
         Arrow string views: read as plain strings and binaries, as recon's schemas type
         them)."""
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
         fs = arrow_filesystem(self.loc)
@@ -745,6 +749,8 @@ class Table:
 
 def files_dataset(loc: Location, uris: Iterable[str], schema: pa.Schema) -> ds.Dataset:
     """A pyarrow dataset over object-storage files named by URI."""
+    import pyarrow.dataset as ds
+
     fs = arrow_filesystem(loc)
     paths = [_fs_path(u) for u in uris]
     return ds.FileSystemDataset.from_paths(
@@ -758,6 +764,8 @@ def _fs_path(uri: str) -> str:
 
 
 def _without_views(kind: pa.DataType) -> pa.DataType:
+    import pyarrow as pa
+
     if pa.types.is_string_view(kind):
         return pa.string()
     if pa.types.is_binary_view(kind):
@@ -769,6 +777,8 @@ def _file_stats(rows: pa.Table) -> str:
     """A new file's Delta statistics: its row count and null counts. No min/max: they are
     optional (a reader that finds none reads the file), and they would copy values out of
     the file into the log, where an erase would have to find them again."""
+    import pyarrow as pa
+
     nulls = {
         f.name: rows.column(i).null_count
         for i, f in enumerate(rows.schema)
@@ -819,6 +829,7 @@ def _parses(body: bytes) -> bool:
 
 def _read_checkpoint(fs: Any, key: str) -> pa.Table:
     """A checkpoint's rows (read again when torn, as `_read_objects` does)."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     for attempt in range(_TORN_READS):
@@ -949,6 +960,7 @@ def _strip_checksum(body: bytes, names: set[str]) -> bytes | None:
 
 def _strip_checkpoint(table: pa.Table, names: set[str]) -> pa.Table | None:
     """A checkpoint (or sidecar) with the values of `names`' stats dropped, or None."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     changed = False

@@ -19,7 +19,7 @@ import re
 import shutil
 import tempfile
 import warnings
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from functools import cached_property
 from importlib import resources
@@ -272,10 +272,6 @@ class SparkEngine:
         ddl = ", ".join(f"{name} {types[name]}" for name in values)
         row = tuple(_spark_value(v) for v in values.values())
         self.spark.createDataFrame([row], ddl).createOrReplaceTempView("params")
-
-    def set_rows(self, name: str, columns: str, rows: Collection[Sequence[Any]]) -> None:
-        frame = self.spark.createDataFrame([tuple(r) for r in rows], columns)
-        frame.createOrReplaceTempView(name)
 
     def close(self) -> None:
         for name in list(self._tables):

@@ -79,15 +79,6 @@ __all__ = [
     "reconcile",
 ]
 
-NON_BREAK_LABELS = (
-    "matched",
-    "within_tolerance",
-    "in_flight",
-    "returned",
-    "split_refund",
-    "awaiting_statement",
-)
-
 
 @dataclass(frozen=True)
 class RunSummary:

@@ -43,9 +43,6 @@ FORMAT_RANK = {
     "spreadsheet": 7,
 }
 
-# What an id column may hold once parsed: BACEN's ids are 32 ASCII alphanumerics, but PSPs
-# document shorter ones (Efí's examples have 26), so the check is on charset and length only.
-ID_RE = re.compile(r"[A-Za-z0-9]{1,64}")
 E2E_RE = re.compile(r"(?<![A-Za-z0-9])([ED][0-9]{20}[A-Za-z0-9]{11})(?![A-Za-z0-9])")
 E2E_FULL = re.compile(r"[ED][0-9]{20}[A-Za-z0-9]{11}")
 
@@ -69,9 +66,6 @@ class Coverage(NamedTuple):
     end_us: int
     basis: str
     scope: str = "all"  # "all" movements, or "received": PIX received and their devoluções
-
-
-COVERAGE_SCOPES = ("all", "received")
 
 
 def days_coverage(first: date, last: date, basis: str, tz: tzinfo = BUSINESS_TZ) -> Coverage:
@@ -373,8 +367,9 @@ def check_bounds(table: pa.Table) -> tuple[pa.Table, list[tuple[int, str, str]]]
     """(rows within bounds, [(row index, field, reason)] of the others).
 
     Every text column: at most MAX_LENGTH characters, no control characters; end-to-end and
-    return ids: ASCII letters and digits only (ID_RE). One vectorized pass per column; only
-    a column with an offending value is looked at row by row.
+    return ids: ASCII letters and digits only (BACEN's ids are 32 of them, but PSPs document
+    shorter ones: Efí's examples have 26, so the check is on charset and length only). One
+    vectorized pass per column; only a column with an offending value is looked at row by row.
     """
     bad: dict[int, tuple[str, str]] = {}
     for name, limit in MAX_LENGTH.items():

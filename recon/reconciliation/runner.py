@@ -104,26 +104,33 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-# the columns of `params`, in order, with their types (DuckDB's, Spark's)
-PARAMS = (
-    ("as_of", "TIMESTAMPTZ", "TIMESTAMP"),
-    ("amount_tolerance_cents", "BIGINT", "BIGINT"),
-    ("onramp_payment_grace", "INTERVAL", "INTERVAL DAY TO SECOND"),
-    ("onramp_payment_grace_s", "BIGINT", "BIGINT"),
-    ("offramp_payout_grace", "INTERVAL", "INTERVAL DAY TO SECOND"),
-    ("offramp_payout_grace_s", "BIGINT", "BIGINT"),
-    ("refund_grace", "INTERVAL", "INTERVAL DAY TO SECOND"),
-    ("refund_grace_s", "BIGINT", "BIGINT"),
-    ("clock_skew", "INTERVAL", "INTERVAL DAY TO SECOND"),
-    ("accounts", "VARCHAR[]", "ARRAY<STRING>"),
-    ("business_tz", "VARCHAR", "STRING"),
-    ("date_from", "DATE", "DATE"),
-    ("date_to", "DATE", "DATE"),
+# the columns of `params`, in order, with their DuckDB types
+PARAMS = {
+    "as_of": "TIMESTAMPTZ",
+    "amount_tolerance_cents": "BIGINT",
+    "onramp_payment_grace": "INTERVAL",
+    "onramp_payment_grace_s": "BIGINT",
+    "offramp_payout_grace": "INTERVAL",
+    "offramp_payout_grace_s": "BIGINT",
+    "refund_grace": "INTERVAL",
+    "refund_grace_s": "BIGINT",
+    "clock_skew": "INTERVAL",
+    "accounts": "VARCHAR[]",
+    "business_tz": "VARCHAR",
+    "date_from": "DATE",
+    "date_to": "DATE",
     # the window as UTC instants (local midnight of date_from .. of date_to + 1), so the
     # staging models compare timestamps instead of converting every row's zone
-    ("window_start", "TIMESTAMPTZ", "TIMESTAMP"),
-    ("window_end", "TIMESTAMPTZ", "TIMESTAMP"),
-)
+    "window_start": "TIMESTAMPTZ",
+    "window_end": "TIMESTAMPTZ",
+}
+# Spark's name for those DuckDB types it spells otherwise
+SPARK_TYPES = {
+    "TIMESTAMPTZ": "TIMESTAMP",
+    "INTERVAL": "INTERVAL DAY TO SECOND",
+    "VARCHAR[]": "ARRAY<STRING>",
+    "VARCHAR": "STRING",
+}
 
 
 def param_values(settings: ReconcileSettings, as_of: datetime) -> dict[str, Any]:
@@ -175,12 +182,10 @@ def set_params(
     engine = as_engine(target)
     values = param_values(settings, as_of)
     spark = engine.kind == "spark"
-    select = ", ".join(
-        f"CAST(${name} AS {spark_type if spark else duck_type}) AS {name}"
-        for name, duck_type, spark_type in PARAMS
-    )
+    types = {name: SPARK_TYPES.get(kind, kind) if spark else kind for name, kind in PARAMS.items()}
+    select = ", ".join(f"CAST(${name} AS {kind}) AS {name}" for name, kind in types.items())
     if spark:
-        engine.set_params(values, {n: s for n, _d, s in PARAMS})  # type: ignore[attr-defined]
+        engine.set_params(values, types)  # type: ignore[attr-defined]
     else:
         engine.create_table("params", f"SELECT {select}", values)
     engine.register_arrow(

@@ -85,7 +85,7 @@ bench: $(STAMP)
 messages: $(STAMP)
 	mkdir -p build
 	$(BIN)/pybabel extract -F babel.cfg --no-location --sort-output --project pixrecon -o build/recon.pot .
-	$(BIN)/pybabel update -i build/recon.pot -d recon/locale -D recon --no-location --ignore-obsolete --width 100
+	$(BIN)/pybabel update -i build/recon.pot -d recon/locale -D recon --ignore-obsolete --no-fuzzy-matching --width 100
 
 clean:
 	rm -rf build dist .pytest_cache .mypy_cache .ruff_cache

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from recon import lake
+from recon import i18n, lake
 from recon.errors import ConfigError
 
 DEFAULT_BUSINESS_TZ = "America/Sao_Paulo"
@@ -153,3 +153,18 @@ def load_config(
         if path is not None:
             raise ConfigError(f"config file not found: {candidate}")
     return {}
+
+
+def ui_language(config: dict[str, Any], lang: str | None = None) -> str:
+    """The language people are spoken to in: `lang` (a command's --lang), else the one chosen
+    for this context (recon.i18n.override, $RECON_LANG), else recon.toml `[ui] language`,
+    else Portuguese (Brazil)."""
+    if lang or i18n.chosen():
+        return i18n.language(lang)
+    ui = config.get("ui") or {}
+    if not isinstance(ui, dict):
+        raise ConfigError("recon.toml [ui] must be a table")
+    value = ui.get("language")
+    if value is not None and not isinstance(value, str):
+        raise ConfigError('recon.toml [ui] language must be a string such as "pt-BR" or "en"')
+    return i18n.language(value)

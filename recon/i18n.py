@@ -18,6 +18,9 @@ from __future__ import annotations
 import gettext as _gettext
 import io
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import datetime
 from decimal import Decimal
 from functools import cache
@@ -34,13 +37,18 @@ __all__ = [
     "DEFAULT_LANGUAGE",
     "LANGUAGES",
     "N_",
+    "_",
+    "chosen",
     "format_datetime",
     "format_money",
+    "format_number",
+    "format_percent",
     "gettext",
     "html_lang",
     "install_jinja",
     "language",
     "ngettext",
+    "override",
     "translations",
 ]
 
@@ -60,10 +68,32 @@ def N_(message: str) -> str:
     return message
 
 
+# the language chosen for what runs in this context (a command's --lang, a web app's setting)
+_chosen: ContextVar[str | None] = ContextVar("recon_language", default=None)
+
+
+@contextmanager
+def override(lang: str | None) -> Iterator[None]:
+    """Speak `lang` inside the block (None: leave the choice as it is)."""
+    token = _chosen.set(language(lang)) if lang else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            _chosen.reset(token)
+
+
+def chosen() -> str | None:
+    """The language someone chose for this context (`override`, else `$RECON_LANG`), or
+    None: then `recon.toml` `[ui] language` decides (recon.config.ui_language)."""
+    value = _chosen.get() or os.environ.get("RECON_LANG")
+    return language(value) if value else None
+
+
 def language(value: str | None = None) -> str:
-    """The catalog name for `value` ("pt-BR", "pt_br", "pt", "en-US" ...), else
-    `$RECON_LANG`, else pt_BR. An unknown language is a UsageError (exit 2)."""
-    chosen = value or os.environ.get("RECON_LANG") or DEFAULT_LANGUAGE
+    """The catalog name for `value` ("pt-BR", "pt_br", "pt", "en-US" ...), else the chosen
+    language (`override`, `$RECON_LANG`), else pt_BR. An unknown one is a UsageError (exit 2)."""
+    chosen = value or _chosen.get() or os.environ.get("RECON_LANG") or DEFAULT_LANGUAGE
     base = chosen.strip().replace("-", "_").split("_")[0].lower()
     # one catalog per language: any region of Portuguese reads pt_BR, any English en
     for name in LANGUAGES:
@@ -101,6 +131,11 @@ def gettext(message: str, lang: str | None = None) -> str:
     return translations(language(lang)).gettext(message)
 
 
+def _(message: str) -> str:
+    """`message` in the language of this context (see `language`)."""
+    return translations(language()).gettext(message)
+
+
 def ngettext(singular: str, plural: str, n: int, lang: str | None = None) -> str:
     """The singular or plural of a message for count `n`, in `lang`."""
     return translations(language(lang)).ngettext(singular, plural, n)
@@ -133,3 +168,18 @@ def format_money(cents: int, lang: str | None = None, currency: str = "BRL") -> 
     text: Any = format_currency(Decimal(cents).scaleb(-2), currency, locale=language(lang))
     # CLDR's pt-BR puts a no-break space between symbol and number: a plain one pastes cleanly
     return str(text).replace("\xa0", " ")
+
+
+def format_number(n: float, lang: str | None = None) -> str:
+    """A number as `lang` writes it: pt-BR "1.939" and "0,25", en "1,939" and "0.25"."""
+    from babel.numbers import format_decimal
+
+    return str(format_decimal(n, locale=language(lang)))
+
+
+def format_percent(fraction: float, lang: str | None = None, digits: int = 1) -> str:
+    """A share as `lang` writes it, with `digits` decimals: pt-BR "99,0%", en "99.0%"."""
+    from babel.numbers import format_percent as _format_percent
+
+    pattern = "#,##0." + "0" * digits + "%" if digits else "#,##0%"
+    return str(_format_percent(fraction, pattern, locale=language(lang)))

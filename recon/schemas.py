@@ -277,59 +277,69 @@ STAKE_CENTS_SQL = (
 CATEGORIES: dict[str, Category] = {
     c.name: c
     for c in [
-        Category("onramp_missing_credit", "P1", "onramp at/after fiat_received, no credit matched"),
-        Category("onramp_underpaid", "P1", "matched credit amount is below the intent's"),
-        Category("onramp_overpaid", "P2", "matched credit amount is above the intent's"),
-        Category("onramp_duplicate_credit", "P1", "more than one credit matched one onramp"),
+        Category(
+            "onramp_missing_credit", "P1", N_("onramp at/after fiat_received, no credit matched")
+        ),
+        Category("onramp_underpaid", "P1", N_("matched credit amount is below the intent's")),
+        Category("onramp_overpaid", "P2", N_("matched credit amount is above the intent's")),
+        Category("onramp_duplicate_credit", "P1", N_("more than one credit matched one onramp")),
         Category(
             "onramp_credit_after_expiry",
             "P1",
-            "credit matched an expired/canceled onramp that was not refunded",
+            N_("credit matched an expired/canceled onramp that was not refunded"),
         ),
         Category(
             "onramp_status_lag",
             "P2",
-            "credit matched, intent still awaiting_fiat_payment past the grace period",
+            N_("credit matched, intent still awaiting_fiat_payment past the grace period"),
         ),
         Category(
             "unmatched_credit",
             "P2",
-            "a credit (not a fee) that no intent explains; one that does not say PIX (kind `other`) is told so",
+            N_(
+                "a credit (not a fee) that no intent explains; one that does not say PIX (kind `other`) is told so"
+            ),
         ),
-        Category("offramp_missing_payout", "P1", "completed offramp, no debit matched"),
-        Category("offramp_payout_amount_mismatch", "P1", "matched payout amount differs"),
-        Category("offramp_duplicate_payout", "P1", "more than one debit matched one offramp"),
+        Category("offramp_missing_payout", "P1", N_("completed offramp, no debit matched")),
+        Category("offramp_payout_amount_mismatch", "P1", N_("matched payout amount differs")),
+        Category("offramp_duplicate_payout", "P1", N_("more than one debit matched one offramp")),
         Category(
             "offramp_payout_for_failed_intent",
             "P1",
-            "payout matched an offramp that is failed/canceled/expired/refunded",
+            N_("payout matched an offramp that is failed/canceled/expired/refunded"),
         ),
         Category(
-            "offramp_stuck_paying_out", "P2", "paying_out past the grace period with no payout"
+            "offramp_stuck_paying_out", "P2", N_("paying_out past the grace period with no payout")
         ),
         Category(
             "unmatched_debit",
             "P1",
-            "a debit (not a fee) that no intent explains; one that does not say PIX (kind `other`) is told so",
+            N_(
+                "a debit (not a fee) that no intent explains; one that does not say PIX (kind `other`) is told so"
+            ),
         ),
         Category(
             "offramp_payout_returned",
             "P1",
-            "a payout came back (devolução from the payee's bank) and the offramp is still "
-            "completed",
+            N_(
+                "a payout came back (devolução from the payee's bank) and the offramp is still "
+                "completed"
+            ),
         ),
-        Category("refund_missing", "P1", "refunded intent with no refund line"),
+        Category("refund_missing", "P1", N_("refunded intent with no refund line")),
         Category(
-            "refund_amount_mismatch", "P1", "refund line amount differs from what was received"
+            "refund_amount_mismatch", "P1", N_("refund line amount differs from what was received")
         ),
         Category(
             "ambiguous_match",
             "P3",
-            "a heuristic pass found more than one candidate; needs a person",
+            N_("a heuristic pass found more than one candidate; needs a person"),
         ),
-        Category("status_regression", "P3", "an intent's status moved backwards between snapshots"),
         Category(
-            "intent_vanished", "P2", "an id in an earlier snapshot is missing from the latest"
+            "status_regression", "P3", N_("an intent's status moved backwards between snapshots")
+        ),
+        Category(
+            "intent_vanished", "P2", N_("an id in an earlier snapshot is missing from the latest")
         ),
     ]
 }

@@ -23,7 +23,7 @@ PO = ROOT / "recon" / "locale" / "pt_BR" / "LC_MESSAGES" / "recon.po"
 # babel.cfg, as `make messages` reads it
 METHODS = [
     ("recon/**.py", "python"),
-    ("recon/**/templates/**", "jinja2.ext:babel_extract"),
+    ("recon/**/templates/**", "jinja2"),
 ]
 OPTIONS = {"recon/**/templates/**": {"extensions": "jinja2.ext.i18n"}}
 

@@ -26,13 +26,21 @@ from zoneinfo import ZoneInfo
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from recon import money
-from recon.config import DEFAULT_BUSINESS_TZ
+from recon import i18n, money
+from recon.config import DEFAULT_BUSINESS_TZ, DataDir, load_config, ui_language
 from recon.errors import UsageError
+from recon.i18n import N_, _
 from recon.reconciliation.flows import read_flows
 from recon.reconciliation.settings import ReconcileSettings
 from recon.report import exports
-from recon.schemas import CATEGORIES, EXCEPTIONS_SCHEMA, MATCHES_SCHEMA, conform, stake_cents
+from recon.schemas import (
+    CATEGORIES,
+    EXCEPTIONS_SCHEMA,
+    MATCHES_SCHEMA,
+    category_label,
+    conform,
+    stake_cents,
+)
 
 __all__ = [
     "AGE_BUCKETS",
@@ -64,15 +72,15 @@ AGE_BUCKETS: tuple[tuple[str, int, int | None], ...] = (
 PRIORITY_ORDER = {"P1": 0, "P2": 1, "P3": 2}
 # Sections of summary.json shown in their own tables (key, title, values are cents).
 SECTIONS: tuple[tuple[str, str, bool], ...] = (
-    ("totals", "Totals", False),
-    ("control_totals", "Control totals (per day and direction)", False),
-    ("explained_by", "Control totals explained by", True),
-    ("matches_by_rule", "Matches by rule", False),
-    ("checks", "Checks (offending rows)", False),
-    ("check_samples", "Failed check samples", False),
-    ("resolved_breaks", "Resolved since the previous run", False),
-    ("decided_breaks", "Decided by a person (recon resolve)", False),
-    ("settings", "Settings", False),
+    ("totals", N_("Totals"), False),
+    ("control_totals", N_("Control totals (per day and direction)"), False),
+    ("explained_by", N_("Control totals explained by"), True),
+    ("matches_by_rule", N_("Matches by rule"), False),
+    ("checks", N_("Checks (offending rows)"), False),
+    ("check_samples", N_("Failed check samples"), False),
+    ("resolved_breaks", N_("Resolved since the previous run"), False),
+    ("decided_breaks", N_("Decided by a person"), False),
+    ("settings", N_("Settings"), False),
 )
 # Shown elsewhere (headline cards, the by-category table) or not at all.
 STRUCTURED_KEYS = {key for key, _, _ in SECTIONS} | {"counts", "counts_by_priority"}
@@ -93,11 +101,11 @@ class ReportData:
 
 
 def format_brl(cents: int | None) -> str:
-    """Integer cents as reais (recon.money's pt-BR style): ``-123456 -> '−R$ 1.234,56'``;
-    None -> '—'."""
+    """Integer cents as reais in the report's language: ``-123456 -> '-R$ 1.234,56'``
+    (pt-BR) or ``'-R$1,234.56'`` (en); None -> '—'."""
     if cents is None:
         return "—"
-    return money.format_brl(int(cents))
+    return i18n.format_money(int(cents))
 
 
 def report_dir_for(run_dir: Path) -> Path:
@@ -180,37 +188,37 @@ COLUMN_ORDER = (
 
 # What a person reads instead of a field name (money columns say "(R$)" through `label`).
 LABELS = {
-    "as_of": "as of",
-    "auto_match_rate": "auto-match rate (matched lines / statement lines)",
-    "breaks": "open breaks",
-    "business_day": "business day",
-    "checks_passed": "checks passed",
-    "intents": "intents in the latest snapshot",
-    "matched_lines": "statement lines matched",
-    "new_breaks": "new breaks",
-    "persisting_breaks": "persisting breaks",
-    "previous_run_id": "previous run",
-    "run_id": "run",
-    "statement_lines": "statement lines (bank fees excluded)",
-    "statement_cents": "statement",
-    "intents_cents": "intents",
-    "difference_cents": "difference",
-    "explained_cents": "explained",
-    "breaks_cents": "by breaks",
-    "fees_cents": "bank fees",
-    "unexplained_cents": "unexplained",
-    "statement_credit_cents": "statement credits",
-    "statement_debit_cents": "statement debits",
-    "intents_credit_cents": "credits the intents expect",
-    "intents_debit_cents": "debits the intents expect",
-    "matched_cents": "matched",
-    "amount_tolerance_cents": "amount tolerance",
-    "business_tz": "business time zone",
-    "memory_limit": "DuckDB memory limit",
-    "work_storage": "work tables",
-    "temp_directory": "temp directory",
-    "date_from": "from business day",
-    "date_to": "to business day",
+    "as_of": N_("as of"),
+    "auto_match_rate": N_("auto-match rate (matched lines / statement lines)"),
+    "breaks": N_("open breaks"),
+    "business_day": N_("business day"),
+    "checks_passed": N_("checks passed"),
+    "intents": N_("intents in the latest snapshot"),
+    "matched_lines": N_("statement lines matched"),
+    "new_breaks": N_("new breaks"),
+    "persisting_breaks": N_("persisting breaks"),
+    "previous_run_id": N_("previous run"),
+    "run_id": N_("run"),
+    "statement_lines": N_("statement lines (bank fees excluded)"),
+    "statement_cents": N_("statement"),
+    "intents_cents": N_("intents"),
+    "difference_cents": N_("difference"),
+    "explained_cents": N_("explained"),
+    "breaks_cents": N_("by breaks"),
+    "fees_cents": N_("bank fees"),
+    "unexplained_cents": N_("unexplained"),
+    "statement_credit_cents": N_("statement credits"),
+    "statement_debit_cents": N_("statement debits"),
+    "intents_credit_cents": N_("credits the intents expect"),
+    "intents_debit_cents": N_("debits the intents expect"),
+    "matched_cents": N_("matched"),
+    "amount_tolerance_cents": N_("amount tolerance"),
+    "business_tz": N_("business time zone"),
+    "memory_limit": N_("DuckDB memory limit"),
+    "work_storage": N_("work tables"),
+    "temp_directory": N_("temp directory"),
+    "date_from": N_("from business day"),
+    "date_to": N_("to business day"),
 }
 # summary.json settings that are durations in seconds (ReconcileSettings' timedelta fields)
 DURATIONS = {f.name for f in fields(ReconcileSettings) if isinstance(f.default, timedelta)}
@@ -220,11 +228,12 @@ NOT_IN_SUMMARY = {"coverage_text", "run_id", "as_of"}
 
 def label(key: str) -> str:
     """A field's human label; money fields (``*_cents``) say they are in R$."""
-    text = LABELS.get(key) or key.removesuffix("_cents").replace("_", " ")
+    known = LABELS.get(key)
+    text = _(known) if known else key.removesuffix("_cents").replace("_", " ")
     if key.endswith("_cents"):
         text += " (R$)"
     elif key in DURATIONS:
-        text += " (time)"
+        text += f" ({_('time')})"
     return text
 
 
@@ -254,18 +263,18 @@ def _table_rows(value: Any, money: bool = False) -> tuple[list[Cell], list[list[
         columns = []
         for item in value.values():
             columns += [k for k in item if k not in columns]
-        return head(columns, "name"), [
+        return head(columns, _("name")), [
             [_text(str(name)), *[_cell(k, item.get(k)) for k in columns]]
             for name, item in value.items()
         ]
     if isinstance(value, dict):
-        header = [_text("name"), {"text": "R$" if money else "value", "num": money}]
+        header = [_text(_("name")), {"text": "R$" if money else _("value"), "num": money}]
         return header, [
             [_text(label(str(k))), _cell("cents" if money else str(k), v)] for k, v in value.items()
         ]
     if isinstance(value, list):
-        return [_text("value")], [[_cell("", v)] for v in value]
-    return [_text("value")], [[_cell("", value)]]
+        return [_text(_("value"))], [[_cell("", v)] for v in value]
+    return [_text(_("value"))], [[_cell("", value)]]
 
 
 def _text(text: str) -> Cell:
@@ -282,17 +291,17 @@ def _cell(key: str, value: Any) -> Cell:
     if value is None:
         return _text("—")
     if isinstance(value, bool):
-        return _text("yes" if value else "no")
+        return _text(_("yes") if value else _("no"))
     if isinstance(value, int) and key.endswith("cents"):
         return {"text": format_brl(value), "num": True}
     if isinstance(value, int) and key in DURATIONS:
         return {"text": money.format_duration(value), "num": True}
     if isinstance(value, int):
-        return {"text": money.format_count(value), "num": True}
+        return {"text": i18n.format_number(value), "num": True}
     if isinstance(value, float):
         if key.endswith("rate") or key.endswith("share"):
-            return {"text": money.format_percent(value), "num": True}
-        return {"text": f"{value:.4g}".replace(".", ","), "num": True}
+            return {"text": i18n.format_percent(value), "num": True}
+        return {"text": i18n.format_number(float(f"{value:.4g}")), "num": True}
     if isinstance(value, dict | list):
         return _text(json.dumps(value, sort_keys=True, default=str))
     return _text(str(value))
@@ -300,12 +309,13 @@ def _cell(key: str, value: Any) -> Cell:
 
 def _rate(value: Any) -> str:
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return money.format_percent(value if value <= 1 else value / 100)
+        return i18n.format_percent(value if value <= 1 else value / 100)
     return "—"
 
 
 def local_time(value: Any, tz: str = DEFAULT_BUSINESS_TZ) -> str:
-    """An ISO 8601 instant as the business day's clock: '2026-11-01 12:01 America/Sao_Paulo'."""
+    """An ISO 8601 instant on the business day's clock, as the report's language writes it
+    ('01/11/2026 12:01'); the page names the time zone once."""
     if not value:
         return "—"
     try:
@@ -314,17 +324,21 @@ def local_time(value: Any, tz: str = DEFAULT_BUSINESS_TZ) -> str:
         return str(value)
     if when.tzinfo is None:
         return str(value)
-    return f"{when.astimezone(ZoneInfo(tz)):%Y-%m-%d %H:%M} {tz}"
+    return i18n.format_datetime(when, ZoneInfo(tz))
 
 
 # Banners: (summary field, when it shows, level, message(value, summary)). Generic over the
 # summary: a new field that needs a person's attention is one more row here.
 def _failed_checks(value: Any, summary: Mapping[str, Any]) -> str:
-    failed = [f"{k} ({v} rows)" for k, v in (summary.get("checks") or {}).items() if v]
-    return (
-        "Checks failed: " + (", ".join(failed) or "see the checks table") + ". The run's "
-        "numbers cannot be trusted until they pass: see the failed check samples below."
-    )
+    failed = [
+        _("{check} ({rows} rows)").format(check=k, rows=i18n.format_number(v))
+        for k, v in (summary.get("checks") or {}).items()
+        if v
+    ]
+    return _(
+        "Checks failed: {checks}. The run's numbers cannot be trusted until they pass: "
+        "see the failed check samples below."
+    ).format(checks=", ".join(failed) or _("see the checks table"))
 
 
 BANNERS: tuple[tuple[str, Callable[[Any], bool], str, Callable[[Any, Any], str]], ...] = (
@@ -333,28 +347,29 @@ BANNERS: tuple[tuple[str, Callable[[Any], bool], str, Callable[[Any, Any], str]]
         "statements_overdue",
         lambda v: isinstance(v, list) and bool(v),
         "warning",
-        lambda v, _s: (
-            f"Statements overdue: no account statement covers {', '.join(map(str, v))}. "
-            "Import them: until then recon cannot tell missing money from a missing file."
-        ),
+        lambda v, _s: _(
+            "Statements overdue: no account statement covers {days}. Import them: until "
+            "then recon cannot tell missing money from a missing file."
+        ).format(days=", ".join(map(str, v))),
     ),
     (
         "uncovered_days",
         lambda v: isinstance(v, list) and bool(v),
         "warning",
-        lambda v, _s: (
-            f"Statement coverage is short: no statement covers {', '.join(map(str, v))}; "
-            "intents of those days wait for statements instead of becoming breaks."
-        ),
+        lambda v, _s: _(
+            "Statement coverage is short: no statement covers {days}; intents of those days "
+            "wait for statements instead of becoming breaks."
+        ).format(days=", ".join(map(str, v))),
     ),
     (
         "awaiting",
         lambda v: isinstance(v, dict) and bool(v.get("intents")),
         "info",
-        lambda v, _s: (
-            f"{money.format_count(int(v['intents']))} intents "
-            f"({format_brl(int(v.get('cents') or 0))}) wait for statements that do not "
-            "cover their time yet."
+        lambda v, _s: _(
+            "{intents} intents ({amount}) wait for statements that do not cover their time yet."
+        ).format(
+            intents=i18n.format_number(int(v["intents"])),
+            amount=format_brl(int(v.get("cents") or 0)),
         ),
     ),
 )
@@ -386,10 +401,10 @@ def _history(data: ReportData) -> list[dict[str, Any]]:
             "as_of": local_time(
                 r["as_of"].isoformat() if r["as_of"] is not None else None, _tz(data.summary)
             ),
-            "breaks": money.format_count(int(r["breaks"])),
-            "p1": money.format_count(int(r["p1"])),
-            "p2": money.format_count(int(r["p2"])),
-            "p3": money.format_count(int(r["p3"])),
+            "breaks": i18n.format_number(int(r["breaks"])),
+            "p1": i18n.format_number(int(r["p1"])),
+            "p2": i18n.format_number(int(r["p2"])),
+            "p3": i18n.format_number(int(r["p3"])),
             "at_stake": format_brl(int(r["at_stake_cents"])),
             "this": str(r["run_id"]) == data.run_id,
         }
@@ -402,7 +417,7 @@ def build_context(data: ReportData, *, top: int = TOP_BREAKS) -> dict[str, Any]:
     rows = data.breaks.to_pylist()
     rows.sort(key=_sort_key)
     summary = data.summary
-    count = money.format_count
+    count = i18n.format_number
 
     by_category: list[dict[str, Any]] = []
     names = _category_order([r["category"] for r in rows if r["category"]])
@@ -412,8 +427,9 @@ def build_context(data: ReportData, *, top: int = TOP_BREAKS) -> dict[str, Any]:
         by_category.append(
             {
                 "category": name,
+                "label": category_label(name),
                 "priority": cat.priority if cat else (mine[0]["priority"] or "—"),
-                "meaning": cat.meaning if cat else "",
+                "meaning": _(cat.meaning) if cat else "",
                 "count": count(len(mine)),
                 "new": count(sum(r["state"] == "new" for r in mine)),
                 "persisting": count(sum(r["state"] == "persisting" for r in mine)),
@@ -424,10 +440,14 @@ def build_context(data: ReportData, *, top: int = TOP_BREAKS) -> dict[str, Any]:
             }
         )
 
-    buckets = [label for label, _, _ in AGE_BUCKETS]
+    buckets = [bucket for bucket, _low, _high in AGE_BUCKETS]
     ages = Counter((r["category"], _bucket(r["age_days"])) for r in rows)
     by_age = [
-        {"category": name, "cells": [count(ages.get((name, b), 0)) for b in buckets]}
+        {
+            "category": name,
+            "label": category_label(name),
+            "cells": [count(ages.get((name, b), 0)) for b in buckets],
+        }
         for name in names
     ]
     age_totals = [count(sum(ages.get((n, b), 0) for n in names)) for b in buckets]
@@ -445,12 +465,13 @@ def build_context(data: ReportData, *, top: int = TOP_BREAKS) -> dict[str, Any]:
     for key, title, in_cents in SECTIONS:
         if summary.get(key) not in (None, [], {}, ()):
             columns, table = _table_rows(summary[key], in_cents)
-            sections.append({"key": key, "title": title, "columns": columns, "rows": table})
+            sections.append({"key": key, "title": _(title), "columns": columns, "rows": table})
     resolved = summary.get("resolved_breaks")
     decided = summary.get("decided_breaks")
     top_rows = [
         {
             **r,
+            "label": category_label(r["category"]),
             "expected": format_brl(r["expected_cents"]),
             "actual": format_brl(r["actual_cents"]),
             "delta": format_brl(r["delta_cents"]),
@@ -459,6 +480,7 @@ def build_context(data: ReportData, *, top: int = TOP_BREAKS) -> dict[str, Any]:
     ]
     return {
         "run_id": data.run_id,
+        "tz": _tz(summary),
         "banners": banners(summary),
         "coverage": summary.get("coverage_text"),
         "as_of": local_time(summary.get("as_of"), _tz(summary)),
@@ -511,27 +533,26 @@ def _run_charts(charts: Any, data: ReportData) -> list[tuple[str, float, Draw]]:
     out: list[tuple[str, float, Draw]] = []
     if len(breaks):
         out += [
-            ("Breaks by category", tall, _bind(charts.breaks_by_category, breaks)),
-            ("Break aging", tall, _bind(charts.break_aging, breaks)),
+            (N_("Breaks by category"), tall, _bind(charts.breaks_by_category, breaks)),
+            (N_("Break aging"), tall, _bind(charts.break_aging, breaks)),
         ]
     if len(control):
-        for direction in ("credit", "debit"):
+        for direction, title in (
+            ("credit", N_("Control totals (credits)")),
+            ("debit", N_("Control totals (debits)")),
+        ):
             out.append(
-                (
-                    f"Control totals ({direction}s)",
-                    3.6,
-                    _bind(charts.control_totals_bars, control, direction=direction),
-                )
+                (title, 3.6, _bind(charts.control_totals_bars, control, direction=direction))
             )
     return out
 
 
 # the intent-flow charts: (frame in flows.parquet, title, chart function name)
 FLOW_CHARTS = (
-    ("funnel_onramp", "Onramp funnel", "funnel_bars"),
-    ("funnel_offramp", "Offramp funnel", "funnel_bars"),
-    ("expiry_by_cohort", "Onramp expiry rate by cohort", "expiry_rate_lines"),
-    ("time_to_pay", "Onramp time to pay", "time_to_pay_hist"),
+    ("funnel_onramp", N_("Onramp funnel"), "funnel_bars"),
+    ("funnel_offramp", N_("Offramp funnel"), "funnel_bars"),
+    ("expiry_by_cohort", N_("Onramp expiry rate by cohort"), "expiry_rate_lines"),
+    ("time_to_pay", N_("Onramp time to pay"), "time_to_pay_hist"),
 )
 
 
@@ -574,40 +595,55 @@ def render_charts(data: ReportData, *, flows: bool = True) -> list[dict[str, str
             png = _figure_png(draw, height)
         except Exception as exc:  # a chart must never sink the report; say so in it
             log.warning("chart %r failed: %s", title, exc)
-            out.append({"title": title, "note": f"chart failed: {exc}"})
+            out.append({"title": _(title), "note": _("chart failed: {error}").format(error=exc)})
             continue
-        out.append({"title": title, "png": png, "caption": CAPTIONS.get(title, "")})
+        caption = CAPTIONS.get(title)
+        out.append({"title": _(title), "png": png, "caption": _(caption) if caption else ""})
     return out
 
 
 # What each chart is drawn from and how to read it (its title is inside the image).
 CAPTIONS = {
-    "Breaks by category": "Open breaks of this run, new and persisting; labels give the priority "
-    "and the money at stake.",
-    "Break aging": "How long the open breaks have been open, in days since the first run that "
-    "saw them.",
-    "Control totals (credits)": "Per business day: what the intents say came in against what the "
-    "statements show; any unexplained difference is marked.",
-    "Control totals (debits)": "Per business day: what the intents say went out against what the "
-    "statements show; any unexplained difference is marked.",
-    "Onramp funnel": "Share of the onramps created in the snapshots of this run that reached "
-    "each stage (flows.parquet).",
-    "Offramp funnel": "Share of the offramps created in the snapshots of this run that reached "
-    "each stage (flows.parquet).",
-    "Onramp expiry rate by cohort": "Per creation day; the band is the 95 % Wilson interval, the "
-    "dashed line the rate if every still-open onramp expired.",
-    "Onramp time to pay": "Minutes from creation to the credit, for the onramps paid as of this "
-    "run.",
+    "Breaks by category": N_(
+        "Open breaks of this run, new and persisting; labels give the priority "
+        "and the money at stake."
+    ),
+    "Break aging": N_(
+        "How long the open breaks have been open, in days since the first run that saw them."
+    ),
+    "Control totals (credits)": N_(
+        "Per business day: what the intents say came in against what the "
+        "statements show; any unexplained difference is marked."
+    ),
+    "Control totals (debits)": N_(
+        "Per business day: what the intents say went out against what the "
+        "statements show; any unexplained difference is marked."
+    ),
+    "Onramp funnel": N_(
+        "Share of the onramps created in the snapshots of this run that reached "
+        "each stage (flows.parquet)."
+    ),
+    "Offramp funnel": N_(
+        "Share of the offramps created in the snapshots of this run that reached "
+        "each stage (flows.parquet)."
+    ),
+    "Onramp expiry rate by cohort": N_(
+        "Per creation day; the band is the 95 % Wilson interval, the "
+        "dashed line the rate if every still-open onramp expired."
+    ),
+    "Onramp time to pay": N_(
+        "Minutes from creation to the credit, for the onramps paid as of this run."
+    ),
 }
 
 
 # --------------------------------------------------------------------------- output
 
 
-def _environment() -> Any:
+def _environment(lang: str) -> Any:
     import jinja2
 
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.PackageLoader("recon.report", "templates"),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
         undefined=jinja2.StrictUndefined,
@@ -615,18 +651,28 @@ def _environment() -> Any:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    i18n.install_jinja(env, lang)
+    return env
 
 
 def render_html(
-    data: ReportData, *, charts: bool = True, flows: bool = True, now: datetime | None = None
+    data: ReportData,
+    *,
+    charts: bool = True,
+    flows: bool = True,
+    now: datetime | None = None,
+    lang: str | None = None,
 ) -> str:
-    """The report as one HTML string (CSS inline, charts as data: URIs)."""
-    context = build_context(data)
-    context["charts"] = render_charts(data, flows=flows) if charts else []
-    context["generated_at"] = (
-        (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
-    )
-    return str(_environment().get_template("report.html.j2").render(**context))
+    """The report as one HTML string (CSS inline, charts as data: URIs), in `lang` (default:
+    the chosen language, see recon.i18n.language)."""
+    with i18n.override(lang):
+        language = i18n.language()
+        context = build_context(data)
+        context["charts"] = render_charts(data, flows=flows) if charts else []
+        context["generated_at"] = local_time(
+            (now or datetime.now(UTC)).isoformat(timespec="seconds"), context["tz"]
+        )
+        return str(_environment(language).get_template("report.html.j2").render(**context))
 
 
 def _write_atomic(path: Path, write: Callable[[Path], object]) -> None:
@@ -672,6 +718,7 @@ def render(
     charts: bool = True,
     flows: bool = True,
     now: datetime | None = None,
+    lang: str | None = None,
 ) -> Path:
     """Render the run in `run_dir` to a self-contained HTML file and return its path.
 
@@ -680,14 +727,17 @@ def render(
     are written beside it. Re-rendering a run overwrites its report (same inputs → same
     output, apart from the generation time and the images' bytes). `charts=False` leaves the
     charts out; `flows=False` only the intent-flow charts (the run's flows.parquet).
+    `lang` is the report's language; by default the chosen one (--lang, $RECON_LANG), else
+    recon.toml `[ui] language` of the run's data directory, else Portuguese (Brazil).
     """
     data = load_report_data(run_dir)
+    lang = ui_language(load_config(data=DataDir(data.run_dir.parent.parent)), lang)
     if out is None:
         html_path = report_dir_for(data.run_dir) / REPORT_NAME
     else:
         target = Path(out)
         html_path = target if target.suffix.lower() in (".html", ".htm") else target / REPORT_NAME
-    html = render_html(data, charts=charts, flows=flows, now=now)
+    html = render_html(data, charts=charts, flows=flows, now=now, lang=lang)
     _write_atomic(html_path, lambda tmp: tmp.write_text(html, encoding="utf-8"))
     write_breaks(data.breaks, html_path.parent)
     return html_path

@@ -84,7 +84,7 @@ bench: $(STAMP)
 # the empty msgstrs, and tests/test_i18n.py passes again
 messages: $(STAMP)
 	mkdir -p build
-	$(BIN)/pybabel extract -F babel.cfg --no-location --sort-output --project pixrecon -o build/recon.pot .
+	$(BIN)/pybabel extract -F babel.cfg --no-location --sort-output --project pixrecon --copyright-holder "the pixrecon authors" -o build/recon.pot .
 	$(BIN)/pybabel update -i build/recon.pot -d recon/locale -D recon --ignore-obsolete --no-fuzzy-matching --width 100
 
 clean:

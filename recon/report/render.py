@@ -233,7 +233,7 @@ def label(key: str) -> str:
     if key.endswith("_cents"):
         text += " (R$)"
     elif key in DURATIONS:
-        text += f" ({_('time')})"
+        text += " (" + _("time") + ")"
     return text
 
 

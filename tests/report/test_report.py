@@ -20,6 +20,7 @@ from recon.testing import break_row
 from tests.golden import assert_golden
 
 GOLDEN = Path(__file__).parent / "golden" / "report.html"
+GOLDEN_EN = Path(__file__).parent / "golden" / "report_en.html"
 NOW = datetime(2026, 11, 21, 3, 0, tzinfo=UTC)
 
 
@@ -27,7 +28,9 @@ def normalise(html: str) -> str:
     """Strip what legitimately varies: embedded images and the generation time."""
     html = re.sub(r'src="data:image/png;base64,[A-Za-z0-9+/=]+"', 'src="data:IMAGE"', html)
     html = re.sub(r'<figure class="chart">.*?</figure>', "<figure>CHART</figure>", html, flags=re.S)
-    return re.sub(r"generated [0-9T:+\-]+", "generated TIME", html)
+    return re.sub(
+        r'<span class="generated">[^<]*</span>', '<span class="generated">TIME</span>', html
+    )
 
 
 # what the report's sections show beyond the counts the factory derives from the breaks
@@ -87,10 +90,35 @@ def golden_run(root: Path) -> Path:
     return testing.run(root, breaks, run_id="run-golden", summary=GOLDEN_SUMMARY)
 
 
-def test_report_matches_golden_file(tmp_path: Path) -> None:
+def test_report_matches_golden_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RECON_LANG", raising=False)
     run = golden_run(tmp_path)
     out = render(run, now=NOW)
     assert_golden(GOLDEN, normalise(out.read_text(encoding="utf-8")))
+
+
+def test_report_in_english_matches_its_golden_file(tmp_path: Path) -> None:
+    out = render(golden_run(tmp_path), now=NOW, lang="en")
+    assert_golden(GOLDEN_EN, normalise(out.read_text(encoding="utf-8")))
+
+
+def test_report_speaks_portuguese_unless_told_otherwise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("RECON_LANG", raising=False)
+    monkeypatch.chdir(tmp_path)
+    run = golden_run(tmp_path)
+    html = render(run, now=NOW).read_text(encoding="utf-8")
+    assert '<html lang="pt-BR">' in html and "Relatório de conciliação" in html
+    assert "Pago a menor" in html and "R$ 100,01" in html and "21/11/2026" in html
+    # recon.toml [ui] language, in the data dir the run belongs to
+    (tmp_path / "recon.toml").write_text('[ui]\nlanguage = "en"\n', encoding="utf-8")
+    html = render(run, now=NOW).read_text(encoding="utf-8")
+    assert '<html lang="en">' in html and "Reconciliation report" in html
+    assert "Underpaid" in html and "R$100.01" in html
+    # an explicit choice ($RECON_LANG, as --lang sets it) wins over the file
+    monkeypatch.setenv("RECON_LANG", "pt-BR")
+    assert '<html lang="pt-BR">' in render(run, now=NOW).read_text(encoding="utf-8")
 
 
 def test_report_is_self_contained_and_escaped(tmp_path: Path) -> None:
@@ -123,7 +151,7 @@ def test_out_folder_and_empty_run(tmp_path: Path) -> None:
     out = render(run, tmp_path / "folder", now=NOW, charts=False)
     assert out == tmp_path / "folder" / "report.html"
     html = out.read_text(encoding="utf-8")
-    assert "No open breaks" in html
+    assert "Nenhuma divergência aberta" in html
     assert (tmp_path / "folder" / "breaks.csv").read_text().count("\n") == 1  # header only
 
 
@@ -145,7 +173,7 @@ def test_bad_run_folder_is_a_usage_error(tmp_path: Path, content: str | None) ->
         (0, "R$ 0,00"),
         (5, "R$ 0,05"),
         (123456, "R$ 1.234,56"),
-        (-100000000, "\u2212R$ 1.000.000,00"),
+        (-100000000, "-R$ 1.000.000,00"),
         (None, "—"),
     ],
 )
@@ -160,7 +188,7 @@ def test_rerendering_an_old_run_gives_the_same_report(tmp_path: Path) -> None:
     testing.snapshot(data, waiting)
     old = reconcile(data, strict=False)
     first = render(old.path, tmp_path / "a.html", now=NOW).read_text(encoding="utf-8")
-    assert first.count('<figure class="chart">') >= 4 and "Onramp funnel" in first
+    assert first.count('<figure class="chart">') >= 4 and "Funil de onramp" in first
 
     later = testing.T0 + timedelta(hours=6)
     testing.snapshot(data, [dict(i, status="completed") for i in waiting], at=later)
@@ -190,11 +218,12 @@ def test_people_read_labels_units_and_one_pt_br_style(tmp_path: Path) -> None:
     text = re.sub(r"<[^>]+>", " ", html)
     for raw in ("fees_cents", "statement_cents", "auto_match_rate", "0.9897", "R$ -", " 7200"):
         assert raw not in text, raw
-    assert "bank fees (R$)" in text and "R$ 57,87" in text and "R$ 1.289.574,70" in text
-    assert "offramp payout grace (time)" in text and "2 h" in text
-    assert "99,0 %" in text and "1.939" in text  # counts and shares pt-BR, like the money
-    assert "\u2212R$ 2.156,10" in text
-    assert '<td class="num">\u2212R$ 2.156,10</td>' in html  # amounts right-aligned
+    assert "tarifas bancárias (R$)" in text and "R$ 57,87" in text and "R$ 1.289.574,70" in text
+    assert "offramp payout grace (tempo)" in text and "2 h" in text
+    assert "99,0%" in text and "1.939" in text  # counts and shares pt-BR, like the money
+    # a minus a spreadsheet reads as one (U+2212 pastes as text)
+    assert "-R$ 2.156,10" in text and "\u2212" not in text
+    assert '<td class="num">-R$ 2.156,10</td>' in html  # amounts right-aligned
     # long ids are cut for the eye, whole in the page (hover title, copy)
     assert '<span class="id" title="intent-1">intent-1</span>' in html
     assert "@media print" in html and "@media (max-width: 1000px)" in html
@@ -210,12 +239,17 @@ def test_people_read_labels_units_and_one_pt_br_style(tmp_path: Path) -> None:
         ),
         ({"statements_overdue": ["2026-11-20"]}, "warning", "Statements overdue"),
         ({"uncovered_days": ["2026-11-19"]}, "warning", "coverage is short"),
-        ({"awaiting": {"intents": 3, "cents": 12_345}}, "info", "R$ 123,45"),
+        ({"awaiting": {"intents": 3, "cents": 12_345}}, "info", "R$123.45"),
     ],
 )
 def test_banners_from_summary_fields(
-    tmp_path: Path, summary: dict[str, object], level: str, words: str
+    tmp_path: Path,
+    summary: dict[str, object],
+    level: str,
+    words: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv("RECON_LANG", "en")
     run = testing.run(tmp_path, [], run_id="run-banner", summary=summary)
     html = render(run, now=NOW, charts=False).read_text(encoding="utf-8")
     banner = re.search(r'<p class="banner (\w+)"[^>]*>([^<]*)</p>', html)

@@ -9,7 +9,10 @@ import contextlib
 import sys
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from recon.progress import OnProgress, Progress
 
 T = TypeVar("T")
 
@@ -57,6 +60,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+def print_error(message: str) -> None:
+    """The one way a command reports a failure: `recon: error: <message>` on one line of
+    stderr (the caller returns the exit code, 2 for bad input)."""
+    print(f"recon: error: {one_line(message)}", file=sys.stderr)
+
+
+def one_line(text: str) -> str:
+    """`text` with every run of white space (newlines too) as one blank."""
+    return " ".join(text.split())
+
+
 def console() -> Any:
     from rich.console import Console
 
@@ -96,34 +110,62 @@ def print_verdict(code: int, reasons: tuple[str, ...]) -> None:
 
 
 @contextlib.contextmanager
-def progress(label: str, *, enabled: bool | None = None) -> Iterator[None]:
-    """A spinner with the elapsed time on stderr while a step runs, only when stderr is a
-    terminal (`enabled` None); nothing at all in a job's log or a pipe. It clears itself."""
+def progress(label: str, *, enabled: bool | None = None) -> Iterator[OnProgress | None]:
+    """A spinner, `label` and the elapsed time on stderr while a step runs, only when stderr is
+    a terminal (`enabled` None); nothing at all in a job's log or a pipe. It clears itself.
+
+    Yields the callback to hand the step's library function as `on_progress` (None when
+    nothing is drawn): its `Progress` events add a bar and "done/total unit" to the line.
+    """
     if enabled is None:
         enabled = sys.stderr.isatty()
     if not enabled:
-        yield
+        yield None
         return
     from rich.console import Console
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress as Bar
+    from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    bar = Progress(
+    bar = Bar(
         SpinnerColumn(),
         TextColumn("{task.description}"),
+        _bar_when_counted(),
+        TextColumn("{task.fields[count]}"),
         TimeElapsedColumn(),
         console=Console(stderr=True, force_terminal=True),
         transient=True,
     )
+
     with bar:
-        bar.add_task(label, total=None)
-        yield
+        task = bar.add_task(label, total=None, count="")
+
+        def draw(event: Progress) -> None:
+            count = f"{event.done:,}/{event.total:,} {event.unit}"
+            bar.update(task, completed=event.done, total=event.total, count=count)
+
+        yield draw
 
 
-def with_progress(label: str, func: Callable[..., T]) -> Callable[..., T]:
-    """`func` that shows `progress(label)` while it runs (for the steps of `recon daily`)."""
+def _bar_when_counted() -> Any:
+    """A bar column that draws nothing until the step reports a total."""
+    from rich.progress import BarColumn
+    from rich.text import Text
+
+    class CountedBar(BarColumn):
+        def render(self, task: Any) -> Any:
+            return super().render(task) if task.total is not None else Text("")
+
+    return CountedBar()
+
+
+def with_progress(label: str, func: Callable[..., T], *, reports: bool = False) -> Callable[..., T]:
+    """`func` that shows `progress(label)` while it runs (for the steps of `recon daily`);
+    with `reports`, `func` takes the progress callback as `on_progress`."""
 
     def run(*args: Any, **kwargs: Any) -> T:
-        with progress(label):
+        with progress(label) as on_progress:
+            if reports:
+                kwargs["on_progress"] = on_progress
             return func(*args, **kwargs)
 
     return run

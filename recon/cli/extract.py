@@ -7,6 +7,7 @@ import os
 import sys
 from typing import Any
 
+from recon.cli.console import progress
 from recon.errors import ConfigError
 
 NO_BASE_URL = (
@@ -67,18 +68,19 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(NO_BASE_URL)
     if not os.environ.get("RECON_API_KEY"):
         raise ConfigError(NO_KEY)
-    quiet = True if args.quiet else None  # None: a progress bar only on a terminal
     try:
-        result = extract(
-            DataDir.resolve(args.data),
-            base_url=base_url,
-            intent_type=args.intent_type,
-            status=args.status,
-            concurrency=args.concurrency,
-            max_rps=args.max_rps,
-            max_passes=args.max_passes,
-            quiet=quiet,
-        )
+        with progress("extract", enabled=False if args.quiet else None) as on_progress:
+            result = extract(
+                DataDir.resolve(args.data),
+                base_url=base_url,
+                intent_type=args.intent_type,
+                status=args.status,
+                concurrency=args.concurrency,
+                max_rps=args.max_rps,
+                max_passes=args.max_passes,
+                quiet=args.quiet,
+                on_progress=on_progress,
+            )
     except InconsistentSnapshotError as exc:
         if not args.quiet:
             print(exc.result.summary(), file=sys.stderr)

@@ -27,9 +27,9 @@ def run_daily_command(args: argparse.Namespace) -> int:
     steps = Steps.default()
     if args.engine:
         steps = replace(steps, reconcile=functools.partial(steps.reconcile, engine=args.engine))
-    if not args.quiet:  # a spinner per step on a terminal; extract draws its own bar
+    if not args.quiet:  # a spinner per step on a terminal; extract's counts the intents read
         steps = Steps(
-            steps.extract,
+            with_progress("extract", steps.extract, reports=True),
             with_progress("importing the inbox", steps.import_statements),
             with_progress("reconciling", steps.reconcile),
             with_progress("rendering the report", steps.render),

@@ -23,7 +23,6 @@ import gc
 import json
 import os
 import shutil
-import sys
 import threading
 import time
 from collections import deque
@@ -53,6 +52,7 @@ from recon.extraction.pages import batch_table, rows_of
 from recon.extraction.settings import ExtractSettings
 from recon.extraction.walk import MAX_LIMIT, Walker
 from recon.pii import protect_intents
+from recon.progress import OnProgress, Progress
 from recon.schemas import INTENT_STATUSES, INTENTS_SCHEMA
 from recon.storage import atomic_dir, write_json, writer_lock
 
@@ -180,47 +180,6 @@ def _run(coro_factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
     if "error" in box:
         raise box["error"]
     return box["value"]
-
-
-class _Progress:
-    """A rich progress bar on a terminal; nothing otherwise."""
-
-    def __init__(self, enabled: bool):
-        self.bar: Any = None
-        self.task: Any = None
-        if enabled:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-            )
-
-            self.bar = Progress(
-                TextColumn("extract"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("intents"),
-                TimeElapsedColumn(),
-                console=Console(stderr=True),
-                transient=True,
-            )
-
-    def __enter__(self) -> _Progress:
-        if self.bar is not None:
-            self.bar.start()
-            self.task = self.bar.add_task("extract", total=None)
-        return self
-
-    def update(self, done: int, total: int) -> None:
-        if self.bar is not None:
-            self.bar.update(self.task, completed=done, total=total)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 class _VersionWriter:
@@ -411,6 +370,17 @@ def _compact(source: Path, target: Path, mask: np.ndarray[Any, Any]) -> int:
     return written
 
 
+def _per_page(on_progress: OnProgress | None) -> Callable[[int, int], None] | None:
+    """The walker's `(rows seen, total)` after each page, as the caller's `Progress`."""
+    if on_progress is None:
+        return None
+
+    def page_read(done: int, total: int) -> None:
+        on_progress(Progress("extract", done, total, "intents"))
+
+    return page_read
+
+
 def _fetcher(client: Any, intent_type: str, status: str) -> Any:
     async def fetch(*, offset: int, limit: int) -> tuple[Any, str | None]:
         page = await client.list_intents_bytes(
@@ -436,6 +406,7 @@ async def extract_async(
     max_passes: int = 5,
     page_size: int = MAX_LIMIT,
     settings: ExtractSettings | None = None,
+    on_progress: OnProgress | None = None,
 ) -> SnapshotResult:
     """Walk ``GET /v2/intents`` into a new, atomically published snapshot.
 
@@ -444,8 +415,10 @@ async def extract_async(
     `concurrency` at a time; `max_rps` caps the request rate. The walk repeats (up to
     `max_passes`) until the id set is proven complete (see `recon.extraction.walk`). Returns the
     snapshot; raises `InconsistentSnapshotError` (exit 3) after publishing it with
-    ``consistent: false`` when the list never stood still. `quiet=None` shows a progress bar
-    only on a terminal. `settings` bounds the walk against a broken or hostile server
+    ``consistent: false`` when the list never stood still. `on_progress` gets a
+    `recon.progress.Progress` ("extract", intents read so far, the list's total, "intents")
+    after every page, unless `quiet` is true; this function draws nothing itself (`recon
+    extract` passes a callback that draws a bar on a terminal). `settings` bounds the walk against a broken or hostile server
     (sizes, `total`, deadlines, retries; default: recon.toml's `[extract]`, see
     `recon.extraction.settings`); crossing a bound raises `ResponseLimitError` (exit 3) and
     publishes nothing. `extract` is the same function run to completion (it also works
@@ -467,8 +440,6 @@ async def extract_async(
     dd.ensure()
     if settings is None:
         settings = ExtractSettings.load(dd)
-    if quiet is None:
-        quiet = not sys.stderr.isatty()
     # One writer at a time per data directory; the first holder sweeps crash leftovers.
     with writer_lock(dd.root, "extract"), _collector_skips_the_heap():
         owned = client is None
@@ -495,7 +466,7 @@ async def extract_async(
                 concurrency=concurrency,
                 max_passes=max_passes,
                 page_size=page_size,
-                progress=not quiet,
+                on_progress=None if quiet else on_progress,
                 max_rps=max_rps,
                 settings=settings,
             )
@@ -517,7 +488,7 @@ async def _extract(
     concurrency: int,
     max_passes: int,
     page_size: int,
-    progress: bool,
+    on_progress: OnProgress | None,
     max_rps: float | None,
     settings: ExtractSettings,
 ) -> SnapshotResult:
@@ -538,28 +509,27 @@ async def _extract(
             return _micros(clock["at"])
 
         writer = _VersionWriter(work / VERSIONS_NAME, run_id, snapshot_at_us)
-        with _Progress(progress) as bar:
-            walker = Walker(
-                _fetcher(client, intent_type, status),
-                flatten=rows_of,
-                sink=writer.add,
-                monotone=(status == "all"),
-                page_size=page_size,
-                concurrency=concurrency,
-                max_passes=max_passes,
-                max_total=settings.max_total,
-                on_progress=bar.update,
-            )
-            try:
-                async with asyncio.timeout(settings.deadline):
-                    walk = await walker.run()
-            except TimeoutError:
-                raise ResponseLimitError(
-                    f"the walk did not finish within {settings.deadline:g}s (deadline); "
-                    "nothing was published"
-                ) from None
-            finally:
-                writer.close()
+        walker = Walker(
+            _fetcher(client, intent_type, status),
+            flatten=rows_of,
+            sink=writer.add,
+            monotone=(status == "all"),
+            page_size=page_size,
+            concurrency=concurrency,
+            max_passes=max_passes,
+            max_total=settings.max_total,
+            on_progress=_per_page(on_progress),
+        )
+        try:
+            async with asyncio.timeout(settings.deadline):
+                walk = await walker.run()
+        except TimeoutError:
+            raise ResponseLimitError(
+                f"the walk did not finish within {settings.deadline:g}s (deadline); "
+                "nothing was published"
+            ) from None
+        finally:
+            writer.close()
         snapshot_at_us()  # fixes the time even for an empty list
         snapshot_at = clock["at"]
         final = snapshot_path(dd, snapshot_at, run_id)

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from recon.cli.console import one_line, print_error
 from recon.errors import EXIT_PIPE, EXIT_USAGE, ReconError, exit_code_for, redact
 from recon.pii import PersonalDataFilter, redact_text
 
@@ -41,7 +42,8 @@ COMMAND_MODULES = (
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"recon: error: {message}\n")
+        print_error(message)
+        self.exit(EXIT_USAGE)
 
 
 def common_options() -> argparse.ArgumentParser:
@@ -100,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_remote_data()
         code = args.func(args)
     except ReconError as exc:
-        print(f"recon: error: {_one_line(redact_text(str(exc)))}", file=sys.stderr)
+        print_error(redact_text(str(exc)))
         return exit_code_for(exc)
     except KeyboardInterrupt as exc:
         print("recon: interrupted", file=sys.stderr)
@@ -131,18 +133,13 @@ def _crashed(exc: Exception) -> int:
     """Anything unexpected: the traceback to a log file, one line to stderr, exit 70."""
     where = log_crash(exc)
     kind = type(exc).__name__
-    print(
-        f"recon: error: unexpected {kind}: {_one_line(_redacted(str(exc)))[:300]}"
-        f" (exit 70; traceback in {where or 'no writable place: see above'})",
-        file=sys.stderr,
+    print_error(
+        f"unexpected {kind}: {one_line(_redacted(str(exc)))[:300]}"
+        f" (exit 70; traceback in {where or 'no writable place: see above'})"
     )
     if not where:
         traceback.print_exception(exc, file=sys.stderr)
     return exit_code_for(exc)
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
 
 
 def _redacted(text: str) -> str:

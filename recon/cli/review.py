@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from recon.errors import UsageError
+
 
 def _data(args: argparse.Namespace) -> Any:
     from recon.config import DataDir
@@ -22,12 +24,10 @@ def run_audit_verify(args: argparse.Namespace) -> int:
     if result.ok:
         print(f"{path}: {result.entries} entries, chain intact")
         return 0
-    print(
-        f"recon: error: {path}:{result.line}: audit chain broken: {result.problem} "
-        f"({result.entries} entries verified before it)",
-        file=sys.stderr,
+    raise UsageError(
+        f"{path}:{result.line}: audit chain broken: {result.problem} "
+        f"({result.entries} entries verified before it)"
     )
-    return 2
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:

@@ -72,3 +72,15 @@ def test_bad_arguments_are_one_line(argv: list[str], data_dir: DataDir, tmp_path
         return
     _one_error_line(proc)
     assert list(cwd.iterdir()) == []  # nothing made where the user did not ask
+
+
+def test_only_the_console_module_writes_the_error_line() -> None:
+    """One mechanism: every command raises a ReconError (or argparse refuses) and
+    `recon.cli.console.print_error` writes the line; no command prints it by hand."""
+    cli = Path(__file__).resolve().parents[2] / "recon" / "cli"
+    writers = [
+        path.name
+        for path in sorted(cli.glob("*.py"))
+        if "recon: error" in path.read_text(encoding="utf-8")
+    ]
+    assert writers == ["console.py"]

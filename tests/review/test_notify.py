@@ -275,8 +275,8 @@ def test_no_secret_in_any_log_record_at_v_and_vv(
 def test_the_daily_jobs_notification_logs_no_secret_at_vv(
     data_dir: DataDir, webhook, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from ops.fakes import FakeSteps
     from cli.test_commands import use_fake_steps
+    from ops.fakes import FakeSteps
 
     from recon.ops.daily import run_daily
 

@@ -1,5 +1,5 @@
-"""The table of matching and break rules (docs/contracts.md) names, for each rule, tests that
-exist."""
+"""The tables of docs/contracts.md hold: each matching and break rule names tests that exist,
+and the break categories are the vocabulary of recon.schemas."""
 
 from __future__ import annotations
 

@@ -57,14 +57,14 @@ def run_resolve(args: argparse.Namespace) -> int:
     if args.reopen and args.decisions is not None:
         raise UsageError("--reopen takes one BREAK_ID, not --decisions")
 
-    from recon.reconciliation import decisions
+    from recon.reconciliation import decisions, workflow
 
     dd = data_dir(args)
     if args.decisions is not None:
         rows = decisions.read_decisions_csv(Path(args.decisions))
         for n, (break_id, note, decided_by) in enumerate(rows, start=1):
             try:
-                decisions.resolve(break_id, note, data=dd, decided_by=decided_by or args.by or None)
+                workflow.resolve(break_id, note, data=dd, decided_by=decided_by or args.by or None)
             except UsageError as exc:
                 raise UsageError(
                     f"{args.decisions}: row {n + 1}: {exc} ({n - 1} decision(s) recorded before it)"
@@ -72,12 +72,18 @@ def run_resolve(args: argparse.Namespace) -> int:
         print(f"recorded {len(rows)} decision(s) from {args.decisions}")
         return 0
     if args.reopen:
-        decision = decisions.reopen(args.break_id, args.note, data=dd, decided_by=args.by)
+        decision = workflow.reopen(args.break_id, args.note, data=dd, decided_by=args.by)
         print(f"break {decision.break_id} reopened by {decision.decided_by}; the next run lists it")
         return 0
-    decision = decisions.resolve(args.break_id, args.note, data=dd, decided_by=args.by)
+    outcome = workflow.resolve(args.break_id, args.note, data=dd, decided_by=args.by)
+    if isinstance(outcome, workflow.Request):
+        print(
+            f"break {outcome.break_id} is P1 and four-eyes is on: resolution requested by "
+            f"{outcome.requested_by}; it stays open until a different approver approves it"
+        )
+        return 0
     print(
-        f"break {decision.break_id} resolved by {decision.decided_by}; "
+        f"break {outcome.break_id} resolved by {outcome.decided_by}; "
         "later runs list it as decided, not open"
     )
     return 0

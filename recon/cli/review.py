@@ -117,6 +117,8 @@ def run_review(args: argparse.Namespace) -> int:
         sock.close()
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from None
     app = create_app(dd, settings=settings)
+    if app.state.review.warning:
+        print(f"recon: warning: {app.state.review.warning}", file=sys.stderr, flush=True)
     import uvicorn
 
     port = sock.getsockname()[1]

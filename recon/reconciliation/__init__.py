@@ -1,7 +1,7 @@
 """recon.reconciliation: match intents to the money that moved, classify every break, publish runs.
 
     reconcile(data=None, *, as_of=None, settings=None, run_id=None, flows=True) -> RunResult
-    resolve(break_id, note, *, data=None, decided_by=None) -> Decision
+    resolve(break_id, note, *, data=None, decided_by=None) -> Decision | Request
     load_run(path) -> RunResult
     ReconcileSettings.load(data)   # recon.toml [reconcile]
 
@@ -10,13 +10,15 @@ The matching itself is SQL: recon/models/{staging,intermediate,marts,checks}/*.s
 
 from __future__ import annotations
 
-from recon.reconciliation.decisions import Decision, load_decisions, resolve
+from recon.reconciliation.decisions import Decision, load_decisions
 from recon.reconciliation.runs import RunChecksFailed, RunResult, RunSummary, load_run, reconcile
 from recon.reconciliation.settings import ReconcileSettings
+from recon.reconciliation.workflow import Request, resolve
 
 __all__ = [
     "Decision",
     "ReconcileSettings",
+    "Request",
     "RunChecksFailed",
     "RunResult",
     "RunSummary",

@@ -52,6 +52,8 @@ ACTIONS = (
     "assign",
     "comment",
     "confirm_match",
+    "pair",
+    "unpair",
     "request_approval",
     "approve",
 )

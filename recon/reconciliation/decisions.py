@@ -15,8 +15,9 @@ line), so a decision keeps applying to the same break in every later run. Deleti
 rows by hand reopens it too. Files written before the `action` column existed (four columns)
 are read as they are and gain the column, every old row a `resolve`, on the next write.
 
-Every resolve and reopen made through `resolve()` / `reopen()` is also an entry of the audit
-trail (`recon.reconciliation.audit`), written under the same lock.
+Every resolve and reopen is also an entry of the audit trail (`recon.reconciliation.audit`),
+written under the same lock; the rules that allow one (`resolve`, `reopen`, four-eyes) live in
+`recon.reconciliation.workflow`.
 """
 
 from __future__ import annotations
@@ -27,10 +28,8 @@ import io
 import os
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-
-from filelock import FileLock
 
 from recon.config import DataDir
 from recon.errors import UsageError
@@ -39,12 +38,12 @@ from recon.reconciliation import audit
 __all__ = [
     "COLUMNS",
     "Decision",
+    "append_decision",
+    "check_break_id",
     "current_user",
     "decisions_path",
     "load_decisions",
     "load_history",
-    "reopen",
-    "resolve",
 ]
 
 COLUMNS = ("break_id", "note", "decided_by", "decided_at", "action")
@@ -146,107 +145,49 @@ def load_decisions(data: DataDir) -> dict[str, Decision]:
     }
 
 
-def _check(break_id: str, note: str) -> tuple[str, str]:
+def check_break_id(break_id: str) -> str:
+    """The id as stored (lower case); a UsageError when it is not one."""
     break_id = break_id.strip().lower()
     if not _BREAK_ID.match(break_id):
         raise UsageError(f"{break_id!r} is not a break id (hex, as shown in the report)")
-    note = " ".join(note.split())
-    if not note:
-        raise UsageError("a decision needs a note saying what was done")
-    return break_id, note
+    return break_id
 
 
-def resolve(
-    break_id: str,
-    note: str,
-    *,
-    data: str | os.PathLike[str] | DataDir | None = None,
-    decided_by: str | None = None,
-    now: datetime | None = None,
-    check_exists: bool = True,
+def append_decision(
+    data: DataDir, log: audit.AuditWriter, decision: Decision, was_decided: bool
 ) -> Decision:
-    """Record that `break_id` is dealt with; later runs report it as decided, not open.
+    """Append `decision` to the file and to the audit log; the caller holds `audit.locked`.
 
-    With `check_exists` (default) the break must be open in the latest run or already decided
-    (a further note on a decided break is kept beside the first). The file is rewritten
-    atomically under a lock, so a concurrent writer or a crash cannot corrupt it.
+    The file is rewritten atomically (a crash leaves the old or the new one); a file from
+    before the action column is written whole, migrated. The rules that decide whether the
+    decision may be made live in `recon.reconciliation.workflow`.
     """
-    return _record("resolve", break_id, note, data, decided_by, now, check_exists)
-
-
-def reopen(
-    break_id: str,
-    note: str,
-    *,
-    data: str | os.PathLike[str] | DataDir | None = None,
-    decided_by: str | None = None,
-    now: datetime | None = None,
-) -> Decision:
-    """Reopen a decided break: the next run lists it as open again. Its notes stay."""
-    return _record("reopen", break_id, note, data, decided_by, now, True)
-
-
-def _record(
-    action: str,
-    break_id: str,
-    note: str,
-    data: str | os.PathLike[str] | DataDir | None,
-    decided_by: str | None,
-    now: datetime | None,
-    check_exists: bool,
-) -> Decision:
-    dd = data if isinstance(data, DataDir) else DataDir.resolve(data)
-    break_id, note = _check(break_id, note)
-    by = (decided_by or "").strip() or current_user()
-    at = (now or datetime.now(UTC)).astimezone(UTC)
-    path = decisions_path(dd)
-    with audit.locked(dd) as log, FileLock(str(path) + ".lock", timeout=30):
-        header, rows = _read(path)
-        decided = {r.break_id: r.action == "resolve" for r in rows}
-        was_decided = decided.get(break_id, False)
-        if action == "reopen" and not was_decided:
-            raise UsageError(f"break {break_id} is not resolved: nothing to reopen")
-        if action == "resolve" and check_exists and not was_decided:
-            _require_break(dd, break_id)
-        decision = Decision(break_id, note, by, at.isoformat(timespec="seconds"), action)
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        if header == list(COLUMNS):
-            existing = path.read_text(encoding="utf-8-sig")
-            out.write(existing if existing.endswith("\n") else existing + "\n")
-        else:  # a new file, or one from before the action column: written whole, migrated
-            writer.writerow(COLUMNS)
-            writer.writerows(r.as_row() for r in rows)
-        writer.writerow(decision.as_row())
-        dd.root.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(".tmp-" + path.name)
-        tmp.write_text(out.getvalue(), encoding="utf-8")
-        os.replace(tmp, path)
-        state = {True: "resolved", False: "open"}
-        log.append(
-            by=by,
-            action=action,
-            break_id=break_id,
-            before={"decision": state[was_decided]},
-            after={"decision": state[action == "resolve"]},
-            note=note,
-            at=at,
-        )
-    load_decisions(dd)  # the file must stay readable after our write
+    path = decisions_path(data)
+    header, rows = _read(path)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    if header == list(COLUMNS):
+        existing = path.read_text(encoding="utf-8-sig")
+        out.write(existing if existing.endswith("\n") else existing + "\n")
+    else:
+        writer.writerow(COLUMNS)
+        writer.writerows(r.as_row() for r in rows)
+    writer.writerow(decision.as_row())
+    data.root.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(".tmp-" + path.name)
+    tmp.write_text(out.getvalue(), encoding="utf-8")
+    os.replace(tmp, path)
+    state = {True: "resolved", False: "open"}
+    log.append(
+        by=decision.decided_by,
+        action=decision.action,
+        break_id=decision.break_id,
+        before={"decision": state[was_decided]},
+        after={"decision": state[decision.action == "resolve"]},
+        note=decision.note,
+        at=datetime.fromisoformat(decision.decided_at),
+    )
     return decision
-
-
-def _require_break(data: DataDir, break_id: str) -> None:
-    import pyarrow.parquet as pq
-
-    from recon.catalog import latest_run
-
-    run = latest_run(data)
-    if run is None:
-        raise UsageError("no reconciliation run yet: run `recon reconcile` first")
-    ids = pq.read_table(run / "exceptions.parquet", columns=["break_id"]).column(0).to_pylist()
-    if break_id not in ids:
-        raise UsageError(f"break {break_id} is not in the latest run {run.name}")
 
 
 def read_decisions_csv(path: Path) -> list[tuple[str, str, str]]:

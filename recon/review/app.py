@@ -41,7 +41,7 @@ from starlette.staticfiles import StaticFiles
 from recon.config import DataDir, load_config
 from recon.errors import ConfigError, UsageError
 from recon.money import format_brl
-from recon.reconciliation import ReconcileSettings, audit, decisions, manual
+from recon.reconciliation import ReconcileSettings, workflow
 from recon.report.exports import write_br_csv, write_xlsx
 from recon.review import auth
 from recon.review.queue import (
@@ -63,7 +63,6 @@ __all__ = ["ReviewSettings", "create_app"]
 
 COOKIE = "recon_review"
 MAX_FORM_BYTES = 64 * 1024
-MAX_NOTE = 2000
 _BREAK_ID = re.compile(r"^[0-9a-f]{8,64}$")
 DONE = {
     "assigned": "Assignment saved.",
@@ -115,15 +114,21 @@ class ReviewSettings:
 
 
 @dataclass(frozen=True)
-class Actor:
+class Actor(workflow.Actor):
     """Who is acting: a signed-in user, or the OS user when the app runs without sign-in."""
 
-    name: str
-    role: str
-    signed_in: bool
+    signed_in: bool = False
 
-    def can(self, need: str) -> bool:
-        return auth.ROLES.index(self.role) >= auth.ROLES.index(need)
+
+class Form(dict[str, str]):
+    """A posted form: the last value of each field, and every value of the repeatable ones."""
+
+    def __init__(self, parsed: dict[str, list[str]]):
+        super().__init__({k: v[-1] for k, v in parsed.items()})
+        self.lists = parsed
+
+    def getlist(self, key: str) -> list[str]:
+        return list(self.lists.get(key, []))
 
 
 def _os_user() -> str:
@@ -189,6 +194,13 @@ class ReviewApp:
         self.sessions = auth.Sessions(auth.load_secret(data))
         self.env = _environment(ZoneInfo(settings.business_tz))
         self.local_user = _os_user()
+        self.policy = workflow.Policy(settings.four_eyes_p1)
+        approvers = (
+            sum(u.role == "approver" for u in settings.users.values()) if settings.auth else 1
+        )
+        self.warning = workflow.four_eyes_warning(self.policy, approvers)
+        if self.warning:
+            log.warning("review: %s", self.warning)
 
     # ------------------------------------------------------------------ sessions
 
@@ -245,7 +257,7 @@ class ReviewApp:
         target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         return RedirectResponse("/login?" + urlencode({"next": target}), status_code=303)
 
-    async def _form(self, request: Request) -> dict[str, str] | None:
+    async def _form(self, request: Request) -> Form | None:
         body = b""
         async for chunk in request.stream():
             body += chunk
@@ -255,7 +267,7 @@ class ReviewApp:
             parsed = parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=50)
         except (UnicodeDecodeError, ValueError):
             return None
-        return {k: v[-1] for k, v in parsed.items()}
+        return Form(parsed)
 
     def _forbidden(self, message: str) -> HTMLResponse:
         return HTMLResponse(
@@ -431,111 +443,51 @@ class ReviewApp:
             return self._page(
                 session, new, view, actor, status=404, error=f"unknown action {name!r}"
             )
-        need = "approver" if name == "approve" else "reviewer"
-        if not actor.can(need):
-            return self._page(
-                session, new, view, actor, status=403, form=form,
-                error=f"Your role ({actor.role}) cannot {name}; a {need} can.",
-            )  # fmt: skip
         try:
+            workflow.permit(actor, name)
             done = handler(self, view, actor, form)
+        except workflow.NotAllowed as exc:
+            return self._page(
+                session, new, view, actor, status=403, error=_sentence(exc), form=form
+            )
         except UsageError as exc:
             return self._page(session, new, view, actor, status=400, error=str(exc), form=form)
         return RedirectResponse(f"/breaks/{break_id}?done={done}", status_code=303)
 
-    # each returns the DONE key, or raises UsageError (nothing written)
+    # each returns the DONE key, or raises UsageError (nothing written); the rules, and the
+    # checks against the state under the data dir's lock, are recon.reconciliation.workflow's
 
-    def _assign(self, view: BreakView, actor: Actor, form: dict[str, str]) -> str:
+    def _assign(self, view: BreakView, actor: Actor, form: Form) -> str:
         who = form.get("assignee", "").strip()
         if who and not re.fullmatch(r"[A-Za-z0-9._@-]{1,64}", who):
             raise UsageError(f"assignee {who!r} is not a user name")
         if who and self.settings.auth and who not in self.settings.users:
             raise UsageError(f"{who!r} is not a user of this review app")
-        if who == view.assignee:
-            raise UsageError(
-                f"the break is already {'assigned to ' + who if who else 'unassigned'}"
-            )
-        with audit.locked(self.data) as log_:
-            log_.append(
-                by=actor.name, action="assign", break_id=_bid(view),
-                before={"assignee": view.assignee or None}, after={"assignee": who or None},
-                note=_note(form, required=False),
-            )  # fmt: skip
+        workflow.assign(_bid(view), who, form.get("note", ""), data=self.data, actor=actor)
         return "assigned"
 
-    def _comment(self, view: BreakView, actor: Actor, form: dict[str, str]) -> str:
-        note = _note(form)
-        with audit.locked(self.data) as log_:
-            log_.append(by=actor.name, action="comment", break_id=_bid(view), note=note)
+    def _comment(self, view: BreakView, actor: Actor, form: Form) -> str:
+        workflow.comment(_bid(view), form.get("note", ""), data=self.data, actor=actor)
         return "commented"
 
-    def _resolve(self, view: BreakView, actor: Actor, form: dict[str, str]) -> str:
-        note = _note(form)
-        if view.decided is not None:
-            raise UsageError("the break is already resolved; reopen it first, or add a comment")
-        if not view.in_latest_run:
-            raise UsageError("the break is not open in the latest run")
-        if view.row.get("priority") == "P1":
-            if self.settings.four_eyes_p1:
-                if view.pending is not None:
-                    raise UsageError(
-                        f"a resolution by {view.pending.get('by')} already waits for approval"
-                    )
-                with audit.locked(self.data) as log_:
-                    log_.append(
-                        by=actor.name, action="request_approval", break_id=_bid(view),
-                        before={"decision": "open"}, after={"decision": "awaiting approval"},
-                        note=note,
-                    )  # fmt: skip
-                return "requested"
-            if not actor.can("approver"):
-                raise UsageError("resolving a P1 break needs the approver role")
-        decisions.resolve(_bid(view), note, data=self.data, decided_by=actor.name)
-        return "resolved"
+    def _resolve(self, view: BreakView, actor: Actor, form: Form) -> str:
+        outcome = workflow.resolve(
+            _bid(view), form.get("note", ""), data=self.data, actor=actor, policy=self.policy
+        )
+        return "requested" if isinstance(outcome, workflow.Request) else "resolved"
 
-    def _approve(self, view: BreakView, actor: Actor, form: dict[str, str]) -> str:
-        pending = view.pending
-        if pending is None:
-            raise UsageError("no resolution of this break waits for approval")
-        if pending.get("by") == actor.name:
-            raise UsageError("a different approver must approve (four-eyes): you asked for it")
-        requested_note = str(pending.get("note", ""))
-        extra = _note(form, required=False)
-        with audit.locked(self.data) as log_:
-            log_.append(
-                by=actor.name, action="approve", break_id=_bid(view),
-                before={"decision": "awaiting approval", "requested_by": pending.get("by")},
-                after={"decision": "resolved"}, note=extra,
-            )  # fmt: skip
-        note = f"{requested_note} (requested by {pending.get('by')}, approved by {actor.name})"
-        if extra:
-            note += f"; {extra}"
-        decisions.resolve(_bid(view), note, data=self.data, decided_by=actor.name)
+    def _approve(self, view: BreakView, actor: Actor, form: Form) -> str:
+        workflow.approve(_bid(view), form.get("note", ""), data=self.data, actor=actor)
         return "approved"
 
-    def _reopen(self, view: BreakView, actor: Actor, form: dict[str, str]) -> str:
-        note = _note(form)
-        if view.decided is None:
-            raise UsageError("the break is not resolved: nothing to reopen")
-        decisions.reopen(_bid(view), note, data=self.data, decided_by=actor.name)
+    def _reopen(self, view: BreakView, actor: Actor, form: Form) -> str:
+        workflow.reopen(_bid(view), form.get("note", ""), data=self.data, actor=actor)
         return "reopened"
 
-    def _confirm(self, view: BreakView, actor: Actor, form: dict[str, str]) -> str:
-        if view.row.get("category") != "ambiguous_match":
-            raise UsageError("only an ambiguous match has candidates to confirm")
-        if not view.in_latest_run:
-            raise UsageError("the break is not open in the latest run")
-        intent_id = form.get("intent_id", "").strip()
-        if not intent_id:
-            raise UsageError("choose one of the candidates")
-        if intent_id not in self.store.candidate_ids(view):
-            raise UsageError(f"{intent_id!r} is not one of this line's candidates")
-        if view.manual_intent == intent_id:
-            raise UsageError("that candidate is already confirmed")
-        manual.confirm_match(
-            self.data, break_id=_bid(view), intent_id=intent_id,
-            line_id=str(view.row.get("line_id")), by=actor.name,
-            note=_note(form, required=False),
+    def _confirm(self, view: BreakView, actor: Actor, form: Form) -> str:
+        workflow.confirm(
+            _bid(view), form.get("intent_id", ""), form.get("note", ""),
+            data=self.data, actor=actor,
         )  # fmt: skip
         return "confirmed"
 
@@ -581,15 +533,6 @@ def _bid(view: BreakView) -> str:
     return str(view.row["break_id"])
 
 
-def _note(form: dict[str, str], *, required: bool = True) -> str:
-    note = " ".join(form.get("note", "").split())
-    if required and not note:
-        raise UsageError("write a note saying what was done or why")
-    if len(note) > MAX_NOTE:
-        raise UsageError(f"the note is longer than {MAX_NOTE} characters")
-    return note
-
-
 def _safe_next(target: str) -> str:
     """Only a local path: never an open redirect to another site."""
     if not target.startswith("/") or target.startswith("//") or "\\" in target:
@@ -597,7 +540,12 @@ def _safe_next(target: str) -> str:
     return target
 
 
-_ACTIONS: dict[str, Callable[[ReviewApp, BreakView, Actor, dict[str, str]], str]] = {
+def _sentence(exc: Exception) -> str:
+    text = str(exc)
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+_ACTIONS: dict[str, Callable[[ReviewApp, BreakView, Actor, Form], str]] = {
     "assign": ReviewApp._assign,
     "comment": ReviewApp._comment,
     "resolve": ReviewApp._resolve,

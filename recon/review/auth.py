@@ -34,6 +34,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 
 from recon.config import DataDir
 from recon.errors import ConfigError, UsageError
+from recon.reconciliation.workflow import ROLES
 
 __all__ = [
     "ROLES",
@@ -48,7 +49,6 @@ __all__ = [
     "verify_password",
 ]
 
-ROLES = ("viewer", "reviewer", "approver")
 SESSION_SECONDS = 12 * 3600
 _USER = re.compile(r"^[A-Za-z0-9._@-]{1,64}$")
 _hasher = PasswordHasher()

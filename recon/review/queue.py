@@ -13,7 +13,7 @@ import logging
 import re
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +27,9 @@ from recon import catalog
 from recon.config import DataDir
 from recon.errors import FilterError, UsageError
 from recon.money import AmountError, parse_cents
-from recon.reconciliation import audit
+from recon.reconciliation import audit, workflow
 from recon.reconciliation.decisions import Decision, decisions_path, load_history
-from recon.reconciliation.manual import load_manual_matches, manual_path
+from recon.reconciliation.manual import manual_path
 from recon.schemas import CATEGORIES
 
 log = logging.getLogger(__name__)
@@ -162,15 +162,7 @@ class Page:
     counts: dict[str, int]  # open breaks per priority, whole run
 
 
-@dataclass
-class ReviewState:
-    """The review state replayed from the audit log and the decisions file."""
-
-    assignee: dict[str, str] = field(default_factory=dict)
-    comments: dict[str, int] = field(default_factory=dict)
-    pending: dict[str, dict[str, Any]] = field(default_factory=dict)  # request_approval entries
-    decided: dict[str, Decision] = field(default_factory=dict)  # decided now
-    manual: dict[str, str] = field(default_factory=dict)  # line_id -> intent_id
+ReviewState = workflow.State  # the review state, replayed once for every door
 
 
 @dataclass(frozen=True)
@@ -309,21 +301,7 @@ class Store:
         with self._lock:
             if sig == self._state_sig:
                 return self._state
-        st = ReviewState()
-        for entry in audit.read_entries(self.data):
-            bid, action = entry.get("break_id", ""), entry.get("action")
-            if action == "assign":
-                st.assignee[bid] = str(entry.get("after", {}).get("assignee") or "")
-            elif action == "comment":
-                st.comments[bid] = st.comments.get(bid, 0) + 1
-            elif action == "request_approval":
-                st.pending[bid] = entry
-            elif action in ("approve", "resolve", "reopen"):
-                st.pending.pop(bid, None)
-        for bid, rows in load_history(self.data).items():
-            if rows[-1].action == "resolve":
-                st.decided[bid] = rows[-1]
-        st.manual = {m.line_id: m.intent_id for m in load_manual_matches(self.data)}
+        st = ReviewState.read(self.data)
         with self._lock:
             self._state, self._state_sig = st, sig
         return st
@@ -514,9 +492,6 @@ class Store:
             )
         finally:
             con.close()
-
-    def candidate_ids(self, view: BreakView) -> set[str]:
-        return {str(c["intent_id"]) for c in view.candidates}
 
 
 def _isna(value: Any) -> bool:

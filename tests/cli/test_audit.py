@@ -33,21 +33,24 @@ def test_resolve_by_reopen_and_verify(
     root = str(data_dir.root)
     assert main(["audit", "verify", "--data", root]) == 0  # no log yet: an empty chain
     assert main(["resolve", bid, "--note", "paid back", "--data", root]) == 0
-    assert main(["resolve", bid, "--note", "ticket FIN-9", "--by", "ana", "--data", root]) == 0
+    assert "resolved by osuser" in capsys.readouterr().out
+    # resolved already: refused, nothing written (a further word is a comment)
+    assert main(["resolve", bid, "--note", "ticket FIN-9", "--by", "ana", "--data", root]) == 2
+    assert "already resolved" in capsys.readouterr().err
     assert (
         main(["resolve", bid, "--reopen", "--note", "bounced", "--by", "bia", "--data", root]) == 0
     )
     out = capsys.readouterr().out
-    assert "resolved by osuser" in out and "reopened by bia" in out
+    assert "reopened by bia" in out
     assert [(d.decided_by, d.action) for d in load_history(data_dir)[bid]] == [
-        ("osuser", "resolve"), ("ana", "resolve"), ("bia", "reopen")
+        ("osuser", "resolve"), ("bia", "reopen")
     ]  # fmt: skip
     assert main(["audit", "verify", "--data", root]) == 0
-    assert "3 entries, chain intact" in capsys.readouterr().out
+    assert "2 entries, chain intact" in capsys.readouterr().out
     # reopening an open break is refused, and nothing is written
     assert main(["resolve", bid, "--reopen", "--note", "x", "--data", root]) == 2
     assert "not resolved" in capsys.readouterr().err
-    assert len(audit.read_entries(data_dir)) == 3
+    assert len(audit.read_entries(data_dir)) == 2
 
     path = audit.audit_path(data_dir)
     lines = path.read_text(encoding="utf-8").split("\n")

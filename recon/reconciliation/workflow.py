@@ -1,0 +1,577 @@
+"""The rules of the exception desk, in one place: who may do what to a break, and how.
+
+Every door calls these functions: the review app (`recon review`), the CLI (`recon resolve`,
+`recon pair`, `recon unpair`) and the Python API (`recon.reconciliation.resolve`,
+`recon.pair`). Each action takes the data dir's lock (`audit.locked`), reads the review state
+afresh from the files under it (`State.read`), checks the action against that state and
+appends the change with its audit entry before it lets go. Two app processes and a CLI call
+therefore never both resolve one break, nor both approve one request.
+
+Roles, lowest first: viewer (reads), reviewer (assigns, comments, resolves, reopens, pairs),
+approver (also resolves a P1 and approves). `NEEDS` says which role each action needs. The
+CLI and the Python API act as the OS user (or `--by NAME`) with the approver role: whoever can
+write the data dir can do every action by hand anyway; four-eyes binds them all the same.
+
+Four-eyes (`[review] four_eyes_p1 = true` in recon.toml, or `recon review --four-eyes`):
+resolving a P1 break records a request (`request_approval` in the audit log) and leaves the
+break open; an approver other than the one who asked approves it, which resolves it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from recon.config import DataDir, load_config
+from recon.errors import ConfigError, UsageError
+from recon.reconciliation import audit
+from recon.reconciliation.decisions import (
+    Decision,
+    append_decision,
+    check_break_id,
+    current_user,
+    load_history,
+)
+from recon.reconciliation.manual import ManualMatch, append_match, load_manual_matches
+
+__all__ = [
+    "NEEDS",
+    "ROLES",
+    "Actor",
+    "NotAllowed",
+    "Pairing",
+    "Policy",
+    "Request",
+    "State",
+    "approve",
+    "assign",
+    "candidate_ids",
+    "comment",
+    "confirm",
+    "four_eyes_warning",
+    "latest_break",
+    "pair",
+    "reopen",
+    "resolve",
+    "unpair",
+]
+
+ROLES = ("viewer", "reviewer", "approver")
+NEEDS = {
+    "assign": "reviewer",
+    "comment": "reviewer",
+    "resolve": "reviewer",
+    "reopen": "reviewer",
+    "confirm": "reviewer",
+    "pair": "reviewer",
+    "unpair": "reviewer",
+    "approve": "approver",
+}
+MAX_NOTE = 2000
+
+Data = str | os.PathLike[str] | DataDir | None
+
+
+class NotAllowed(UsageError):
+    """The actor's role does not allow the action (the review app answers 403)."""
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who acts, and with which role."""
+
+    name: str
+    role: str = "approver"
+
+    def can(self, need: str) -> bool:
+        return ROLES.index(self.role) >= ROLES.index(need)
+
+    def same_person(self, other: str | None) -> bool:
+        """Names compared without case: `Ana` may not approve what `ana` asked for."""
+        return (other or "").casefold() == self.name.casefold()
+
+
+def _actor(actor: Actor | None, by: str | None) -> Actor:
+    if actor is not None:
+        return actor
+    return Actor((by or "").strip() or current_user(), "approver")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The desk's settings: `[review] four_eyes_p1` of recon.toml."""
+
+    four_eyes_p1: bool = False
+
+    @classmethod
+    def load(cls, data: DataDir, config: str | None = None) -> Policy:
+        section = load_config(config, data).get("review", {})
+        if not isinstance(section, dict):
+            raise ConfigError("recon.toml: [review] must be a table")
+        four = section.get("four_eyes_p1", False)
+        if not isinstance(four, bool):
+            raise ConfigError("recon.toml [review] four_eyes_p1 must be true or false")
+        return cls(four)
+
+
+def four_eyes_warning(policy: Policy, approvers: int) -> str:
+    """What start-up says when four-eyes is on but nobody could approve a request ('' if ok)."""
+    if not policy.four_eyes_p1 or approvers >= 2:
+        return ""
+    return (
+        f"four-eyes is on but only {approvers} approver(s) exist: a P1 resolution needs a "
+        "second, different approver, so requests will wait forever. Add one with "
+        "`recon review adduser NAME --role approver`."
+    )
+
+
+@dataclass(frozen=True)
+class Request:
+    """A P1 resolution waiting for a second approver (four-eyes)."""
+
+    break_id: str
+    note: str
+    requested_by: str
+    requested_at: str
+
+
+@dataclass
+class State:
+    """The review state replayed from the audit log and the decisions file."""
+
+    history: dict[str, list[Decision]] = field(default_factory=dict)
+    assignee: dict[str, str] = field(default_factory=dict)
+    comments: dict[str, int] = field(default_factory=dict)
+    pending: dict[str, dict[str, Any]] = field(default_factory=dict)  # request_approval entries
+    decided: dict[str, Decision] = field(default_factory=dict)  # last decision is a resolve
+    manual: dict[str, str] = field(default_factory=dict)  # line_id -> intent_id, in force
+
+    @classmethod
+    def read(cls, data: DataDir) -> State:
+        history = load_history(data)
+        st = cls(
+            history=history,
+            decided={b: rows[-1] for b, rows in history.items() if rows[-1].action == "resolve"},
+            manual={m.line_id: m.intent_id for m in load_manual_matches(data)},
+        )
+        for entry in audit.read_entries(data):
+            bid, action = entry.get("break_id", ""), entry.get("action")
+            if action == "assign":
+                st.assignee[bid] = str(entry.get("after", {}).get("assignee") or "")
+            elif action == "comment":
+                st.comments[bid] = st.comments.get(bid, 0) + 1
+            elif action == "request_approval":
+                st.pending[bid] = entry
+            elif action in ("approve", "resolve", "reopen"):
+                st.pending.pop(bid, None)
+        return st
+
+
+def latest_break(data: DataDir, break_id: str) -> dict[str, Any] | None:
+    """The break's row in the latest run's exceptions (None when it is not open there)."""
+    import pyarrow.parquet as pq
+
+    from recon.catalog import latest_run
+
+    run = latest_run(data)
+    if run is None:
+        raise UsageError("no reconciliation run yet: run `recon reconcile` first")
+    rows = pq.read_table(
+        run / "exceptions.parquet", filters=[("break_id", "=", break_id)]
+    ).to_pylist()
+    return rows[0] if rows else None
+
+
+def note_text(note: str, *, required: bool = True) -> str:
+    """The note on one line; a required one must say something, and none may be too long."""
+    text = " ".join((note or "").split())
+    if required and not text:
+        raise UsageError("write a note saying what was done or why")
+    if len(text) > MAX_NOTE:
+        raise UsageError(f"the note is longer than {MAX_NOTE} characters")
+    return text
+
+
+def permit(actor: Actor, action: str) -> None:
+    """NotAllowed unless the actor's role may do `action`."""
+    need = NEEDS[action]
+    if not actor.can(need):
+        raise NotAllowed(f"your role ({actor.role}) cannot {action}; a {need} can")
+
+
+def _at(now: datetime | None) -> datetime:
+    return (now or datetime.now(UTC)).astimezone(UTC)
+
+
+def resolve(
+    break_id: str,
+    note: str,
+    *,
+    data: Data = None,
+    decided_by: str | None = None,
+    actor: Actor | None = None,
+    policy: Policy | None = None,
+    now: datetime | None = None,
+    check_exists: bool = True,
+) -> Decision | Request:
+    """Resolve a break, or with four-eyes on a P1, ask for the resolution (a `Request`).
+
+    The break must be open in the latest run (unless `check_exists` is false) and not
+    resolved already (reopen it first; a further word is a comment). A P1 needs an approver
+    when four-eyes is off; with four-eyes on it needs a second approver's `approve`.
+    """
+    dd = DataDir.resolve(data) if not isinstance(data, DataDir) else data
+    who = _actor(actor, decided_by)
+    permit(who, "resolve")
+    break_id, note = check_break_id(break_id), note_text(note)
+    policy = policy or Policy.load(dd)
+    at = _at(now)
+    with audit.locked(dd) as log:
+        st = State.read(dd)
+        done = st.decided.get(break_id)
+        if done is not None:
+            raise UsageError(
+                f"break {break_id} is already resolved (by {done.decided_by}, "
+                f"{done.decided_at}): reopen it first, or add a comment"
+            )
+        row = latest_break(dd, break_id) if check_exists else None
+        if check_exists and row is None:
+            raise UsageError(f"break {break_id} is not in the latest run (its open breaks)")
+        if row is not None and row.get("priority") == "P1":
+            if policy.four_eyes_p1:
+                return _request(log, st, who, break_id, note, at)
+            if not who.can("approver"):
+                raise NotAllowed("resolving a P1 break needs the approver role")
+        return append_decision(dd, log, Decision(break_id, note, who.name, _iso(at)), False)
+
+
+def _request(
+    log: audit.AuditWriter, st: State, who: Actor, break_id: str, note: str, at: datetime
+) -> Request:
+    waiting = st.pending.get(break_id)
+    if waiting is not None:
+        raise UsageError(
+            f"a resolution by {waiting.get('by')} already waits for approval (four-eyes)"
+        )
+    log.append(
+        by=who.name, action="request_approval", break_id=break_id,
+        before={"decision": "open"}, after={"decision": "awaiting approval"}, note=note, at=at,
+    )  # fmt: skip
+    return Request(break_id, note, who.name, _iso(at))
+
+
+def approve(
+    break_id: str,
+    note: str = "",
+    *,
+    data: Data = None,
+    decided_by: str | None = None,
+    actor: Actor | None = None,
+    now: datetime | None = None,
+) -> Decision:
+    """A second approver approves the waiting request: the break is resolved."""
+    dd = DataDir.resolve(data) if not isinstance(data, DataDir) else data
+    who = _actor(actor, decided_by)
+    permit(who, "approve")
+    break_id, extra = check_break_id(break_id), note_text(note, required=False)
+    at = _at(now)
+    with audit.locked(dd) as log:
+        pending = State.read(dd).pending.get(break_id)
+        if pending is None:
+            raise UsageError("no resolution of this break waits for approval")
+        asked = str(pending.get("by") or "")
+        if who.same_person(asked):
+            raise UsageError("a different approver must approve (four-eyes): you asked for it")
+        log.append(
+            by=who.name, action="approve", break_id=break_id,
+            before={"decision": "awaiting approval", "requested_by": asked},
+            after={"decision": "resolved"}, note=extra, at=at,
+        )  # fmt: skip
+        text = f"{pending.get('note', '')} (requested by {asked}, approved by {who.name})"
+        text += f"; {extra}" if extra else ""
+        return append_decision(dd, log, Decision(break_id, text, who.name, _iso(at)), False)
+
+
+def reopen(
+    break_id: str,
+    note: str,
+    *,
+    data: Data = None,
+    decided_by: str | None = None,
+    actor: Actor | None = None,
+    now: datetime | None = None,
+) -> Decision:
+    """Reopen a resolved break: the next run lists it as open again. Its notes stay."""
+    dd = DataDir.resolve(data) if not isinstance(data, DataDir) else data
+    who = _actor(actor, decided_by)
+    permit(who, "reopen")
+    break_id, note = check_break_id(break_id), note_text(note)
+    at = _at(now)
+    with audit.locked(dd) as log:
+        if break_id not in State.read(dd).decided:
+            raise UsageError(f"break {break_id} is not resolved: nothing to reopen")
+        decision = Decision(break_id, note, who.name, _iso(at), "reopen")
+        return append_decision(dd, log, decision, True)
+
+
+def comment(
+    break_id: str, note: str, *, data: Data = None, actor: Actor | None = None
+) -> dict[str, Any]:
+    """Add a comment to a break (its audit entry)."""
+    dd = DataDir.resolve(data) if not isinstance(data, DataDir) else data
+    who = _actor(actor, None)
+    permit(who, "comment")
+    break_id, note = check_break_id(break_id), note_text(note)
+    with audit.locked(dd) as log:
+        return log.append(by=who.name, action="comment", break_id=break_id, note=note)
+
+
+def assign(
+    break_id: str,
+    assignee: str,
+    note: str = "",
+    *,
+    data: Data = None,
+    actor: Actor | None = None,
+) -> dict[str, Any]:
+    """Assign a break to someone ('' unassigns); assigning it to whom it has is refused."""
+    dd = DataDir.resolve(data) if not isinstance(data, DataDir) else data
+    who = _actor(actor, None)
+    permit(who, "assign")
+    break_id, note = check_break_id(break_id), note_text(note, required=False)
+    with audit.locked(dd) as log:
+        now = State.read(dd).assignee.get(break_id, "")
+        if assignee == now:
+            raise UsageError(
+                f"the break is already {'assigned to ' + now if now else 'unassigned'}"
+            )
+        return log.append(
+            by=who.name, action="assign", break_id=break_id,
+            before={"assignee": now or None}, after={"assignee": assignee or None}, note=note,
+        )  # fmt: skip
+
+
+def _iso(at: datetime) -> str:
+    return at.isoformat(timespec="seconds")
+
+
+# ---------------------------------------------------------------------------- manual matches
+
+# what each intent type's money is on the statement (05_int_match_manual.sql matches these)
+PAYMENT_KIND = {"onramp": "pix_in", "offramp": "pix_out"}
+_KIND_WORDS = {"pix_in": "a PIX credit", "pix_out": "a PIX debit"}
+
+
+def confirm(
+    break_id: str,
+    intent_id: str,
+    note: str = "",
+    *,
+    data: Data = None,
+    actor: Actor | None = None,
+    now: datetime | None = None,
+) -> ManualMatch:
+    """Confirm one candidate of an ambiguous match: the next run matches it (rule manual)."""
+    dd = DataDir.resolve(data) if not isinstance(data, DataDir) else data
+    who = _actor(actor, None)
+    permit(who, "confirm")
+    break_id, note = check_break_id(break_id), note_text(note, required=False)
+    intent_id = intent_id.strip()
+    if not intent_id:
+        raise UsageError("choose one of the candidates")
+    row = latest_break(dd, break_id)
+    if row is None or row.get("category") != "ambiguous_match":
+        raise UsageError("only an ambiguous match open in the latest run has candidates")
+    line_id = str(row["line_id"])
+    if intent_id not in candidate_ids(dd, line_id):
+        raise UsageError(f"{intent_id!r} is not one of this line's candidates")
+    with audit.locked(dd) as log:
+        if State.read(dd).manual.get(line_id) == intent_id:
+            raise UsageError("that candidate is already confirmed")
+        match = ManualMatch(intent_id, line_id, break_id, who.name, _iso(_at(now)), note)
+        return append_match(dd, log, match)
+
+
+def candidate_ids(data: DataDir, line_id: str) -> set[str]:
+    """The intents the latest run found fitting an ambiguous line equally well."""
+    import pyarrow.parquet as pq
+
+    from recon.catalog import latest_run
+
+    run = latest_run(data)
+    path = run / "candidates.parquet" if run is not None else None
+    if path is None or not path.is_file():
+        return set()
+    table = pq.read_table(path, columns=["intent_id"], filters=[("line_id", "=", line_id)])
+    return {str(v) for v in table.column(0).to_pylist()}
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """What `pair` recorded: the intent, its lines, and what the lines leave over or short."""
+
+    intent_id: str
+    line_ids: tuple[str, ...]
+    expected_cents: int
+    paired_cents: int
+    matches: tuple[ManualMatch, ...]
+
+    @property
+    def difference_cents(self) -> int:
+        """paired - expected: negative when the lines carry less than the intent."""
+        return self.paired_cents - self.expected_cents
+
+
+def pair(
+    intent_id: str,
+    line_ids: list[str] | tuple[str, ...] | str,
+    note: str,
+    *,
+    data: Data = None,
+    by: str | None = None,
+    actor: Actor | None = None,
+    break_id: str | None = None,
+    now: datetime | None = None,
+) -> Pairing:
+    """Pair statement line(s) by hand with an intent whose money no pass matched.
+
+    The intent must lack its money in the latest run and each line must be unexplained (not
+    matched by any pass, nor paired already), on one of the service's accounts, and go the
+    intent's way (an onramp's money is a PIX credit, an offramp's a PIX debit). Anything else
+    is a UsageError saying what, and nothing is written. The next run matches each line with
+    `rule = manual`; a difference between the lines and the intent stays a break of its kind.
+    """
+    dd = DataDir.resolve(data) if not isinstance(data, DataDir) else data
+    who = _actor(actor, by)
+    permit(who, "pair")
+    lines = tuple(dict.fromkeys([line_ids] if isinstance(line_ids, str) else line_ids))
+    note, intent_id = note_text(note), intent_id.strip()
+    if not intent_id or not lines or not all(x.strip() for x in lines):
+        raise UsageError("a pair needs an intent id and at least one statement line id")
+    if len(lines) > 1:
+        raise UsageError(
+            "pair one statement line with an intent at a time: the matching passes take one "
+            "payment line per intent, and a second would read as a duplicate"
+        )
+    facts = _pair_facts(dd, intent_id, lines)
+    at = _at(now)
+    with audit.locked(dd) as log:
+        in_force = State.read(dd).manual
+        for line_id in lines:
+            if line_id in in_force:
+                raise UsageError(
+                    f"statement line {line_id} is already paired with intent {in_force[line_id]}:"
+                    " unpair it first (recon unpair)"
+                )
+        if intent_id in in_force.values():
+            raise UsageError(f"intent {intent_id} is already paired by hand: unpair it first")
+        bid = break_id or facts.break_id
+        made = tuple(
+            append_match(dd, log, ManualMatch(intent_id, x, bid, who.name, _iso(at), note, "pair"))
+            for x in lines
+        )
+    return Pairing(intent_id, lines, facts.expected, facts.paired, made)
+
+
+def unpair(
+    line_id: str,
+    note: str,
+    *,
+    data: Data = None,
+    by: str | None = None,
+    actor: Actor | None = None,
+    now: datetime | None = None,
+) -> ManualMatch:
+    """Undo a manual match of `line_id`: the next run matches the line as the passes would."""
+    dd = DataDir.resolve(data) if not isinstance(data, DataDir) else data
+    who = _actor(actor, by)
+    permit(who, "unpair")
+    note, line_id = note_text(note), line_id.strip()
+    with audit.locked(dd) as log:
+        current = {m.line_id: m for m in load_manual_matches(dd)}.get(line_id)
+        if current is None:
+            raise UsageError(f"statement line {line_id} is not matched by hand: nothing to undo")
+        undo = ManualMatch(
+            current.intent_id, line_id, current.break_id, who.name, _iso(_at(now)), note, "unpair"
+        )
+        return append_match(dd, log, undo)
+
+
+@dataclass(frozen=True)
+class _PairFacts:
+    expected: int
+    paired: int
+    break_id: str
+
+
+def _pair_facts(data: DataDir, intent_id: str, lines: tuple[str, ...]) -> _PairFacts:
+    """Check the pair against the catalog and the latest run; what it is worth."""
+    from recon.catalog import connect, latest_run
+    from recon.reconciliation.settings import ReconcileSettings
+
+    run = latest_run(data)
+    if run is None:
+        raise UsageError("no reconciliation run yet: run `recon reconcile` first")
+    accounts = ReconcileSettings.load(data).accounts
+    con = connect(data)
+    try:
+        intent = con.execute(
+            "SELECT intent_type, amount_cents FROM intents WHERE id = ?", [intent_id]
+        ).fetchone()
+        if intent is None:
+            raise UsageError(f"no intent {intent_id} in the catalog")
+        kind = PAYMENT_KIND.get(str(intent[0]))
+        if kind is None:
+            raise UsageError(f"intent {intent_id} is a {intent[0]}: only onramps and offramps pair")
+        paired = 0
+        for line_id in lines:
+            paired += _check_line(con, line_id, intent_id, str(intent[0]), kind, accounts)
+        matched = con.execute(
+            "SELECT line_id, rule FROM read_parquet(?) WHERE intent_id = ? AND rule <> 'refund'",
+            [str(run / "matches.parquet"), intent_id],
+        ).fetchone()
+        if matched is not None:
+            raise UsageError(
+                f"intent {intent_id} already has its money: line {matched[0]} matched it "
+                f"(rule {matched[1]}) in the latest run"
+            )
+        found = con.execute(
+            "SELECT break_id FROM read_parquet(?) WHERE intent_id = ? OR line_id IN "
+            "(SELECT unnest(?)) ORDER BY intent_id IS NULL, break_id LIMIT 1",
+            [str(run / "exceptions.parquet"), intent_id, list(lines)],
+        ).fetchone()
+    finally:
+        con.close()
+    return _PairFacts(int(intent[1]), paired, str(found[0]) if found else "")
+
+
+def _check_line(
+    con: Any, line_id: str, intent_id: str, intent_type: str, kind: str, accounts: tuple[str, ...]
+) -> int:
+    """The line's amount, once it is shown to be free, on our account and going the right way."""
+    line = con.execute(
+        "SELECT kind, account, amount_cents FROM statement_lines WHERE line_id = ?", [line_id]
+    ).fetchone()
+    if line is None:
+        raise UsageError(f"no statement line {line_id} in the catalog")
+    if line[0] != kind:
+        raise UsageError(
+            f"statement line {line_id} is a {line[0]}, the wrong way for {intent_type} "
+            f"{intent_id}: its money is {_KIND_WORDS[kind]}"
+        )
+    if accounts and line[1] not in accounts:
+        raise UsageError(
+            f"statement line {line_id} is on account {line[1]}, not one of the service's "
+            f"accounts ({', '.join(accounts)})"
+        )
+    matched = con.execute(
+        "SELECT intent_id, rule FROM recon_matches WHERE line_id = ?", [line_id]
+    ).fetchone()
+    if matched is not None:
+        raise UsageError(
+            f"statement line {line_id} is already matched to intent {matched[0]} "
+            f"(rule {matched[1]}): unpair or reopen that first"
+        )
+    return abs(int(line[2]))

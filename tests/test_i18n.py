@@ -140,3 +140,26 @@ def test_an_instant_in_local_time_as_each_language_writes_it() -> None:
     at = datetime(2026, 10, 23, 20, 21, tzinfo=UTC)
     assert i18n.format_datetime(at, "America/Sao_Paulo") == "23/10/2026 17:21"
     assert i18n.format_datetime(at, "America/Sao_Paulo", "en") == "2026-10-23 17:21"
+
+
+def test_the_command_line_speaks_the_language_it_is_told(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from recon import testing
+    from recon.cli import main
+    from recon.testing import break_row
+
+    monkeypatch.delenv("RECON_LANG", raising=False)
+    testing.run(tmp_path, [break_row("onramp_underpaid", 1)], run_id="run-lang")
+    out = tmp_path / "en.html"
+    assert main(["report", "--data", str(tmp_path), "--out", str(out), "--lang", "en"]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert '<html lang="en">' in html and "Underpaid" in html
+    monkeypatch.delenv("RECON_LANG", raising=False)  # --lang set it for that command
+    out = tmp_path / "pt.html"
+    assert main(["report", "--data", str(tmp_path), "--out", str(out)]) == 0
+    assert '<html lang="pt-BR">' in out.read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert main(["report", "--data", str(tmp_path), "--lang", "klingon"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("recon: error: unknown language 'klingon'")

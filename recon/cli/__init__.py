@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from recon import i18n
 from recon.cli.console import one_line, print_error
 from recon.errors import EXIT_PIPE, EXIT_USAGE, ReconError, exit_code_for, redact
 from recon.pii import PersonalDataFilter, redact_text
@@ -57,6 +58,13 @@ def common_options() -> argparse.ArgumentParser:
     )
     common.add_argument(
         "-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)"
+    )
+    common.add_argument(
+        "--lang",
+        metavar="LANG",
+        default=None,
+        help="language of what people read (report, review app, tables): pt-BR or en "
+        "(default: $RECON_LANG, else recon.toml [ui] language, else pt-BR)",
     )
     return common
 
@@ -99,6 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "data", None):
         os.environ["RECON_DATA"] = args.data
     try:
+        if getattr(args, "lang", None):  # like --data: the choice every step reads
+            os.environ["RECON_LANG"] = i18n.html_lang(args.lang)
         _check_remote_data()
         code = args.func(args)
     except ReconError as exc:

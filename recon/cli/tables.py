@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow.parquet as pq
 
+from recon import i18n
 from recon.cli.console import print_line
+from recon.i18n import _
 from recon.report.render import format_brl
-from recon.schemas import CATEGORIES, stake_cents
+from recon.schemas import CATEGORIES, category_label, stake_cents
 
 if TYPE_CHECKING:
     from recon.ops.demo import DemoResult
@@ -56,7 +58,7 @@ def coverage_caption(run_dir: Path) -> str | None:
     text = summary.get("coverage_text") if isinstance(summary, dict) else None
     overdue = summary.get("statements_overdue") if isinstance(summary, dict) else None
     if text and overdue:
-        text += f"; statements overdue for {', '.join(map(str, overdue))}"
+        text += "; " + _("statements overdue for {days}").format(days=", ".join(map(str, overdue)))
     return str(text) if text else None
 
 
@@ -71,11 +73,11 @@ def run_table(
     extra_cols: list[str] = []
     for cols in extra.values():
         extra_cols += [c for c in cols if c not in extra_cols]
-    table = Table(title=title or f"run {Path(run_dir).name}")
-    table.add_column("category")
-    table.add_column("priority")
-    table.add_column("breaks", justify="right")
-    table.add_column("at stake", justify="right")
+    table = Table(title=title or _("run {run}").format(run=Path(run_dir).name))
+    table.add_column(_("category"))
+    table.add_column(_("priority"))
+    table.add_column(_("breaks"), justify="right")
+    table.add_column(_("at stake"), justify="right")
     for col in extra_cols:
         table.add_column(col, justify="right")
     names = [r["category"] for r in rows] + sorted(set(extra) - {r["category"] for r in rows})
@@ -90,9 +92,9 @@ def run_table(
             },
         )
         table.add_row(
-            name,
+            f"{category_label(name)} ({name})",
             r["priority"] or "",
-            str(r["count"]),
+            i18n.format_number(r["count"]),
             format_brl(r["stake_cents"]),
             *[extra.get(name, {}).get(c, "") for c in extra_cols],
         )
@@ -100,9 +102,9 @@ def run_table(
     total = sum(r["count"] for r in rows)
     table.add_section()
     table.add_row(
-        "total",
+        _("total"),
         "",
-        str(total),
+        i18n.format_number(total),
         format_brl(sum(r["stake_cents"] for r in rows)),
         *["" for _ in extra_cols],
     )
@@ -115,14 +117,16 @@ def run_line(run_dir: Path) -> str:
 
     s = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
     rate = s.get("auto_match_rate")
-    checks = {True: "checks passed", False: "CHECKS FAILED"}.get(s.get("checks_passed"), "")
+    checks = {True: _("checks passed"), False: _("CHECKS FAILED")}.get(s.get("checks_passed"), "")
     parts = [
-        f"as of {s.get('as_of', '?')}",
-        f"{s.get('intents', '?')} intents",
-        f"{s.get('statement_lines', '?')} statement lines",
-        f"{s.get('matched_lines', '?')} matched"
-        + (f" ({rate:.1%})" if isinstance(rate, int | float) else ""),
-        f"{s.get('breaks', '?')} open breaks ({s.get('new_breaks', '?')} new)",
+        _("as of {when}").format(when=s.get("as_of", "?")),
+        _("{n} intents").format(n=s.get("intents", "?")),
+        _("{n} statement lines").format(n=s.get("statement_lines", "?")),
+        _("{n} matched").format(n=s.get("matched_lines", "?"))
+        + (f" ({i18n.format_percent(rate)})" if isinstance(rate, int | float) else ""),
+        _("{n} open breaks ({new} new)").format(
+            n=s.get("breaks", "?"), new=s.get("new_breaks", "?")
+        ),
         checks,
     ]
     return " · ".join(p for p in parts if p)
@@ -132,12 +136,15 @@ def print_demo(result: DemoResult, console: Any) -> None:
     """Print the demo's summary table (per category: expected, found, amounts, P/R)."""
     from rich.table import Table
 
-    table = Table(title=f"recon demo: {result.intents} intents, run {result.run_id}")
+    table = Table(
+        title=_("recon demo: {n} intents, run {run}").format(n=result.intents, run=result.run_id)
+    )
     for col, justify in (
-        ("category", "left"),
-        ("expected", "right"),
-        ("found", "right"),
-        ("at stake", "right"),
+        (_("category"), "left"),
+        (_("expected"), "right"),
+        (_("found"), "right"),
+        (_("at stake"), "right"),
+        # the scores' own names, as data teams say them in Portuguese too
         ("precision", "right"),
         ("recall", "right"),
     ):
@@ -156,7 +163,7 @@ def print_demo(result: DemoResult, console: Any) -> None:
     total = result.scores["all"]
     table.add_section()
     table.add_row(
-        "all",
+        _("all"),
         str(total.expected),
         str(total.found),
         format_brl(sum(result.stake_cents.values())),
@@ -165,11 +172,14 @@ def print_demo(result: DemoResult, console: Any) -> None:
     )
     console.print(table)
     steps = ", ".join(f"{k} {v:.1f}s" for k, v in result.timings.items())
-    console.print(f"time: {result.wall_seconds:.1f}s ({steps})")
+    console.print(
+        _("time: {seconds}s ({steps})").format(seconds=f"{result.wall_seconds:.1f}", steps=steps)
+    )
     for key in result.missed[:10]:
-        console.print(f"missed (expected, not found): {key}")
+        console.print(_("missed (expected, not found): {key}").format(key=key))
     for key in result.unexpected[:10]:
-        console.print(f"unexpected (found, not expected): {key}")
+        console.print(_("unexpected (found, not expected): {key}").format(key=key))
+    # `key: value` lines scripts read (where the report and the data are): never translated
     print_line(console, f"report: {result.report}")
     print_line(console, f"data: {result.data_dir}")
     if (result.data_dir / "snapshots").is_dir():

@@ -11,7 +11,7 @@ from recon.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMANDS_DOC = ROOT / "docs" / "commands.md"
-COMMON = {"--help", "--data", "--verbose"}
+COMMON = {"--help", "--data", "--verbose", "--lang"}
 
 # The command table of docs/contracts.md: the contract, whether or not its module is registered yet.
 DESIGN_COMMANDS = (

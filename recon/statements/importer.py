@@ -734,113 +734,147 @@ def _import_locked(
     con = duckdb.connect()
     try:
         con.execute("SET TimeZone = 'UTC'")
-        seen = stored.Seen(con, dd)
-        covered = _stored_coverage(dd)
+        run = _Import(con, dd, label, imported_at, batch_id, quarantine=quarantine, period=period)
         # Open Finance pages of one request complete each other over the import's files and
         # earlier imports; read (and any total that does not add up refused) before anything
         paging, pages_read = _open_finance(sources, dd, label, imported_at)
-        cpending: list[pa.Table] = []
-        reports: list[FileReport] = []
-        pending: list[tuple[Path, pa.Table]] = []
-        qpending: list[pa.Table] = []
         # Formats that carry PIX ids and bank references first, so a CSV without them finds
         # the movements they name (whatever order the files were given in); reports and
         # written files keep the given order.
         order = sorted(range(len(sources)), key=lambda i: (FORMAT_RANK[sources[i][1]], i))
-        for index in order:
-            source_file, fmt, parsed = sources[index]
-            table, time_bad = rows_to_table(
-                parsed,
-                source_format=fmt,
-                source_file=source_file,
-                account=label,
-                imported_at=imported_at,
-            )
-            bad = parsed.bad + time_bad
-            if bad and not quarantine:
-                _raise_first(bad, source_file)
-            keep, imported, duplicate, versions = _dedupe(con, seen, table)
-            periods = file_coverage(parsed, table, period)
-            checks, warnings = list(parsed.checks), list(parsed.warnings)
-            if isinstance(parsed, open_finance.OpenFinanceResult):
-                # what the file alone says of requests it holds only part of gives way to
-                # the verdict over the import (reported with the last file of each request)
-                warnings = [w for w in warnings if w not in parsed.partial]
-                for verdict in paging.get(index, []):
-                    checks += verdict.checks
-                    warnings += verdict.warnings
-                    if period is None:
-                        periods += verdict.coverage
-            cpending.append(
-                _coverage_table(
-                    covered,
-                    periods,
-                    account=label,
-                    source_format=fmt,
-                    source_file=source_file,
-                    lines=table.num_rows,
-                    imported_at=imported_at,
-                )
-            )
-            written = None
-            if keep.num_rows:
-                target = stored.line_path(dd, fmt, f"{batch_id}-{index:04d}")
-                pending.append((target, keep))
-                written = dd.table(lake.STATEMENT_LINES).uri if dd.remote else str(target)
-            if bad:
-                qpending.append(
-                    _quarantine_table(
-                        con,
-                        seen,
-                        bad,
-                        source_format=fmt,
-                        source_file=source_file,
-                        imported_at=imported_at,
-                    )
-                )
-            reports.append(
-                FileReport(
-                    path=source_file,
-                    format=fmt,
-                    read=imported + duplicate + len(bad),
-                    imported=imported,
-                    duplicate=duplicate,
-                    quarantined=len(bad),
-                    new_versions=versions,
-                    written=written,
-                    checks=tuple(checks),
-                    warnings=tuple(warnings),
-                    coverage=tuple(describe(c) for c in periods),
-                )
-            )
+        reports = {i: run.file(i, *sources[i], paging.get(i, [])) for i in order}
     finally:
         con.close()
-    reports = [reports[order.index(i)] for i in range(len(sources))]
-    if dd.remote:  # one MERGE per table (recon.statements.stored)
-        stored.merge_remote(
-            dd, [k for _t, k in pending], qpending, cpending, batch_id, pages=[pages_read]
-        )
-        pending, qpending, cpending = [], [], []
-        pages_read = pages_read.slice(0, 0)
-    for target, keep in pending:
-        stored.write_parquet_atomic(keep, target)
-    qrows = [t for t in qpending if t.num_rows]
-    if qrows:
-        stored.write_parquet_atomic(pa.concat_tables(qrows), stored.quarantine_path(dd, batch_id))
-    if pages_read.num_rows:
-        stored.write_parquet_atomic(pages_read, stored.pages_path(dd, batch_id))
-    # coverage last: a period must never be recorded for lines that are not stored
-    crows = [t for t in cpending if t.num_rows]
-    if crows:
-        stored.write_parquet_atomic(pa.concat_tables(crows), stored.coverage_path(dd, batch_id))
+    run.store(pages_read)
+    per_file = [reports[i] for i in range(len(sources))]
     return ImportReport(
-        read=sum(r.read for r in reports),
-        imported=sum(r.imported for r in reports),
-        duplicate=sum(r.duplicate for r in reports),
-        quarantined=sum(r.quarantined for r in reports),
-        per_file=tuple(reports),
+        read=sum(r.read for r in per_file),
+        imported=sum(r.imported for r in per_file),
+        duplicate=sum(r.duplicate for r in per_file),
+        quarantined=sum(r.quarantined for r in per_file),
+        per_file=tuple(per_file),
         batch_id=batch_id,
     )
+
+
+class _Import:
+    """One import under the writer lock: each file read against what is stored and what the
+    files before it added, then everything written at once (`store`)."""
+
+    def __init__(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        dd: DataDir,
+        label: str,
+        imported_at: datetime,
+        batch_id: str,
+        *,
+        quarantine: bool,
+        period: tuple[date, date] | None,
+    ) -> None:
+        self.con, self.dd, self.label = con, dd, label
+        self.imported_at, self.batch_id = imported_at, batch_id
+        self.quarantine, self.period = quarantine, period
+        self.seen = stored.Seen(con, dd)
+        self.covered = _stored_coverage(dd)
+        self.cpending: list[pa.Table] = []
+        self.pending: list[tuple[Path, pa.Table]] = []
+        self.qpending: list[pa.Table] = []
+
+    def file(
+        self,
+        index: int,
+        source_file: str,
+        fmt: str,
+        parsed: ParseResult,
+        verdicts: list[open_finance.Verdict],
+    ) -> FileReport:
+        """One file's lines deduplicated, its quarantine and coverage kept for `store`."""
+        table, time_bad = rows_to_table(
+            parsed,
+            source_format=fmt,
+            source_file=source_file,
+            account=self.label,
+            imported_at=self.imported_at,
+        )
+        bad = parsed.bad + time_bad
+        if bad and not self.quarantine:
+            _raise_first(bad, source_file)
+        keep, imported, duplicate, versions = _dedupe(self.con, self.seen, table)
+        periods = file_coverage(parsed, table, self.period)
+        checks, warnings = list(parsed.checks), list(parsed.warnings)
+        if isinstance(parsed, open_finance.OpenFinanceResult):
+            # what the file alone says of requests it holds only part of gives way to
+            # the verdict over the import (reported with the last file of each request)
+            warnings = [w for w in warnings if w not in parsed.partial]
+            for verdict in verdicts:
+                checks += verdict.checks
+                warnings += verdict.warnings
+                if self.period is None:
+                    periods += verdict.coverage
+        self.cpending.append(
+            _coverage_table(
+                self.covered,
+                periods,
+                account=self.label,
+                source_format=fmt,
+                source_file=source_file,
+                lines=table.num_rows,
+                imported_at=self.imported_at,
+            )
+        )
+        written = None
+        if keep.num_rows:
+            target = stored.line_path(self.dd, fmt, f"{self.batch_id}-{index:04d}")
+            self.pending.append((target, keep))
+            written = self.dd.table(lake.STATEMENT_LINES).uri if self.dd.remote else str(target)
+        if bad:
+            self.qpending.append(
+                _quarantine_table(
+                    self.con,
+                    self.seen,
+                    bad,
+                    source_format=fmt,
+                    source_file=source_file,
+                    imported_at=self.imported_at,
+                )
+            )
+        return FileReport(
+            path=source_file,
+            format=fmt,
+            read=imported + duplicate + len(bad),
+            imported=imported,
+            duplicate=duplicate,
+            quarantined=len(bad),
+            new_versions=versions,
+            written=written,
+            checks=tuple(checks),
+            warnings=tuple(warnings),
+            coverage=tuple(describe(c) for c in periods),
+        )
+
+    def store(self, pages_read: pa.Table) -> None:
+        """Write what the files added: lines, quarantine, pages, and coverage last."""
+        dd, batch_id = self.dd, self.batch_id
+        pending, qpending, cpending = self.pending, self.qpending, self.cpending
+        if dd.remote:  # one MERGE per table (recon.statements.stored)
+            stored.merge_remote(
+                dd, [k for _t, k in pending], qpending, cpending, batch_id, pages=[pages_read]
+            )
+            return
+        for target, keep in pending:
+            stored.write_parquet_atomic(keep, target)
+        qrows = [t for t in qpending if t.num_rows]
+        if qrows:
+            path = stored.quarantine_path(dd, batch_id)
+            stored.write_parquet_atomic(pa.concat_tables(qrows), path)
+        if pages_read.num_rows:
+            stored.write_parquet_atomic(pages_read, stored.pages_path(dd, batch_id))
+        # coverage last: a period must never be recorded for lines that are not stored
+        crows = [t for t in cpending if t.num_rows]
+        if crows:
+            path = stored.coverage_path(dd, batch_id)
+            stored.write_parquet_atomic(pa.concat_tables(crows), path)
 
 
 def import_statements(

@@ -484,19 +484,8 @@ def parse_stream(stream: Any, source: str) -> ParseResult:
     accounts: set[str] = set()  # the accounts' Ccy
     named: dict[str, None] = {}  # the accounts' Id (IBAN or Othr/Id), for `inspect`
     notifications_only = [True]
-    events = etree.iterparse(
-        stream,
-        events=("start", "end"),
-        tag=_TAGS,
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        huge_tree=False,
-        remove_comments=True,
-        remove_pis=True,
-    )
     try:
-        for event, el in events:
+        for event, el in _events(stream):
             if first:
                 _check_root(el, source)
                 first = False
@@ -548,17 +537,44 @@ def parse_stream(stream: Any, source: str) -> ParseResult:
         raise StatementError(f"{source}: not an ISO 20022 camt document (no statement found)")
     if result.coverage is None and notifications_only[0]:
         result.coverage = []  # camt.054: single notifications, no statement period
+    _summarize(result, not_money, currencies | accounts, currencies, named)
+    return result
+
+
+def _events(stream: Any) -> Any:
+    """The start and end events of the tags read, parsed with no entity, DTD or network."""
+    return etree.iterparse(
+        stream,
+        events=("start", "end"),
+        tag=_TAGS,
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        huge_tree=False,
+        remove_comments=True,
+        remove_pis=True,
+    )
+
+
+def _summarize(
+    result: ParseResult,
+    not_money: dict[str, int],
+    shown: set[str],
+    currencies: set[str],
+    named: dict[str, None],
+) -> None:
+    """What the checks, warnings and `inspect` say of the document once it is read: entries
+    not booked, the entries' currencies (and the accounts'), the accounts named."""
     if not_money:
         counts = ", ".join(f"{k} {v}" for k, v in sorted(not_money.items()))
         result.checks.append(f"{sum(not_money.values())} entries not booked, not lines ({counts})")
     warning = currency_warning(currencies)
     if warning:
         result.warnings.append(warning)
-    if currencies or accounts:  # inspect shows the amounts in it
-        result.info["currencies"] = sorted(currencies | accounts)
+    if shown:  # inspect shows the amounts in it
+        result.info["currencies"] = sorted(shown)
     if named:  # what `inspect` shows beside the account label
         result.info["declared_account"] = ", ".join(named)
-    return result
 
 
 def _entry(

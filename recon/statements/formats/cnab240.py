@@ -150,152 +150,192 @@ class _Batch:
         self.bad = 0
 
 
-def parse_text(text: str, source: str) -> ParseResult:
-    """Parse CNAB 240 text (one 240-character record per line)."""
-    result = ParseResult()
-    rows, bad = result.rows, result.bad
-    batch: _Batch | None = None
-    batches = 0
-    records = 0
-    file_trailer_seen = False
-    accounts: dict[str, None] = {}  # the batches' agência/conta (else the file header's)
-    company: str | None = None
+class _File:
+    """One CNAB 240 file as it is read: its open batch, its counts, the accounts it names."""
 
-    def fail(line: int, field: str, message: str, lost: bool) -> None:
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.result = ParseResult()
+        self.batch: _Batch | None = None
+        self.batches = 0
+        self.records = 0
+        self.trailer_seen = False
+        self.accounts: dict[str, None] = {}  # the batches' agência/conta (else the file header's)
+        self.company: str | None = None
+
+    def fail(self, line: int, field: str, message: str, lost: bool) -> None:
         """A failed check: the error, unless lines were lost to bad records before it (then
         the first bad record is the error, or with --quarantine this is a warning)."""
         if lost:
-            result.warnings.append(f"line {line}: {field}: {message} (lines were quarantined)")
+            self.result.warnings.append(f"line {line}: {field}: {message} (lines were quarantined)")
             return
-        raise StatementParseError(message, file=source, line=line, field=field)
+        raise StatementParseError(message, file=self.source, line=line, field=field)
 
-    if text.startswith("\ufeff"):
-        text = text[1:]  # a BOM is not part of the first record
-    for line, raw in enumerate(text.split("\n"), start=1):
-        record = fit(raw)
-        if not record.strip():
-            continue
-        records += 1
-        if len(record) < RECORD:
-            cut = len(record)
-            record = record.ljust(RECORD)  # editors strip trailing blanks
-            if record[7] == "3" and _cut_id(record, cut):
-                bad.append(
-                    Bad(
-                        line,
-                        "numero_documento",
-                        f"record cut short at {cut} characters inside its PIX id "
-                        f"{record[201:cut]!r}",
-                        raw,
-                    )
-                )
-                if batch is not None:
-                    batch.bad += 1
+    def read(self, text: str) -> ParseResult:
+        """Every record of `text`, then the file's checks."""
+        if text.startswith("\ufeff"):
+            text = text[1:]  # a BOM is not part of the first record
+        for line, raw in enumerate(text.split("\n"), start=1):
+            record = fit(raw)
+            if not record.strip():
                 continue
-        elif len(record) > RECORD:
-            bad.append(
-                Bad(
-                    line,
-                    "record",
-                    f"{len(record)} characters, not {RECORD} (more than blanks after "
-                    f"position {RECORD})",
-                    record,
-                )
+            self.records += 1
+            if len(record) < RECORD:
+                cut = len(record)
+                record = record.ljust(RECORD)  # editors strip trailing blanks
+                if record[7] == "3" and _cut_id(record, cut):
+                    self.lost(
+                        Bad(
+                            line,
+                            "numero_documento",
+                            f"record cut short at {cut} characters inside its PIX id "
+                            f"{record[201:cut]!r}",
+                            raw,
+                        )
+                    )
+                    continue
+            elif len(record) > RECORD:
+                self.too_long(record, line)
+                continue
+            try:
+                self.record(record, line)
+            except LineError as exc:
+                self.lost(Bad(line, exc.field, exc.reason, record))
+        return self.close()
+
+    def lost(self, bad: Bad) -> None:
+        """A record not read: quarantined, and counted against its batch."""
+        self.result.bad.append(bad)
+        if self.batch is not None:
+            self.batch.bad += 1
+
+    def too_long(self, record: str, line: int) -> None:
+        """A record longer than 240 characters: the error at its line, and still a record of
+        its batch (a batch header opens its batch and a trailer closes it), so the counts
+        after it hold."""
+        self.result.bad.append(
+            Bad(
+                line,
+                "record",
+                f"{len(record)} characters, not {RECORD} (more than blanks after "
+                f"position {RECORD})",
+                record,
             )
-            # Still a record of its batch: a batch header opens its batch and a trailer
-            # closes it, so the counts after it hold and this line is the error.
-            if record[7] == "1":
-                if batch is not None:
-                    _unclosed(batch, source)
-                batch = _Batch(line, None)
-                batches += 1
-            elif record[7] == "9":
-                file_trailer_seen = True
-            if batch is not None:
-                batch.bad += 1
-                batch.records += 1
-                if record[7] == "5":
-                    batch = None
-            continue
+        )
+        if record[7] == "1":
+            if self.batch is not None:
+                _unclosed(self.batch, self.source)
+            self.batch = _Batch(line, None)
+            self.batches += 1
+        elif record[7] == "9":
+            self.trailer_seen = True
+        if self.batch is not None:
+            self.batch.bad += 1
+            self.batch.records += 1
+            if record[7] == "5":
+                self.batch = None
+
+    def record(self, record: str, line: int) -> None:
+        """One record of 240 characters, by its type (position 8)."""
         kind = record[7]
+        if kind == "3":
+            self.detail(record, line)
+        elif kind == "1":
+            self.batch_header(record, line)
+        elif kind == "5":
+            self.batch_trailer(record, line)
+        elif kind == "9":
+            self.file_trailer(record, line)
+        elif kind == "0":
+            self.company = _account(record)
+        else:
+            raise LineError("tipo_registro", f"unknown record type {kind!r} at position 8")
+
+    def detail(self, record: str, line: int) -> None:
+        """A detail record (segment E): one statement line."""
+        batch = self.batch
+        if batch is None:
+            raise LineError("tipo_registro", "detail record outside a batch")
+        batch.records += 1
+        if record[13] != "E":
+            raise LineError("segmento", f"segment {record[13]!r}, expected 'E'")
+        row = _detail(record, line)
+        self.result.rows.append(row)
+        if row[2] < 0:
+            batch.debits -= row[2]
+        else:
+            batch.credits += row[2]
+
+    def batch_header(self, record: str, line: int) -> None:
+        """A batch header: an extrato's batch opens, with its account and opening balance."""
+        service = record[9:11]
+        if service != "04":
+            what = f" ({SERVICES[service]})" if service in SERVICES else ""
+            raise StatementError(
+                f"{self.source}:{line}: batch service {service!r}{what} is not 04 (extrato)"
+            )
+        if self.batch is not None:
+            _unclosed(self.batch, self.source)
+        # The batch is open (and counted) before its balance is read: an unreadable
+        # header is then the error at its line, not the counts after it.
+        self.batch = _Batch(line, None, _day(record[142:150]))
+        self.batches += 1
+        if named := _account(record):
+            self.accounts[named] = None
+        self.batch.opening = _signed(record, 151, 168, 169, "saldo_inicial")
+
+    def batch_trailer(self, record: str, line: int) -> None:
+        """A batch trailer: the batch closes, its counts and balances checked."""
+        if self.batch is None:
+            raise LineError("tipo_registro", "batch trailer without a batch header")
+        closed, self.batch = self.batch, None  # closed even when its trailer is unreadable
+        closed.records += 1
         try:
-            if kind == "3":
-                if batch is None:
-                    raise LineError("tipo_registro", "detail record outside a batch")
-                batch.records += 1
-                if record[13] != "E":
-                    raise LineError("segmento", f"segment {record[13]!r}, expected 'E'")
-                row = _detail(record, line)
-                rows.append(row)
-                if row[2] < 0:
-                    batch.debits -= row[2]
-                else:
-                    batch.credits += row[2]
-            elif kind == "1":
-                service = record[9:11]
-                if service != "04":
-                    what = f" ({SERVICES[service]})" if service in SERVICES else ""
-                    raise StatementError(
-                        f"{source}:{line}: batch service {service!r}{what} is not 04 (extrato)"
-                    )
-                if batch is not None:
-                    _unclosed(batch, source)
-                # The batch is open (and counted) before its balance is read: an unreadable
-                # header is then the error at its line, not the counts after it.
-                batch = _Batch(line, None, _day(record[142:150]))
-                batches += 1
-                if named := _account(record):
-                    accounts[named] = None
-                batch.opening = _signed(record, 151, 168, 169, "saldo_inicial")
-            elif kind == "5":
-                if batch is None:
-                    raise LineError("tipo_registro", "batch trailer without a batch header")
-                closed, batch = batch, None  # closed even when its trailer is unreadable
-                closed.records += 1
-                try:
-                    _check_batch(record, line, closed, fail, result)
-                except LineError:
-                    closed.bad += 1
-                    raise
-                _cover(closed.opening_day, _day(record[142:150]), result)
-            elif kind == "9":
-                file_trailer_seen = True
-                want_batches = _number(record, 18, 23, "qtd_lotes")
-                want_records = _number(record, 24, 29, "qtd_registros")
-                lost = bool(bad)
-                if want_batches != batches:
-                    fail(
-                        line,
-                        "qtd_lotes",
-                        f"trailer says {want_batches} batches, file has {batches}",
-                        lost,
-                    )
-                if want_records != records:
-                    fail(
-                        line,
-                        "qtd_registros",
-                        f"trailer says {want_records} records, file has {records}",
-                        lost,
-                    )
-                result.checks.append(f"file trailer: {batches} batches, {records} records")
-            elif kind == "0":
-                company = _account(record)
-            else:
-                raise LineError("tipo_registro", f"unknown record type {kind!r} at position 8")
-        except LineError as exc:
-            bad.append(Bad(line, exc.field, exc.reason, record))
-            if batch is not None:
-                batch.bad += 1
-    if records == 0:
-        raise StatementError(f"{source}: empty CNAB 240 file")
-    if batch is not None:
-        _unclosed(batch, source)
-    if not file_trailer_seen:
-        raise StatementParseError("no file trailer (record type 9)", file=source, line=records)
-    declared = list(accounts) or ([company] if company else [])
-    if declared:  # what `inspect` shows beside the account label
-        result.info["declared_account"] = ", ".join(declared)
-    return result
+            _check_batch(record, line, closed, self.fail, self.result)
+        except LineError:
+            closed.bad += 1
+            raise
+        _cover(closed.opening_day, _day(record[142:150]), self.result)
+
+    def file_trailer(self, record: str, line: int) -> None:
+        """The file trailer: its counts of batches and records checked."""
+        self.trailer_seen = True
+        want_batches = _number(record, 18, 23, "qtd_lotes")
+        want_records = _number(record, 24, 29, "qtd_registros")
+        lost = bool(self.result.bad)
+        batches, records = self.batches, self.records
+        if want_batches != batches:
+            self.fail(
+                line, "qtd_lotes", f"trailer says {want_batches} batches, file has {batches}", lost
+            )
+        if want_records != records:
+            self.fail(
+                line,
+                "qtd_registros",
+                f"trailer says {want_records} records, file has {records}",
+                lost,
+            )
+        self.result.checks.append(f"file trailer: {batches} batches, {records} records")
+
+    def close(self) -> ParseResult:
+        """The result once every record is read: the file must be whole."""
+        if self.records == 0:
+            raise StatementError(f"{self.source}: empty CNAB 240 file")
+        if self.batch is not None:
+            _unclosed(self.batch, self.source)
+        if not self.trailer_seen:
+            raise StatementParseError(
+                "no file trailer (record type 9)", file=self.source, line=self.records
+            )
+        declared = list(self.accounts) or ([self.company] if self.company else [])
+        if declared:  # what `inspect` shows beside the account label
+            self.result.info["declared_account"] = ", ".join(declared)
+        return self.result
+
+
+def parse_text(text: str, source: str) -> ParseResult:
+    """Parse CNAB 240 text (one 240-character record per line)."""
+    return _File(source).read(text)
 
 
 def _account(record: str) -> str | None:

@@ -614,7 +614,6 @@ def _fast(
     """
     import pyarrow as pa
     import pyarrow.compute as pc
-    import pyarrow.csv as pacsv
 
     if not (
         profile.sign == "signed"
@@ -624,34 +623,9 @@ def _fast(
         and "balance" not in where
     ):
         return None
-    pos = 0
-    for _ in range(header_line):
-        pos = text.find("\n", pos) + 1
-        if pos == 0:
-            return None
-    body = text[pos:]
-    physical = body.count("\n") + (0 if body.endswith("\n") or not body else 1)
-    if physical == 0:
+    table = _fast_table(text, header_line, width, profile)
+    if table is None:
         return None
-    names = [f"c{i}" for i in range(width)]
-    try:
-        table = pacsv.read_csv(
-            pa.py_buffer(body.encode("utf-8")),
-            read_options=pacsv.ReadOptions(column_names=names, block_size=16 << 20),
-            parse_options=pacsv.ParseOptions(
-                delimiter=profile.delimiter, newlines_in_values=False, ignore_empty_lines=False
-            ),
-            convert_options=pacsv.ConvertOptions(
-                column_types={n: pa.string() for n in names},
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-            ),
-        )
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None
-    if table.num_rows != physical:
-        return None
-    table = table.combine_chunks()  # one contiguous chunk per column: cheaper kernels below
 
     def col(target: str) -> pa.ChunkedArray:
         return pc.utf8_trim_whitespace(table.column(where[target]))
@@ -706,6 +680,42 @@ def _fast(
     return ParseResult(table=out)
 
 
+def _fast_table(text: str, header_line: int, width: int, profile: CsvProfile) -> Any:
+    """The rows after the header as a table of strings (columns c0, c1, ...); None when
+    pyarrow does not read exactly one row per physical line."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    pos = 0
+    for _ in range(header_line):
+        pos = text.find("\n", pos) + 1
+        if pos == 0:
+            return None
+    body = text[pos:]
+    physical = body.count("\n") + (0 if body.endswith("\n") or not body else 1)
+    if physical == 0:
+        return None
+    names = [f"c{i}" for i in range(width)]
+    try:
+        table = pacsv.read_csv(
+            pa.py_buffer(body.encode("utf-8")),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=16 << 20),
+            parse_options=pacsv.ParseOptions(
+                delimiter=profile.delimiter, newlines_in_values=False, ignore_empty_lines=False
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types={n: pa.string() for n in names},
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    if table.num_rows != physical:
+        return None
+    return table.combine_chunks()  # one contiguous chunk per column: cheaper kernels
+
+
 # What a line cannot be read without; a row short of other (trailing) columns reads them empty.
 _REQUIRED = ("booked_at", "amount", "credit", "debit", "indicator", "kind")
 _BALANCE_LABEL = re.compile(r"(?i)^\s*(?:saldo\b|s\s+a\s+l\s+d\s+o\b)")
@@ -734,114 +744,278 @@ class _Row:
         self.text: str | None = None
 
 
-def _rows(
-    reader: Any, where: dict[str, int], profile: CsvProfile, source: str, offset: int, width: int
-) -> ParseResult:
-    result = ParseResult()
-    rows, bad = result.rows, result.bad
-    r = _Reader(profile, source)
-    get = where.get
-    i_booked = where["booked_at"]
-    i_amount, i_credit, i_debit = get("amount"), get("credit"), get("debit")
-    i_ind, i_kind = get("indicator"), get("kind")
-    i_balance = None if profile.daily_balance else get("balance")
-    i_desc, i_detail = get("description"), get("detail")
-    optional = [
-        get(t)
-        for t in (
-            "end_to_end_id",
-            "txid",
-            "refund_of",
-            "counterparty_name",
-            "counterparty_document",
-            "counterparty_key",
-            "bank_reference",
-            "refund_id",
-        )
-    ]
-    money_cells = [i for i in (i_amount, i_credit, i_debit) if i is not None]
-    # A row may lack trailing columns only where nothing it needs is: the date, the money and
-    # the flag or kind that say what it is (a missing Saldo or text is read as empty).
-    required = {t: where[t] for t in _REQUIRED if t in where}
-    needed = max(required.values())
-    sign = profile.sign
-    debit_values = {v.strip().casefold() for v in profile.debit_values}
-    flags = profile.flags
-    flag_way = lru_cache(maxsize=256)(csv_sniff.flag_direction)
-    kinds = profile.kinds
-    card = profile.card
-    balance: int | None = None
-    balance_line = 0
-    checked = 0
-    plain = profile.decimal_mark == "." and sign == "signed"
-    last: tuple[_Row, list[Any]] | None = None  # the line a continuation row extends
+# The columns a line takes as they are written (cleaned), in `_Rows.finish`'s order.
+_AS_WRITTEN = (
+    "end_to_end_id",
+    "txid",
+    "refund_of",
+    "counterparty_name",
+    "counterparty_document",
+    "counterparty_key",
+    "bank_reference",
+    "refund_id",
+)
 
-    def signed(cells: list[str], balance_row: bool = False) -> int:
-        if plain:
-            amount_text = cells[i_amount].strip()  # type: ignore[index]
-            if len(amount_text) > MAX_AMOUNT_CHARS:
-                raise LineError("amount", f"amount of {len(amount_text)} characters")
+
+class _Rows(_Reader):
+    """The row path: one line per row, balance rows and the running balance checked, the
+    rows that continue a line joined to it, the table's footer where it ends."""
+
+    def __init__(self, where: dict[str, int], profile: CsvProfile, source: str, width: int):
+        super().__init__(profile, source)
+        get = where.get
+        self.width = width
+        self.i_booked = where["booked_at"]
+        self.i_amount, self.i_credit, self.i_debit = get("amount"), get("credit"), get("debit")
+        self.i_ind, self.i_kind = get("indicator"), get("kind")
+        self.i_balance = None if profile.daily_balance else get("balance")
+        self.i_desc, self.i_detail = get("description"), get("detail")
+        self.as_written = [get(t) for t in _AS_WRITTEN]
+        self.money_cells = [
+            i for i in (self.i_amount, self.i_credit, self.i_debit) if i is not None
+        ]
+        # A row may lack trailing columns only where nothing it needs is: the date, the money
+        # and the flag or kind that say what it is (a missing Saldo or text is read as empty).
+        self.required = {t: where[t] for t in _REQUIRED if t in where}
+        self.needed = max(self.required.values())
+        self.debit_values = {v.strip().casefold() for v in profile.debit_values}
+        self.flag_way = lru_cache(maxsize=256)(csv_sniff.flag_direction)
+        self.plain = profile.decimal_mark == "." and profile.sign == "signed"
+        self.result = ParseResult()
+        self.balance: int | None = None
+        self.balance_line = 0
+        self.checked = 0
+        self.last: tuple[_Row, list[Any]] | None = None  # the line a continuation row extends
+
+    def read(self, reader: Any, offset: int) -> ParseResult:
+        """Every row of `reader` (its line numbers after `offset` preamble lines)."""
+        stopped_at: int | None = None
+        while True:
             try:
-                cents = parse_plain_cents(amount_text, dc_marks=True)
-            except AmountError as exc:
-                raise LineError("amount", str(exc)) from exc
-            return r.bounded(cents, "amount")
+                cells = next(reader)
+            except StopIteration:
+                break
+            except csv.Error as exc:
+                raise StatementParseError(
+                    f"not readable as CSV ({exc}); a field may have at most "
+                    f"{csv.field_size_limit():,} characters",
+                    file=self.source,
+                    line=offset + reader.line_num,
+                ) from None
+            line = offset + reader.line_num
+            if not cells or not "".join(cells).strip():
+                continue
+            try:
+                if len(cells) < self.width:
+                    if len(cells) == 1 and _FOOTER.match(cells[0]):
+                        stopped_at = line
+                        break
+                    cells = self.padded(cells)
+                if not self.row(cells, line):
+                    stopped_at = line  # "Total", "Últimos Lançamentos": the table ends here
+                    break
+            except LineError as exc:
+                column = self.p.columns.get(exc.field, exc.field)
+                bad = Bad(line, column, exc.reason, self.p.delimiter.join(cells)[:2000])
+                self.result.bad.append(bad)
+                self.balance = None  # a lost line breaks the running balance: next Saldo restarts
+                self.last = None
+        return self.close(reader, stopped_at)
+
+    def close(self, reader: Any, stopped_at: int | None) -> ParseResult:
+        """The result, with what the footer left unread and the balance checks made."""
+        result = self.result
+        if stopped_at is not None:
+            rest = sum(1 for c in reader if c and any(x.strip() for x in c))
+            result.warnings.append(
+                f"line {stopped_at} ends the table ({self.p.label or self.p.name} footer); "
+                f"{rest} rows after it (totals, future entries) not read"
+            )
+        if self.checked:
+            result.checks.append(f"running balance verified on {self.checked} lines")
+        return result
+
+    def padded(self, cells: list[str]) -> list[str]:
+        """A short row with its missing trailing columns empty, if none it needs is missing."""
+        if len(cells) <= self.needed:
+            missing = [self.p.columns[t] for t, i in self.required.items() if i >= len(cells)]
+            raise LineError(
+                "columns",
+                f"{len(cells)} columns, the header has {self.width} (no {', '.join(missing)})",
+            )
+        return cells + [""] * (self.width - len(cells))
+
+    def row(self, cells: list[str], line: int) -> bool:
+        """Read one row of the header's width; False when it is the table's footer."""
+        date_text = cells[self.i_booked].strip()
+        has_money = any(cells[i].strip() for i in self.money_cells)
+        if not date_text and not has_money and self.p.continuation:
+            self.continued(cells)
+            return True
+        desc = self.text_of(cells)
+        if not date_text[:1].isdigit() and _FOOTER.match(date_text or desc or ""):
+            return False
+        if self.balance_row(cells, line, desc, has_money):
+            return True
+        cents = self.signed(cells)
+        booked = self.booked(cells[self.i_booked])
+        row = _Row(line, booked, cents, "debit" if cents < 0 else "credit")
+        row.text = desc
+        values = [(clean(cells[i]) if i is not None else None) for i in self.as_written]
+        if self.i_kind is not None and not self.p.card:
+            row.kind = self.kind_of(cells, cents)
+        self.run_balance(cells, cents, line)
+        self.result.rows.append(self.finish(row, values))
+        self.last = (row, values)
+        return True
+
+    def continued(self, cells: list[str]) -> None:
+        """A row with text only: more of the line above (Bradesco: the counterparty)."""
+        if self.last is None:
+            return
+        more = self.text_of(cells) or clean(" ".join(cells))
+        if more:
+            row, values = self.last
+            row.text = f"{row.text} {more}" if row.text else more
+            self.result.rows[-1] = self.finish(row, values)
+
+    def balance_row(self, cells: list[str], line: int, desc: str | None, has_money: bool) -> bool:
+        """Whether a row states a balance (checked against the running one), not a line."""
+        labelled = (
+            self.i_kind is None
+            and desc is not None
+            and desc[:1] in "Ss"  # cheap test first: most lines are no balance row
+            and _BALANCE_LABEL.match(desc) is not None
+        )
+        i_balance = self.i_balance
+        if i_balance is not None and not has_money:
+            text_balance = cells[i_balance].strip()
+            if text_balance:  # a balance row ("SALDO ANTERIOR", "SALDO DO DIA")
+                self.stated(self.cents(text_balance, "balance"), line, "balance")
+                return True
+        if labelled and has_money and (i_balance is None or not cells[i_balance].strip()):
+            # BB / Caixa: the balance written in the amount column
+            if not self.p.daily_balance:  # the day's closing (BTG's "Saldo Diário"): unchecked
+                # a balance as written: a card file's rule turns lines, never its balance
+                stated = (
+                    self.cents(cells[self.i_amount], "amount")  # type: ignore[index]
+                    if self.p.sign == "inverted"
+                    else self.signed(cells, balance_row=True)
+                )
+                self.stated(stated, line, "amount")
+            return True
+        return labelled and not has_money  # a balance label with no figure
+
+    def stated(self, stated: int, line: int, target: str) -> None:
+        """A balance row: it must equal the running balance when one is known."""
+        if self.balance is not None and stated != self.balance:
+            raise StatementParseError(
+                f"balance row says {stated} cents, the lines before sum to {self.balance}",
+                file=self.source,
+                line=line,
+                field=self.p.columns.get(target, target),
+            )
+        self.balance, self.balance_line = stated, line
+
+    def run_balance(self, cells: list[str], cents: int, line: int) -> None:
+        """The running balance after a line; a Saldo the row states must equal it."""
+        text_balance = cells[self.i_balance].strip() if self.i_balance is not None else ""
+        balance = self.balance
+        if text_balance:
+            now = self.cents(text_balance, "balance")
+            if balance is not None and balance + cents != now:
+                raise StatementParseError(
+                    f"running balance: {balance} (line {self.balance_line}) + {cents} "
+                    f"= {balance + cents}, the file says {now} cents",
+                    file=self.source,
+                    line=line,
+                    field=self.p.columns["balance"],
+                )
+            if balance is not None:
+                self.checked += 1
+            self.balance, self.balance_line = now, line
+        elif balance is not None:
+            self.balance = balance + cents
+            self.balance_line = line
+
+    def kind_of(self, cells: list[str], cents: int) -> str:
+        """The kind a kind column says, its sign checked against the amount's."""
+        raw_kind = cells[self.i_kind].strip()  # type: ignore[index]
+        kind = self.p.kinds.get(raw_kind, raw_kind if raw_kind in KINDS else "")
+        if not kind:
+            raise LineError("kind", f"unknown kind {raw_kind!r}")
+        if (kind in _CREDIT_KINDS and cents < 0) or (kind in _DEBIT_KINDS and cents > 0):
+            shown = cells[self.i_amount].strip() if self.i_amount is not None else cents
+            raise LineError("amount", f"sign of {shown!r} disagrees with {raw_kind}")
+        return kind
+
+    def signed(self, cells: list[str], balance_row: bool = False) -> int:
+        """A row's amount in cents, signed by the profile's rule."""
+        if self.plain:
+            return self.plain_cents(cells[self.i_amount])  # type: ignore[index]
+        sign = self.p.sign
         if sign == "split":
-            assert i_credit is not None and i_debit is not None
-            credit_t, debit_t = cells[i_credit].strip(), cells[i_debit].strip()
-            if bool(credit_t) == bool(debit_t):
-                raise LineError("amount", "exactly one of credit/debit must be filled")
-            target, text = ("credit", credit_t) if credit_t else ("debit", debit_t)
-            cents = r.cents(text, target)
-            mark = dc_mark(text)
-            if mark not in (None, target):
-                raise LineError(target, f"{text[:40]!r} is marked {mark} in the {target} column")
-            return abs(cents) if credit_t else -abs(cents)
-        text = cells[i_amount]  # type: ignore[index]
-        cents = r.cents(text, "amount")
+            return self.split_cents(cells)
+        text = cells[self.i_amount]  # type: ignore[index]
+        cents = self.cents(text, "amount")
         if sign == "inverted":
             # a D/C letter says the direction outright: only an unmarked figure is turned
             return cents if dc_mark(text) else -cents
         if sign == "indicator":
-            assert i_ind is not None
-            flag = cells[i_ind].strip()
+            assert self.i_ind is not None
+            flag = cells[self.i_ind].strip()
             mark = dc_mark(text)
-            if flags == "listed":
+            if self.p.flags == "listed":
                 if mark and not flag:
                     return cents  # no flag: the amount's own D/C letter
-                way = "debit" if flag.casefold() in debit_values else "credit"
-                return agreed(text, mark, cents, way, flag)
-            return flagged(flag, text, mark, cents, balance_row)
+                way = "debit" if flag.casefold() in self.debit_values else "credit"
+                return _agreed(text, mark, cents, way, flag)
+            return self.flagged(flag, text, mark, cents, balance_row)
         return cents
 
-    def agreed(text: str, mark: str | None, cents: int, way: str, flag: str) -> int:
-        """`cents` in the direction a flag says; an amount's D/C letter must say the same (a
-        letter and a flag are one sign written twice, never turned twice)."""
-        if mark is not None and mark != way:
-            raise LineError(
-                "indicator",
-                f"the amount {text.strip()[:40]!r} says {mark}, the flag {flag[:40]!r} {way}",
-            )
-        return abs(cents) if way == "credit" else -abs(cents)
+    def plain_cents(self, text: str) -> int:
+        """A signed dot-decimal amount (the fast rule of the row path)."""
+        amount_text = text.strip()
+        if len(amount_text) > MAX_AMOUNT_CHARS:
+            raise LineError("amount", f"amount of {len(amount_text)} characters")
+        try:
+            cents = parse_plain_cents(amount_text, dc_marks=True)
+        except AmountError as exc:
+            raise LineError("amount", str(exc)) from exc
+        return self.bounded(cents, "amount")
 
-    def flagged(flag: str, text: str, mark: str | None, cents: int, balance_row: bool) -> int:
+    def split_cents(self, cells: list[str]) -> int:
+        """The amount of a row with credit and debit columns: exactly one is filled."""
+        assert self.i_credit is not None and self.i_debit is not None
+        credit_t, debit_t = cells[self.i_credit].strip(), cells[self.i_debit].strip()
+        if bool(credit_t) == bool(debit_t):
+            raise LineError("amount", "exactly one of credit/debit must be filled")
+        target, text = ("credit", credit_t) if credit_t else ("debit", debit_t)
+        cents = self.cents(text, target)
+        mark = dc_mark(text)
+        if mark not in (None, target):
+            raise LineError(target, f"{text[:40]!r} is marked {mark} in the {target} column")
+        return abs(cents) if credit_t else -abs(cents)
+
+    def flagged(self, flag: str, text: str, mark: str | None, cents: int, balance_row: bool) -> int:
         """A sniffed D/C flag: a credit/debit word, never a guess (see CsvProfile.flags)."""
-        way = flag_way(flag) if flag else None
+        way = self.flag_way(flag) if flag else None
         if way is None:
-            if not flag and (balance_row or flags == "words-or-sign" or cents < 0 or mark):
+            if not flag and (balance_row or self.p.flags == "words-or-sign" or cents < 0 or mark):
                 return cents  # no flag: the amount as written ("Saldo Anterior", a signed file)
             said = f"{flag[:40]!r} is no credit/debit word" if flag else "no credit/debit flag"
             raise LineError("indicator", f"{said}; the amount carries no sign")
         if way == "credit" and cents < 0 and mark is None:
             raise LineError("indicator", f"a negative amount flagged {flag[:40]!r} (credit)")
-        return agreed(text, mark, cents, way, flag)
+        return _agreed(text, mark, cents, way, flag)
 
-    def finish(row: _Row, values: list[Any]) -> tuple[Any, ...]:
+    def finish(self, row: _Row, values: list[Any]) -> tuple[Any, ...]:
+        """The parsed line: kind, PIX ids and counterparty from its columns or its text."""
         e2e, txid, refund_of, cp_name, cp_doc, cp_key, ref, refund_id = values
         desc = row.text
-        if card:
+        if self.p.card:
             kind = "other"
-        elif i_kind is not None:
+        elif self.i_kind is not None:
             kind = row.kind
         else:
             document = ref or e2e
@@ -873,150 +1047,28 @@ def _rows(
             ref or refund_id,
         )
 
-    def text_of(cells: list[str]) -> str | None:
-        desc = clean(cells[i_desc]) if i_desc is not None else None
-        if i_detail is not None:
-            detail = clean(cells[i_detail])
+    def text_of(self, cells: list[str]) -> str | None:
+        """The line's text: its description, and its detail column after " - "."""
+        desc = clean(cells[self.i_desc]) if self.i_desc is not None else None
+        if self.i_detail is not None:
+            detail = clean(cells[self.i_detail])
             if detail:
                 desc = f"{desc} - {detail}" if desc else detail
         return desc
 
-    stopped_at: int | None = None
-    while True:
-        try:
-            cells = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:
-            raise StatementParseError(
-                f"not readable as CSV ({exc}); a field may have at most "
-                f"{csv.field_size_limit():,} characters",
-                file=source,
-                line=offset + reader.line_num,
-            ) from None
-        line = offset + reader.line_num
-        if not cells or not "".join(cells).strip():
-            continue
-        try:
-            if len(cells) < width:
-                if len(cells) == 1 and stopped_at is None and _FOOTER.match(cells[0]):
-                    stopped_at = line
-                    break
-                if len(cells) <= needed:
-                    missing = [profile.columns[t] for t, i in required.items() if i >= len(cells)]
-                    raise LineError(
-                        "columns",
-                        f"{len(cells)} columns, the header has {width} (no {', '.join(missing)})",
-                    )
-                cells = cells + [""] * (width - len(cells))  # trailing optional columns
-            date_text = cells[i_booked].strip()
-            has_money = any(cells[i].strip() for i in money_cells)
-            if not date_text and not has_money and profile.continuation:
-                if last is not None:  # Bradesco: the counterparty on the next row
-                    more = text_of(cells) or clean(" ".join(cells))
-                    if more:
-                        row, values = last
-                        row.text = f"{row.text} {more}" if row.text else more
-                        rows[-1] = finish(row, values)
-                continue
-            desc = text_of(cells)
-            if not date_text[:1].isdigit() and _FOOTER.match(date_text or desc or ""):
-                stopped_at = line  # "Total", "Últimos Lançamentos": the table ends here
-                break
-            balance_label = (
-                i_kind is None
-                and desc is not None
-                and desc[:1] in "Ss"  # cheap test first: most lines are no balance row
-                and _BALANCE_LABEL.match(desc) is not None
-            )
-            if i_balance is not None and not has_money:
-                text_balance = cells[i_balance].strip()
-                if text_balance:  # a balance row ("SALDO ANTERIOR", "SALDO DO DIA")
-                    stated = r.cents(text_balance, "balance")
-                    balance, balance_line = _check_stated(
-                        stated, balance, line, profile, source, "balance"
-                    )
-                    continue
-            if (
-                balance_label and has_money and (i_balance is None or not cells[i_balance].strip())
-            ):  # BB / Caixa: the balance written in the amount column
-                if profile.daily_balance:
-                    continue  # the day's closing (BTG's "Saldo Diário"), not checked
-                # a balance as written: a card file's rule turns lines, never its balance
-                stated = (
-                    r.cents(cells[i_amount], "amount")
-                    if sign == "inverted"
-                    else signed(cells, balance_row=True)
-                )
-                balance, balance_line = _check_stated(
-                    stated, balance, line, profile, source, "amount"
-                )
-                continue
-            if balance_label and not has_money:
-                continue  # a balance label with no figure
-            cents = signed(cells)
-            booked = r.booked(cells[i_booked])
-            direction = "debit" if cents < 0 else "credit"
-            row = _Row(line, booked, cents, direction)
-            row.text = desc
-            values = [(clean(cells[i]) if i is not None else None) for i in optional]
-            if i_kind is not None and not card:
-                raw_kind = cells[i_kind].strip()
-                kind = kinds.get(raw_kind, raw_kind if raw_kind in KINDS else "")
-                if not kind:
-                    raise LineError("kind", f"unknown kind {raw_kind!r}")
-                if (kind in _CREDIT_KINDS and cents < 0) or (kind in _DEBIT_KINDS and cents > 0):
-                    shown = cells[i_amount].strip() if i_amount is not None else cents
-                    raise LineError("amount", f"sign of {shown!r} disagrees with {raw_kind}")
-                row.kind = kind
-            if i_balance is not None:
-                text_balance = cells[i_balance].strip()
-                if text_balance:
-                    now = r.cents(text_balance, "balance")
-                    if balance is not None and balance + cents != now:
-                        raise StatementParseError(
-                            f"running balance: {balance} (line {balance_line}) + {cents} "
-                            f"= {balance + cents}, the file says {now} cents",
-                            file=source,
-                            line=line,
-                            field=profile.columns["balance"],
-                        )
-                    if balance is not None:
-                        checked += 1
-                    balance, balance_line = now, line
-                elif balance is not None:
-                    balance += cents
-                    balance_line = line
-            elif balance is not None:
-                balance += cents
-                balance_line = line
-            rows.append(finish(row, values))
-            last = (row, values)
-        except LineError as exc:
-            column = profile.columns.get(exc.field, exc.field)
-            bad.append(Bad(line, column, exc.reason, profile.delimiter.join(cells)[:2000]))
-            balance = None  # a lost line breaks the running balance; restart at the next Saldo
-            last = None
-    if stopped_at is not None:
-        rest = sum(1 for c in reader if c and any(x.strip() for x in c))
-        result.warnings.append(
-            f"line {stopped_at} ends the table ({profile.label or profile.name} footer); "
-            f"{rest} rows after it (totals, future entries) not read"
+
+def _agreed(text: str, mark: str | None, cents: int, way: str, flag: str) -> int:
+    """`cents` in the direction a flag says; an amount's D/C letter must say the same (a
+    letter and a flag are one sign written twice, never turned twice)."""
+    if mark is not None and mark != way:
+        raise LineError(
+            "indicator",
+            f"the amount {text.strip()[:40]!r} says {mark}, the flag {flag[:40]!r} {way}",
         )
-    if checked:
-        result.checks.append(f"running balance verified on {checked} lines")
-    return result
+    return abs(cents) if way == "credit" else -abs(cents)
 
 
-def _check_stated(
-    stated: int, balance: int | None, line: int, profile: CsvProfile, source: str, target: str
-) -> tuple[int, int]:
-    """A balance row: it must equal the running balance when one is known."""
-    if balance is not None and stated != balance:
-        raise StatementParseError(
-            f"balance row says {stated} cents, the lines before sum to {balance}",
-            file=source,
-            line=line,
-            field=profile.columns.get(target, target),
-        )
-    return stated, line
+def _rows(
+    reader: Any, where: dict[str, int], profile: CsvProfile, source: str, offset: int, width: int
+) -> ParseResult:
+    return _Rows(where, profile, source, width).read(reader, offset)

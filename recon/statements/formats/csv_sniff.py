@@ -686,72 +686,23 @@ def sniff_text(text: str) -> Sniffed | None:
         for k, line in enumerate(lines[index + 1 : index + 1 + SAMPLE_ROWS])
     ]
     numbered = [(n, r) for n, r in numbered if any(c.strip() for c in r)]
-    rows = [r for _, r in numbered]
-
-    def values(i: int) -> list[str]:
-        return [r[i] for r in rows if i < len(r)]
-
-    columns: dict[str, str] = {}
-    used: set[int] = set()
+    cols = _Columns(header, [r for _, r in numbered])
     notes: list[str] = []
-
-    def take(target: str, i: int) -> None:
-        columns[target] = header[i]
-        used.add(i)
-
     date_i = found["booked_at"][0]
-    found_format = _date_format(values(date_i))
+    found_format = _date_format(cols.values(date_i))
     layout = _layout_for(header, delimiter, found_format)
-    take("booked_at", date_i)
+    cols.take("booked_at", date_i)
     amount_i = found["amount"][0] if "amount" in found else None
-    unsigned = amount_i is not None and _unsigned(values(amount_i))
-    indicator: tuple[str, ...] | None = None
-    for i in found.get("indicator", []):
-        flags = _indicator_values(values(i))
-        if flags is not None and i not in used:
-            take("indicator", i)
-            indicator = flags
-            break
+    unsigned = amount_i is not None and _unsigned(cols.values(amount_i))
     money = [i for t in ("amount", "credit", "debit") for i in found.get(t, [])]
-    if indicator is None and unsigned:
-        # Amounts without a sign: a column whose every value is a credit/debit word says the
-        # direction, whatever its header ("Sentido" C/D).
-        not_flags = {date_i, *money, *found.get("balance", [])}
-        for i in range(len(header)):
-            if i in not_flags or i in used:
-                continue
-            flags = _indicator_values(values(i))
-            if flags is None or _placeholder(values(i)) or not _filled(rows, i, amount_i):
-                continue
-            take("indicator", i)
-            indicator = flags
-            break
-    if "amount" in found:
-        take("amount", found["amount"][0])
-    elif "credit" in found and "debit" in found:
-        take("credit", found["credit"][0])
-        take("debit", found["debit"][0])
-    for target in (
-        "balance",
-        "bank_reference",
-        "end_to_end_id",
-        "txid",
-        "counterparty_name",
-        "counterparty_document",
-        "counterparty_key",
-    ):
-        for i in found.get(target, []):
-            if i not in used:
-                take(target, i)
-                break
-    texts = [i for i in found.get("text", []) if i not in used]
-    if texts:
-        take("description", texts[0])
-    if len(texts) > 1:
-        take("detail", texts[1])
+    not_flags = {date_i, *money, *found.get("balance", [])}
+    indicator = cols.indicator(found, not_flags, amount_i, unsigned)
+    cols.take_the_rest(found)
     named = layout is not GENERIC
     if not named:
-        layout = _card_by_columns(header, values(amount_i) if amount_i is not None else None, notes)
+        amounts = cols.values(amount_i) if amount_i is not None else None
+        layout = _card_by_columns(header, amounts, notes)
+    columns = cols.columns
     if "balance" in columns and normalize(columns["balance"]) in DAILY_BALANCE:
         layout = replace(layout, daily_balance=True)
     if "amount" in columns:
@@ -760,9 +711,8 @@ def sniff_text(text: str) -> Sniffed | None:
         sign = "split"
     refused = None
     if sign == "signed" and unsigned:
-        skip = {date_i, *money, *found.get("balance", [])}
-        refused = _unstated_direction(header, numbered, skip, texts=not named)
-    money_values = [v for i in money + found.get("balance", []) for v in values(i)]
+        refused = _unstated_direction(header, numbered, not_flags, texts=not named)
+    money_values = [v for i in money + found.get("balance", []) for v in cols.values(i)]
     return Sniffed(
         layout=layout,
         delimiter=delimiter,
@@ -774,11 +724,78 @@ def sniff_text(text: str) -> Sniffed | None:
         date_format=found_format or "%d/%m/%Y",
         decimal_mark=_decimal_mark(money_values),
         preamble=lines[:index],
-        ignored=[h for i, h in enumerate(header) if i not in used and h],
+        ignored=[h for i, h in enumerate(header) if i not in cols.used and h],
         unsigned=unsigned,
         notes=notes,
         refused=refused,
     )
+
+
+class _Columns:
+    """The recon fields a header's cells are taken for, and the sampled rows under it."""
+
+    def __init__(self, header: list[str], rows: list[list[str]]) -> None:
+        self.header = header
+        self.rows = rows
+        self.columns: dict[str, str] = {}
+        self.used: set[int] = set()
+
+    def values(self, i: int) -> list[str]:
+        return [r[i] for r in self.rows if i < len(r)]
+
+    def take(self, target: str, i: int) -> None:
+        self.columns[target] = self.header[i]
+        self.used.add(i)
+
+    def indicator(
+        self, found: dict[str, list[int]], not_flags: set[int], amount_i: int | None, unsigned: bool
+    ) -> tuple[str, ...] | None:
+        """The D/C flag column's debit values, the column taken; None when there is none."""
+        for i in found.get("indicator", []):
+            flags = _indicator_values(self.values(i))
+            if flags is not None and i not in self.used:
+                self.take("indicator", i)
+                return flags
+        if not unsigned:
+            return None
+        # Amounts without a sign: a column whose every value is a credit/debit word says the
+        # direction, whatever its header ("Sentido" C/D).
+        for i in range(len(self.header)):
+            if i in not_flags or i in self.used:
+                continue
+            values = self.values(i)
+            flags = _indicator_values(values)
+            if flags is None or _placeholder(values) or not _filled(self.rows, i, amount_i):
+                continue
+            self.take("indicator", i)
+            return flags
+        return None
+
+    def take_the_rest(self, found: dict[str, list[int]]) -> None:
+        """The money, the other fields and the texts (description, then detail)."""
+        if "amount" in found:
+            self.take("amount", found["amount"][0])
+        elif "credit" in found and "debit" in found:
+            self.take("credit", found["credit"][0])
+            self.take("debit", found["debit"][0])
+        for target in (
+            "balance",
+            "bank_reference",
+            "end_to_end_id",
+            "txid",
+            "counterparty_name",
+            "counterparty_document",
+            "counterparty_key",
+        ):
+            for i in found.get(target, []):
+                if i not in self.used:
+                    self.take(target, i)
+                    break
+        texts = [i for i in found.get("text", []) if i not in self.used]
+        if texts:
+            self.take("description", texts[0])
+        if len(texts) > 1:
+            self.take("detail", texts[1])
 
 
 def _filled(rows: Sequence[Sequence[str]], i: int, amount_i: int | None) -> bool:

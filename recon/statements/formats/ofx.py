@@ -308,41 +308,13 @@ def _fast(chunks: list[str], first_line: int) -> ParseResult | None:
         found = pc.extract_regex(full, rf"<{name}>(?P<v>[^<]*)")
         return pc.utf8_trim_whitespace(pc.struct_field(found, "v"))
 
-    amount = tag("TRNAMT")
-    if (
-        amount.null_count
-        or not pc.all(pc.match_substring_regex(amount, r"^[+-]?[0-9]{1,13}[.,][0-9]{2}$")).as_py()
-    ):
-        return None
-    cents = pc.cast(
-        pc.multiply(
-            pc.cast(pc.replace_substring(amount, ",", "."), pa.decimal128(20, 2)),
-            pa.scalar(100, pa.decimal128(3, 0)),
-        ),
-        pa.int64(),
-    )
     trntype = pc.utf8_upper(pc.fill_null(tag("TRNTYPE"), ""))
-    debit_type = pc.is_in(trntype, value_set=pa.array(sorted(_DEBIT_TYPES)))
-    cents = pc.if_else(pc.and_(pc.greater(cents, 0), debit_type), pc.negate(cents), cents)
+    cents = _fast_cents(tag("TRNAMT"), trntype)
+    booked = _fast_booked(tag("DTPOSTED"))
+    if cents is None or booked is None:
+        return None
     negative = pc.less(cents, 0)
     direction = pc.if_else(negative, "debit", "credit")
-    posted = tag("DTPOSTED")
-    if posted.null_count:
-        return None
-    parts = pc.extract_regex(posted, _RE2_DATE)
-    if parts.null_count:
-        return None
-    zones = pc.struct_field(parts, "z")
-    unique = pc.unique(zones).to_pylist()
-    try:
-        offsets = [_offset_text(z) for z in unique]
-    except LineError:
-        return None
-    offset = pc.take(pa.array(offsets, pa.string()), pc.index_in(zones, value_set=pa.array(unique)))
-    g = {k: pc.struct_field(parts, k) for k in ("y", "m", "d", "H", "M", "S", "f")}
-    booked = pc.binary_join_element_wise(
-        g["y"], "-", g["m"], "-", g["d"], "T", g["H"], ":", g["M"], ":", g["S"], g["f"], offset, ""
-    )
     memo = vclean(tag("MEMO"))
     name = vclean(tag("NAME"))
     text = pc.binary_join_element_wise(pc.fill_null(memo, ""), pc.fill_null(name, ""), " ")
@@ -358,25 +330,9 @@ def _fast(chunks: list[str], first_line: int) -> ParseResult | None:
     null = pa.scalar(None, pa.string())
     e2e = pc.if_else(by_ids, d_id, e_id)
     refund_of = pc.if_else(by_ids, e_id, null)
-    tail = pc.struct_field(pc.extract_regex(pc.fill_null(memo, ""), _RE2_TAIL), "v")
-    tail = vclean(pc.replace_substring_regex(pc.utf8_trim_whitespace(tail), _RE2_MEMO_WORDS, ""))
-    # a run of digits in a name may be a document (a bare CPF) or an account: the block
-    # path's parser takes it out
-    if pc.any(
-        pc.match_substring_regex(pc.fill_null(pc.coalesce(name, tail), ""), "[0-9]{4}")
-    ).as_py():
+    counterparty = _fast_counterparty(memo, name, pc.and_(pc.is_null(e_id), pc.is_null(d_id)))
+    if counterparty is None:
         return None
-    counterparty = pc.if_else(pc.is_valid(name), name, tail)
-    # a MEMO with no PIX id is read by the parser of banks' texts (describe), once per text
-    plain = pc.and_(
-        pc.and_(pc.is_null(name), pc.is_null(e_id)), pc.and_(pc.is_null(d_id), pc.is_valid(memo))
-    )
-    if pc.any(plain).as_py():
-        said = {t: describe(t) for t in pc.unique(pc.filter(memo, plain)).to_pylist()}
-        if any(d.document for d in said.values()):
-            return None
-        read = pa.array([said[t].name for t in pc.filter(memo, plain).to_pylist()], pa.string())
-        counterparty = pc.replace_with_mask(counterparty, plain, read)
     counts = np.fromiter((b.count("\n") for b in blocks), dtype=np.int64, count=n)
     lines = first_line + np.concatenate([[0], np.cumsum(counts)[:-1]])
     result = ParseResult()
@@ -399,6 +355,69 @@ def _fast(chunks: list[str], first_line: int) -> ParseResult | None:
         schema=PARSED_SCHEMA,
     )
     return result
+
+
+def _fast_cents(amount: Any, trntype: Any) -> Any:
+    """TRNAMT in cents, a debit TRNTYPE's positive amount turned; None unless every amount
+    has two decimals."""
+    if (
+        amount.null_count
+        or not pc.all(pc.match_substring_regex(amount, r"^[+-]?[0-9]{1,13}[.,][0-9]{2}$")).as_py()
+    ):
+        return None
+    cents = pc.cast(
+        pc.multiply(
+            pc.cast(pc.replace_substring(amount, ",", "."), pa.decimal128(20, 2)),
+            pa.scalar(100, pa.decimal128(3, 0)),
+        ),
+        pa.int64(),
+    )
+    debit_type = pc.is_in(trntype, value_set=pa.array(sorted(_DEBIT_TYPES)))
+    return pc.if_else(pc.and_(pc.greater(cents, 0), debit_type), pc.negate(cents), cents)
+
+
+def _fast_booked(posted: Any) -> Any:
+    """DTPOSTED as ISO 8601 with its offset; None unless every one has a full time and an
+    hour offset."""
+    if posted.null_count:
+        return None
+    parts = pc.extract_regex(posted, _RE2_DATE)
+    if parts.null_count:
+        return None
+    zones = pc.struct_field(parts, "z")
+    unique = pc.unique(zones).to_pylist()
+    try:
+        offsets = [_offset_text(z) for z in unique]
+    except LineError:
+        return None
+    offset = pc.take(pa.array(offsets, pa.string()), pc.index_in(zones, value_set=pa.array(unique)))
+    g = {k: pc.struct_field(parts, k) for k in ("y", "m", "d", "H", "M", "S", "f")}
+    return pc.binary_join_element_wise(
+        g["y"], "-", g["m"], "-", g["d"], "T", g["H"], ":", g["M"], ":", g["S"], g["f"], offset, ""
+    )
+
+
+def _fast_counterparty(memo: Any, name: Any, no_id: Any) -> Any:
+    """NAME, else what the MEMO says after its PIX words; None where the block path must
+    read it (digits that may be a document or an account, a document in the text)."""
+    tail = pc.struct_field(pc.extract_regex(pc.fill_null(memo, ""), _RE2_TAIL), "v")
+    tail = vclean(pc.replace_substring_regex(pc.utf8_trim_whitespace(tail), _RE2_MEMO_WORDS, ""))
+    # a run of digits in a name may be a document (a bare CPF) or an account: the block
+    # path's parser takes it out
+    if pc.any(
+        pc.match_substring_regex(pc.fill_null(pc.coalesce(name, tail), ""), "[0-9]{4}")
+    ).as_py():
+        return None
+    counterparty = pc.if_else(pc.is_valid(name), name, tail)
+    # a MEMO with no PIX id is read by the parser of banks' texts (describe), once per text
+    plain = pc.and_(pc.and_(pc.is_null(name), no_id), pc.is_valid(memo))
+    if pc.any(plain).as_py():
+        said = {t: describe(t) for t in pc.unique(pc.filter(memo, plain)).to_pylist()}
+        if any(d.document for d in said.values()):
+            return None
+        read = pa.array([said[t].name for t in pc.filter(memo, plain).to_pylist()], pa.string())
+        counterparty = pc.replace_with_mask(counterparty, plain, read)
+    return counterparty
 
 
 def _bodies(blocks: list[str]) -> Any:
@@ -713,43 +732,10 @@ def parse_text(text: str, source: str) -> ParseResult:
     result.warnings.extend(notes)
     if placeholder:
         result.checks.append(placeholder)
-    rows, bad = result.rows, result.bad
-    row_owner: list[int] = []  # the statement of each row (block by block)
-    currencies: set[str] = set()  # of transactions that state their own (CURRENCY)
-    converted: Counter[str] = Counter()  # lines the bank converted (ORIGCURRENCY)
-    balance_rows = 0
-    for index, chunk in enumerate(chunks[1:] if result.table is None else []):
-        if index in broken:
-            bad.append(broken[index])
-            line += chunk.count("\n")
-            continue
-        end = _TRN_END.search(chunk)
-        body = chunk[: end.start()] if end else chunk
-        fields: dict[str, str] = {}
-        try:
-            for tag, value in _FIELD.findall(body):
-                if "&" in value:
-                    value = html.unescape(value)
-                key = tag.upper()
-                if key in fields and key in _ONCE:
-                    raise LineError(
-                        key, f"{key} twice in one <STMTTRN> block: an opening tag is missing"
-                    )
-                fields[key] = value.strip()
-            if _balance_row(fields):
-                balance_rows += 1
-                line += chunk.count("\n")
-                continue
-            rows.append(_transaction(fields, line))
-            row_owner.append(int(owner[index]))
-            symbol = fields.get("CURSYM", "").upper()
-            if symbol and "ORIGCURRENCY" in fields:
-                converted[symbol] += 1
-            elif symbol:
-                currencies.add(symbol)
-        except LineError as exc:
-            bad.append(Bad(line, exc.field, exc.reason, "<STMTTRN>" + body.strip()[:2000]))
-        line += chunk.count("\n")
+    blocks = _Blocks()
+    if result.table is None:
+        blocks.read(chunks[1:], line, broken, owner, result)
+    currencies, converted, balance_rows = blocks.currencies, blocks.converted, blocks.balance_rows
     several = len(statements) > 1
     for st in statements:
         _balances(text, st, source, result, several)
@@ -776,9 +762,63 @@ def parse_text(text: str, source: str) -> ParseResult:
     if result.table is not None:
         booked, owners = result.table.column("booked_at"), owner
     else:
-        booked, owners = pa.array([r[1] for r in rows], pa.string()), np.array(row_owner)
+        booked = pa.array([r[1] for r in result.rows], pa.string())
+        owners = np.array(blocks.row_owner)
     result.coverage = _file_coverage(statements, _line_ranges(booked, owners), result)
     return result
+
+
+class _Blocks:
+    """The block-by-block path: each STMTTRN block one line, a balance row or a bad line."""
+
+    def __init__(self) -> None:
+        self.row_owner: list[int] = []  # the statement of each row
+        self.currencies: set[str] = set()  # of transactions that state their own (CURRENCY)
+        self.converted: Counter[str] = Counter()  # lines the bank converted (ORIGCURRENCY)
+        self.balance_rows = 0
+
+    def read(
+        self, chunks: list[str], line: int, broken: dict[int, Bad], owner: Any, result: ParseResult
+    ) -> None:
+        """Read `chunks` (the blocks, the first at `line`) into `result`."""
+        for index, chunk in enumerate(chunks):
+            if index in broken:
+                result.bad.append(broken[index])
+            else:
+                end = _TRN_END.search(chunk)
+                body = chunk[: end.start()] if end else chunk
+                try:
+                    self.block(_block_fields(body), line, int(owner[index]), result)
+                except LineError as exc:
+                    bad = Bad(line, exc.field, exc.reason, "<STMTTRN>" + body.strip()[:2000])
+                    result.bad.append(bad)
+            line += chunk.count("\n")
+
+    def block(self, fields: dict[str, str], line: int, owner: int, result: ParseResult) -> None:
+        """One block's fields: a line of statement `owner`, or a balance row."""
+        if _balance_row(fields):
+            self.balance_rows += 1
+            return
+        result.rows.append(_transaction(fields, line))
+        self.row_owner.append(owner)
+        symbol = fields.get("CURSYM", "").upper()
+        if symbol and "ORIGCURRENCY" in fields:
+            self.converted[symbol] += 1
+        elif symbol:
+            self.currencies.add(symbol)
+
+
+def _block_fields(body: str) -> dict[str, str]:
+    """The tags of one STMTTRN block and their values (entities unescaped, trimmed)."""
+    fields: dict[str, str] = {}
+    for tag, value in _FIELD.findall(body):
+        if "&" in value:
+            value = html.unescape(value)
+        key = tag.upper()
+        if key in fields and key in _ONCE:
+            raise LineError(key, f"{key} twice in one <STMTTRN> block: an opening tag is missing")
+        fields[key] = value.strip()
+    return fields
 
 
 def _balances(text: str, st: _Statement, source: str, result: ParseResult, several: bool) -> None:

@@ -3,7 +3,8 @@
 One parser for the banks' description texts (OFX MEMO, CSV histórico/descrição; a name field,
 OFX NAME, goes through `name_and_document`): `describe(text, direction)` returns a `Described` with what the text says,
 and nothing it does not say. The forms it reads are the ones banks really write (the table
-in docs/statements.md, one example per bank, each under test), for instance:
+in docs/statements.md, one example per bank, each under test; their patterns are in
+recon.statements.banks), for instance:
 
 - Nubank: ``Transferência recebida pelo Pix - NAME - •••.123.456-•• - BANK (0260)
   Agência: 1 Conta: 12345-6`` (name, masked document, bank and its code);
@@ -30,6 +31,17 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from recon.pii import bare_document, mask_document
+from recon.statements.banks import (
+    CREDIT_TEXT,
+    DEBIT_TEXT,
+    DOCUMENT_DASH_NAME,
+    INTER_COUNTERPARTY,
+    LEADING_DAY_TIME,
+    PAYER_AND_PAYEE,
+    PIX_LEADS,
+    REFUND_TEXT,
+    SENDER_OR_RECIPIENT,
+)
 from recon.statements.lines import E2E_RE, pix_ids
 
 __all__ = ["Described", "describe", "direction_from_text", "name_and_document"]
@@ -60,46 +72,12 @@ _LABELLED_DOC = re.compile(r"(?i)\b(?:CPF|CNPJ)(?:/CNPJ|/CPF)?\s*[:.]?\s*([0-9]{
 _KEY_RE = re.compile(r"(?i)\bchave(?:\s+pix)?\s*[:=]?\s*(\S+)")
 _BANK_CODE = re.compile(r"^(?P<bank>.+?\(\s*[0-9]{3,8}\s*\))")
 _AGENCY = re.compile(r"(?i)\s*\b(?:ag[êe]ncia|ag\.?)\s*:.*$")
-# Inter: "Cp :ISPB-NAME", and in its OFX "Cp: ISPB-AGENCY-ACCOUNT-NAME" / "Contraparte: …"
-_INTER_CP = re.compile(
-    r"(?i)\b(?:Cp|Contraparte)\s*:\s*(?P<ispb>[0-9]{8})(?:\s*-\s*[0-9]+){0,2}\s*-\s*(?P<name>[^\"]+)"
-)
-# Inter between its own accounts: "D: PAYER. C: PAYEE"
-_PAYER_PAYEE = re.compile(r"(?i)^\s*D\s*:\s*(?P<payer>.+?)\.?\s+C\s*:\s*(?P<payee>.+)$")
-_REM_DES = re.compile(r"(?i)\b(?P<which>Rem|Des|Remetente|Destinat[áa]rio)\s*:\s*(?P<name>.+)$")
 _TRAIL_DAY = re.compile(r"\s*[0-9]{2}/[0-9]{2}\s*$")
-# C6: the payer's CPF (or CNPJ), a hyphen and the name, and nothing else
-_DOC_DASH_NAME = re.compile(r"^\s*(?P<doc>[0-9]{11}|[0-9]{14})\s*-\s*(?P<name>[^0-9].*)$")
-_LEAD_DAYTIME = re.compile(
-    r"^\s*[0-9]{2}/[0-9]{2}(?:/[0-9]{2,4})?\s+[0-9]{2}:[0-9]{2}(?::[0-9]{2})?\s*"
-)
-# The words that introduce a PIX line, longest first; what follows is the counterparty.
-_LEADS = re.compile(
-    r"(?i)^\s*(?:"
-    r"transfer[êe]ncia\s+(?:recebida|enviada)(?:\s+pelo\s+pix)?"
-    r"|reembolso\s+(?:recebido|enviado)\s+pelo\s+pix"
-    r"|estorno\s*-\s*transfer[êe]ncia\s+(?:recebida|enviada)(?:\s+pelo\s+pix)?"
-    r"|pagamento\s+com\s+(?:c[óo]digo\s+)?qr(?:\s*code)?\s+pix"
-    r"|transfer[êe]ncia\s+pix\s+(?:recebida|enviada)"
-    r"|pix\s+(?:recebido|enviado|recebida|enviada)(?:\s+interno)?(?:\s+(?:de|para|devolvido))?"
-    r"|pix\s*-\s*(?:recebimento|envio)(?:\s+devolvido)?"
-    r"|pix\s*-\s*(?:recebido|enviado)"
-    r"|qr\s*code\s+pix\s+(?:recebido|enviado)"
-    r"|pix\s+(?:transfer|transf|qrs|qrd|trans)\b"
-    r"|transfe\s+pix"
-    r"|(?:recebimento|envio|pagamento)\s+(?:de\s+)?pix"
-    r"|devolu[çc][ãa]o\s+pix"
-    r"|pix"
-    r")\s*[:\-–]?\s*"
-)
-_CREDIT_WORDS = re.compile(r"(?i)\b(?:recebid[oa]s?|entrada|cr[ée]dito|rem)\b|recebimento")
-_DEBIT_WORDS = re.compile(r"(?i)\b(?:enviad[oa]s?|sa[íi]da|d[ée]bito|envio|des|pagamento)\b")
-_REFUND_WORDS = re.compile(r"(?i)devolu|reembolso|estorno|devolvido")
 _NOT_A_NAME = re.compile(r"(?i)^(?:ref|[-–:]|pix)?$")
 
 
 def _is_lead_only(part: str) -> bool:
-    m = _LEADS.match(part)
+    m = PIX_LEADS.match(part)
     return m is not None and not part[m.end() :].strip()
 
 
@@ -187,10 +165,10 @@ def describe(text: str | None, direction: str | None = None) -> Described:
     e2e, rtr = pix_ids(text)
     upper = text.upper()
     pix = "PIX" in upper or e2e is not None or rtr is not None
-    refund = rtr is not None or _REFUND_WORDS.search(text) is not None
+    refund = rtr is not None or REFUND_TEXT.search(text) is not None
     word: str | None = None
-    credit_w = _CREDIT_WORDS.search(text) is not None
-    debit_w = _DEBIT_WORDS.search(text) is not None
+    credit_w = CREDIT_TEXT.search(text) is not None
+    debit_w = DEBIT_TEXT.search(text) is not None
     if credit_w != debit_w:
         word = "credit" if credit_w else "debit"
     if direction is not None and word is not None and word != direction:
@@ -201,14 +179,14 @@ def describe(text: str | None, direction: str | None = None) -> Described:
     bank: str | None = None
     name: str | None = None
     body = E2E_RE.sub(" ", text) if (e2e or rtr) else text
-    inter = _INTER_CP.search(body)
-    remdes = _REM_DES.search(body)
+    inter = INTER_COUNTERPARTY.search(body)
+    remdes = SENDER_OR_RECIPIENT.search(body)
     if inter:
         bank, name = inter.group("ispb"), inter.group("name")
     elif remdes:
         name = remdes.group("name")
     else:
-        lead = _LEADS.match(body)
+        lead = PIX_LEADS.match(body)
         if lead is not None:
             rest = body[lead.end() :]
             if re.search(r"\s[-–]\s", rest) and (document or "(" in rest):
@@ -219,8 +197,8 @@ def describe(text: str | None, direction: str | None = None) -> Described:
                 if len(parts) > 1:  # drop a repeated "PIX RECEBIDO" detail
                     kept = [p for p in parts if not _is_lead_only(p)]
                     rest = " - ".join(kept)
-                rest = _LEAD_DAYTIME.sub("", rest)
-                parties = _PAYER_PAYEE.match(rest)
+                rest = LEADING_DAY_TIME.sub("", rest)
+                parties = PAYER_AND_PAYEE.match(rest)
                 if parties is not None:  # the counterparty is the side that is not us
                     side = direction or word or ""
                     rest = {"credit": parties["payer"], "debit": parties["payee"]}.get(side, "")
@@ -233,8 +211,8 @@ def describe(text: str | None, direction: str | None = None) -> Described:
         elif pix:
             name = None
         else:
-            detail = _LEAD_DAYTIME.match(body)
-            dashed = _DOC_DASH_NAME.match(body)
+            detail = LEADING_DAY_TIME.match(body)
+            dashed = DOCUMENT_DASH_NAME.match(body)
             if detail is not None:  # BB details: "12/03 21:08 NAME"
                 name = body[detail.end() :]
             elif dashed is not None and bare_document(dashed.group("doc")):

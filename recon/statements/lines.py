@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 
 from recon.config import DEFAULT_BUSINESS_TZ
 from recon.errors import StatementError
+from recon.statements.banks import FEE_WORDS, OWN_WORDS, REFUND_WORDS
 
 KINDS = ("pix_in", "pix_out", "pix_refund_in", "pix_refund_out", "fee", "other")
 FORMATS = ("pix-json", "camt", "open-finance", "ofx", "cnab240", "csv", "spreadsheet")
@@ -234,20 +235,6 @@ def pix_ids(text: str | None) -> tuple[str | None, str | None]:
         else:
             rtr = rtr or token
     return e2e, rtr
-
-
-# Words of the bank's own charges. Read as whole words (no letter on either side: "TAR" in
-# "TAR PACOTE", "0670TAR", "TAR/CUSTAS", never in "BITTAR"; "IOF" never in "BIOFARMA") and
-# only before the text says PIX: what follows "PIX" is the counterparty ("Transferência
-# recebida pelo Pix - CASSIANO BITTAR" is a PIX received, not a fee).
-FEE_WORDS = ("TARIFA", "TARIFAS", "TAXA", "TAXAS", "TAR", "CESTA", "IOF")
-# Words of the bank's own credits and charges that are no PIX, even when the text names a
-# PIX product: a cashback ("CASHBACK TURBINADO PIX", Inter), a yield, interest. Read like
-# the fee words (whole, before "PIX"); the line is "other".
-OWN_WORDS = ("CASHBACK", "RENDIMENTO", "RENDIMENTOS", "REND", "JUROS")
-# Words that make a line with PIX evidence a devolução ("DEVOL" covers DEVOLUCAO, DEVOLUÇÃO,
-# DEVOLVIDO and the banks' DEVOL abbreviation).
-REFUND_WORDS = ("DEVOL", "REEMBOLSO", "ESTORNO")
 
 
 def _words(words: tuple[str, ...], not_letter: str) -> str:

@@ -33,8 +33,9 @@ Profiles (`--csv-profile`):
       "PIX RECEBIDO" = "pix_in"
 
 Without `--csv-profile` the psp and bank profiles are recognized by their header, and any
-other CSV by its content (recon.statements.formats.csv_sniff: header vocabulary, sniffed encoding,
-delimiter, decimal mark, date format and preamble, named bank layouts).
+other CSV by its content (recon.statements.formats.csv_sniff: sniffed encoding, delimiter,
+decimal mark, date format and preamble; the header vocabulary and named bank layouts of
+recon.statements.banks).
 
 Every money column (amount, credit, debit, balance) of every profile may carry a D/C letter
 ("150,00 C", "1.234,56 D": recon.money's `dc_marks`): the letter is the amount's sign, read
@@ -68,6 +69,7 @@ import pyarrow.compute as pc
 
 from recon.errors import ConfigError, StatementError, StatementParseError, UsageError
 from recon.money import AmountError, dc_mark, parse_cents, parse_plain_cents
+from recon.statements.banks import BALANCE_LABEL, TABLE_FOOTER
 from recon.statements.describe import describe
 from recon.statements.formats import csv_sniff
 from recon.statements.lines import (
@@ -718,18 +720,16 @@ def _fast_table(text: str, header_line: int, width: int, profile: CsvProfile) ->
 
 # What a line cannot be read without; a row short of other (trailing) columns reads them empty.
 _REQUIRED = ("booked_at", "amount", "credit", "debit", "indicator", "kind")
-_BALANCE_LABEL = re.compile(r"(?i)^\s*(?:saldo\b|s\s+a\s+l\s+d\s+o\b)")
-_FOOTER = re.compile(r"(?i)^\s*(?:total\b|[úu]ltimos\s+lan[çc]amentos|lan[çc]amentos\s+futuros)")
 
 
 def is_footer(text: str) -> bool:
     """Whether a row's first text ends a statement's table ("Total", "Lançamentos futuros")."""
-    return _FOOTER.match(text) is not None
+    return TABLE_FOOTER.match(text) is not None
 
 
 def is_balance_label(text: str) -> bool:
     """Whether a text labels a balance row ("SALDO ANTERIOR", "S A L D O")."""
-    return _BALANCE_LABEL.match(text) is not None
+    return BALANCE_LABEL.match(text) is not None
 
 
 class _Row:
@@ -807,7 +807,7 @@ class _Rows(_Reader):
                 continue
             try:
                 if len(cells) < self.width:
-                    if len(cells) == 1 and _FOOTER.match(cells[0]):
+                    if len(cells) == 1 and TABLE_FOOTER.match(cells[0]):
                         stopped_at = line
                         break
                     cells = self.padded(cells)
@@ -853,7 +853,7 @@ class _Rows(_Reader):
             self.continued(cells)
             return True
         desc = self.text_of(cells)
-        if not date_text[:1].isdigit() and _FOOTER.match(date_text or desc or ""):
+        if not date_text[:1].isdigit() and TABLE_FOOTER.match(date_text or desc or ""):
             return False
         if self.balance_row(cells, line, desc, has_money):
             return True
@@ -885,7 +885,7 @@ class _Rows(_Reader):
             self.i_kind is None
             and desc is not None
             and desc[:1] in "Ss"  # cheap test first: most lines are no balance row
-            and _BALANCE_LABEL.match(desc) is not None
+            and BALANCE_LABEL.match(desc) is not None
         )
         i_balance = self.i_balance
         if i_balance is not None and not has_money:

@@ -21,8 +21,8 @@
   values cannot be day-first;
 - **decimal mark** from the values of every amount column: "1.234,56" vs "1,234.56" vs
   "1234.56"; unknown (every value ambiguous, like "1.234") falls back to recon.money's rules;
-- the **named bank layout** whose header signature it has (LAYOUTS: where each came from is
-  in docs/statements.md), which adds what the header cannot say: card statements, a daily
+- the **named bank layout** whose header signature it has (recon.statements.banks, with the
+  vocabulary and the flag words; where each came from is in docs/statements.md), which adds what the header cannot say: card statements, a daily
   (not running) balance column, continuation lines; a signature other banks share is told
   apart by the header as written, the delimiter and the dates (Layout.matches);
 - a **card statement by its columns** when no layout is named (CARD_COLUMNS: Portador,
@@ -36,13 +36,26 @@ from __future__ import annotations
 
 import csv
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
-from typing import Any
 
 from recon.money import AmountError, dc_mark, parse_cents
+from recon.statements.banks import (
+    CARD_COLUMNS,
+    DAILY_BALANCE,
+    FLAG_CREDIT,
+    FLAG_DEBIT,
+    FLAG_ONLY,
+    FLAG_SYMBOLS,
+    GENERIC,
+    HEADERLESS,
+    LAYOUTS,
+    SALES_COLUMNS,
+    VOCABULARY,
+    Layout,
+    normalize,
+)
 
 __all__ = [
     "LAYOUTS",
@@ -63,183 +76,6 @@ HEAD_LINES = 60
 SAMPLE_ROWS = 400
 
 
-def normalize(name: str) -> str:
-    """A header cell as the vocabulary spells it: lower case, no accents, no "(R$)"."""
-    s = unicodedata.normalize("NFKD", name.strip().strip('"').lstrip("\ufeff"))
-    s = "".join(c for c in s if not unicodedata.combining(c)).lower()
-    s = re.sub(r"\(\s*(?:em\s+)?r\$\s*\)|\br\$", " ", s)
-    s = re.sub(r"[^a-z0-9$]+", " ", s)
-    return " ".join(s.split())
-
-
-def _names(*names: str) -> frozenset[str]:
-    return frozenset(normalize(n) for n in names)
-
-
-# Headers that can only mean a D/C flag: when the amounts carry no sign and such a column holds
-# values that are no credit/debit words, the file states the direction in a way recon cannot
-# read, and it is refused rather than read as all credits.
-FLAG_ONLY = _names(
-    "D/C",
-    "DC",
-    "C/D",
-    "CD",
-    "Deb_Cred",
-    "Débito/Crédito",
-    "Crédito/Débito",
-    "Credit/Debit",
-    "Natureza",
-    "Sinal",
-    "Entrada/Saída",
-    "E/S",
-)
-
-
-# recon field -> header names (normalized). Order of VOCABULARY matters only for ties.
-VOCABULARY: dict[str, frozenset[str]] = {
-    "booked_at": _names(
-        "Data",
-        "Date",
-        "Data Lançamento",
-        "Data de Lançamento",
-        "Data do Lançamento",
-        "Data Movimento",
-        "Data Mov",
-        "Data_Mov",
-        "Dt Lançamento",
-        "Data da Transação",
-        "Data Transação",
-        "RELEASE_DATE",
-        "Data de Compra",
-        "Data Operação",
-        "Data Hora",
-        "Data e Hora",
-        "data_hora",
-        "Transaction Date",
-        "Posting Date",
-        "Booking Date",
-        "Fecha",
-        "Data da Movimentação",
-        "Data Efetivação",
-    ),
-    "amount": _names(
-        "Valor",
-        "Amount",
-        "Value",
-        "Valor Lançamento",
-        "Valor do Lançamento",
-        "TRANSACTION_NET_AMOUNT",
-        "Net Amount",
-        "Valor Líquido",
-        "Montante",
-        "Quantia",
-        "Valor Movimentação",
-        "Valor da Transação",
-        "Importe",
-    ),
-    "credit": _names(
-        "Crédito", "Créditos", "Entrada", "Entradas", "Credit", "Money In", "Valor Crédito"
-    ),
-    "debit": _names("Débito", "Débitos", "Saída", "Saídas", "Debit", "Money Out", "Valor Débito"),
-    "indicator": FLAG_ONLY
-    | _names(
-        "Tipo Lançamento",
-        "Tipo",
-        "Tipo de Lançamento",
-        "Tipo de Transação",
-        "Tipo Transação",
-        "Tipo de Movimento",
-        "Tipo de Movimentação",
-        "Tipo de Operação",
-    ),
-    "text": _names(
-        "Histórico",
-        "Lançamento",
-        "Descrição",
-        "Detalhes",
-        "Título",
-        "Title",
-        "Description",
-        "Memo",
-        "TRANSACTION_TYPE",
-        "Tipo",
-        "Estabelecimento",
-        "Movimentação",
-        "Complemento",
-        "Transação",
-        "Tipo Transação",
-        "Descrição da Transação",
-        "Detalhe",
-        "Histórico Complementar",
-        # Banco do Brasil's detailed export: the PIX's time, payer's document and name
-        "Detalhamento Hist.",
-        "Detalhamento Histórico",
-        "Detalhamento do Histórico",
-    ),
-    "bank_reference": _names(
-        "Identificador",
-        "Documento",
-        "Docto",
-        "Docto.",
-        "Nr_Doc",
-        "Nr Doc",
-        "Número do Documento",
-        "N° documento",
-        "Nº Documento",
-        "No Documento",
-        "N Documento",
-        "Num Documento",
-        "REFERENCE_ID",
-        "ID",
-        "ID Transação",
-        "Código da Transação",
-        "Codigo Transacao",
-        "FITID",
-        "SOURCE_ID",
-        "Autenticação",
-        "Número Documento",
-        "Id da Transação",
-        "Referência",
-    ),
-    "balance": _names(
-        "Saldo",
-        "Saldos",
-        "Balance",
-        "PARTIAL_BALANCE",
-        "Saldo Final",
-        "Saldo Atual",
-        "Saldo do Dia",
-    ),
-    "end_to_end_id": _names(
-        "End to End ID", "EndToEndId", "E2E", "E2E ID", "Id Fim a Fim", "end_to_end_id"
-    ),
-    "txid": _names("txid"),
-    "counterparty_name": _names(
-        "Nome",
-        "Contraparte",
-        "Nome Contraparte",
-        "Favorecido",
-        "Pagador",
-        "Recebedor",
-        "Beneficiário",
-        "Nome do Pagador",
-        "Counterparty",
-        "Nome do Favorecido",
-    ),
-    "counterparty_document": _names(
-        "CPF/CNPJ", "CNPJ/CPF", "Documento Contraparte", "CPF", "CNPJ", "Documento do Pagador"
-    ),
-    "counterparty_key": _names("Chave Pix", "Chave"),
-}
-DAILY_BALANCE = _names("Saldo do Dia")
-
-_FLAG_DEBIT = frozenset({"d", "debito", "debitos", "saida", "saidas", "debit", "db", "deb", "dr"})
-_FLAG_CREDIT = frozenset(
-    {"c", "credito", "creditos", "entrada", "entradas", "credit", "cr", "cred"}
-)
-_FLAG_SYMBOLS = {"+": "credit", "(+)": "credit", "-": "debit", "(-)": "debit"}
-
-
 def flag_direction(value: str) -> str | None:
     """The direction a D/C flag value says: "credit", "debit", or None (blank included).
 
@@ -247,179 +83,14 @@ def flag_direction(value: str) -> str | None:
     ignored) and signs (`+`, `-`, `(+)`, `(-)`, spaces ignored).
     """
     compact = "".join(value.split())
-    if compact in _FLAG_SYMBOLS:
-        return _FLAG_SYMBOLS[compact]
+    if compact in FLAG_SYMBOLS:
+        return FLAG_SYMBOLS[compact]
     n = normalize(value)
-    if n in _FLAG_DEBIT:
+    if n in FLAG_DEBIT:
         return "debit"
-    if n in _FLAG_CREDIT:
+    if n in FLAG_CREDIT:
         return "credit"
     return None
-
-
-@dataclass(frozen=True)
-class Layout:
-    """A bank's published CSV layout: its header signature and what the header cannot say."""
-
-    name: str
-    label: str
-    signature: frozenset[str]  # normalized header cells the file must have
-    card: bool = False  # a card statement: purchases, not money of the account
-    daily_balance: bool = False  # its balance column is the day's closing, not per line
-    continuation: bool = False  # rows without date and amount continue the line above
-    # A signature whose normalized names another bank's export shares is told apart by how
-    # the file is written: the header cells exactly as written, the delimiter, the dates.
-    written: tuple[str, ...] = ()
-    delimiter: str = ""
-    date_format: str = ""
-
-    def matches(self, cells: Sequence[str], delimiter: str, date_format: str | None) -> bool:
-        """Whether a header (and the file's delimiter and dates) is this layout's."""
-        if not self.signature <= {normalize(c) for c in cells}:
-            return False
-        if self.written and tuple(c.strip() for c in cells) != self.written:
-            return False
-        if self.delimiter and delimiter != self.delimiter:
-            return False
-        return not self.date_format or date_format == self.date_format
-
-
-def _layout(name: str, label: str, cells: Sequence[str], **kw: Any) -> Layout:
-    return Layout(name, label, _names(*cells), **kw)
-
-
-# Most specific first: the first layout whose signature is in the header wins.
-LAYOUTS: tuple[Layout, ...] = (
-    _layout("nubank-conta", "Nubank (conta)", ["Data", "Valor", "Identificador", "Descrição"]),
-    _layout("nubank-cartao", "Nubank (cartão)", ["date", "title", "amount"], card=True),
-    _layout("inter-conta", "Inter (conta)", ["Data Lançamento", "Descrição", "Valor", "Saldo"]),
-    _layout(
-        "inter-cartao",
-        "Inter (cartão)",
-        ["Data", "Lançamento", "Categoria", "Tipo", "Valor"],
-        card=True,
-    ),
-    _layout(
-        "c6-conta",
-        "C6 (conta)",
-        [
-            "Data Lançamento",
-            "Data Contábil",
-            "Título",
-            "Descrição",
-            "Entrada(R$)",
-            "Saída(R$)",
-            "Saldo do Dia(R$)",
-        ],
-        daily_balance=True,
-    ),
-    _layout(
-        "c6-cartao",
-        "C6 (cartão)",
-        [
-            "Data de Compra",
-            "Nome no Cartão",
-            "Final do Cartão",
-            "Descrição",
-            "Parcela",
-            "Valor (em R$)",
-        ],
-        card=True,
-    ),
-    _layout(
-        "bb",
-        "Banco do Brasil",
-        ["Data", "Lançamento", "Detalhes", "N° documento", "Valor", "Tipo Lançamento"],
-    ),
-    _layout(
-        "bb-classico",
-        "Banco do Brasil (clássico)",
-        [
-            "Data",
-            "Dependencia Origem",
-            "Histórico",
-            "Data do Balancete",
-            "Número do documento",
-            "Valor",
-        ],
-    ),
-    _layout("itau", "Itaú", ["data", "lançamento", "ag./origem", "valor (R$)"]),
-    _layout(
-        "itau-cartao",
-        "Itaú (cartão)",
-        ["data", "lançamento", "valor"],
-        card=True,
-        written=("data", "lançamento", "valor"),
-        delimiter=",",
-        date_format="%Y-%m-%d",
-    ),
-    _layout(
-        "bradesco",
-        "Bradesco",
-        ["Data", "Histórico", "Docto.", "Crédito (R$)", "Débito (R$)", "Saldo (R$)"],
-        continuation=True,
-    ),
-    _layout(
-        "santander", "Santander", ["Data", "Histórico", "Documento", "Valor (R$)", "Saldo (R$)"]
-    ),
-    _layout("caixa", "Caixa", ["Conta", "Data_Mov", "Nr_Doc", "Historico", "Valor", "Deb_Cred"]),
-    _layout(
-        "mercadopago",
-        "Mercado Pago",
-        [
-            "RELEASE_DATE",
-            "TRANSACTION_TYPE",
-            "REFERENCE_ID",
-            "TRANSACTION_NET_AMOUNT",
-            "PARTIAL_BALANCE",
-        ],
-    ),
-    _layout("pagbank", "PagBank", ["CODIGO DA TRANSACAO", "DATA", "TIPO", "DESCRICAO", "VALOR"]),
-    # BTG Pactual's "Extrato de conta corrente" workbook: its "Saldo Diário" rows (in the
-    # Valor column) are the day's closing with the account's yield, which it does not list
-    _layout(
-        "btg",
-        "BTG Pactual",
-        ["Data e hora", "Categoria", "Transação", "Descrição", "Valor"],
-        daily_balance=True,
-    ),
-)
-GENERIC = Layout("generic", "by the header vocabulary", frozenset())
-
-# Columns only a card statement has (the card, its holder, the installment): a file of no named
-# layout that has one is a card statement, unless it also has columns of a merchant's sales
-# report (an acquirer's or PSP's list of card sales, where the buyer's card is named too and a
-# sale is money in), or its amounts are mostly negative (purchases already written as debits).
-CARD_COLUMNS = _names(
-    "Portador",
-    "Nome do Portador",
-    "Parcela",
-    "Parcelas",
-    "Final do Cartão",
-    "Final Cartão",
-    "Nome no Cartão",
-    "Cartão",
-    "Número do Cartão",
-)
-SALES_COLUMNS = _names(
-    "Bandeira",
-    "Adquirente",
-    "Credenciadora",
-    "NSU",
-    "Código de Autorização",
-    "Autorização",
-    "MDR",
-    "Taxa",
-    "Taxa MDR",
-    "Valor Bruto",
-    "Valor Líquido",
-    "Modalidade",
-    "Terminal",
-    "Data de Pagamento",
-    "Data Prevista",
-    "Previsão de Pagamento",
-    "Estabelecimento Comercial",
-)
 
 
 @dataclass
@@ -887,9 +558,6 @@ def _unstated_direction(
     return None
 
 
-HEADERLESS = Layout(
-    "sem-cabecalho", "headerless data;lançamento;valor[;saldo] (Itaú TXT/CSV)", frozenset()
-)
 _LOOKS_DATE = re.compile(r"^\s*\d{2}/\d{2}/\d{2,4}\s*$")
 _LOOKS_AMOUNT = re.compile(
     r"^\s*-?\s*(?:R\$\s*)?\d{1,3}(?:\.?\d{3})*,\d{2}-?\s*$|^\s*-?\d+\.\d{2}\s*$"

@@ -4,7 +4,7 @@ Banks' internet banking saves statements "em Excel": a workbook (.xlsx, .xlsm, .
 binary .xls; recon.workbook opens them), or an ".xls" that is really an HTML table (read here)
 or tab-separated text (read by the CSV reader as it is: it never reaches this module). Each
 sheet's cells become rows of text, one text line per sheet row, and the CSV machinery reads
-them: the header vocabulary and named bank layouts (recon.statements.formats.csv_sniff), the preamble
+them: the header vocabulary and named bank layouts (recon.statements.banks), the preamble
 (account, "Período: 01/11/2026 a 30/11/2026" → the statement's coverage), balance rows,
 running balances and footers ("Total", "Lançamentos futuros") exactly as for a CSV. What a
 sheet gives that a CSV does not is turned into the text a bank's CSV would hold:

@@ -14,7 +14,7 @@ from recon.cli import main
 from recon.config import DataDir
 from recon.extraction import InconsistentSnapshotError, extract
 from recon.schemas import EXCEPTIONS_SCHEMA, INTENTS_SCHEMA, STATEMENT_LINES_SCHEMA
-from tests.extraction.fakes import FakeAsyncClient, FakeList
+from recon.testing.fake_api import FakeAsyncClient, FakeList
 
 
 def test_views_exist_on_empty_data_dir(data_dir: DataDir) -> None:

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import filelock
 import pytest
-from ops.fakes import FakeSteps
 
 from recon import testing
 from recon.cli import main as cli_main
@@ -14,6 +13,7 @@ from recon.config import DataDir
 from recon.errors import ApiConnectionError
 from recon.ops.daily import Steps
 from recon.testing import break_row
+from recon.testing.daily import FakeSteps
 
 
 def main(argv: list[str]) -> int:

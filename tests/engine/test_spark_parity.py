@@ -144,7 +144,7 @@ def test_spark_folds_the_history_state_as_duckdb_does(tmp_path: Path) -> None:
 
     from recon import catalog
     from recon.config import DataDir
-    from tests.reconciliation.world import T0, World, intent
+    from recon.testing.handbuilt import T0, World, intent
 
     def offramp(n: int, status: str) -> dict[str, Any]:
         return intent(n, amount=1_000 + n, type="offramp", status=status, destination="x@y.z")
@@ -181,7 +181,7 @@ def test_spark_reads_the_pix_time_a_text_says_as_duckdb_does(tmp_path: Path) -> 
     one that cannot be it."""
     from recon.config import DataDir
     from recon.statements.lines import BUSINESS_TZ
-    from tests.reconciliation.world import T0, World, intent, line
+    from recon.testing.handbuilt import T0, World, intent, line
 
     def said(at: Any, name: str) -> str:
         return f"Pix - Recebido - {at.astimezone(BUSINESS_TZ):%d/%m %H:%M} {name}"

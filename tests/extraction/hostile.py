@@ -16,7 +16,7 @@ from functools import cache
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from tests.extraction.fakes import make_intent
+from recon.testing.fake_api import make_intent
 
 MODES = (
     "huge_total",

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from recon.extraction.flatten import IntentParseError, RowBuffer, flatten_intent, parse_timestamp
 from recon.schemas import INTENTS_SCHEMA
-from tests.extraction.fakes import make_intent
+from recon.testing.fake_api import make_intent
 
 
 def offramp(**extra: Any) -> dict[str, Any]:

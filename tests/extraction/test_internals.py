@@ -37,7 +37,7 @@ from recon.extraction.snapshot import (
 )
 from recon.extraction.walk import IdSet, id_key, id_keys, id_text
 from recon.schemas import INTENTS_SCHEMA
-from tests.extraction.fakes import make_intent
+from recon.testing.fake_api import make_intent
 
 FAST = settings(deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow])
 

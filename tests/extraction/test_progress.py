@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from recon.config import DataDir
 from recon.extraction import extract
 from recon.progress import Progress
-from tests.extraction.fakes import FakeAsyncClient, FakeList
+from recon.testing.fake_api import FakeAsyncClient, FakeList
 
 
 @settings(max_examples=25, deadline=None)

@@ -20,7 +20,7 @@ from recon.errors import PaginationError
 from recon.extraction import InconsistentSnapshotError, IntentParseError, SnapshotResult, extract
 from recon.extraction.walk import parse_page
 from recon.schemas import INTENTS_SCHEMA
-from tests.extraction.fakes import FakeAsyncClient, FakeList
+from recon.testing.fake_api import FakeAsyncClient, FakeList
 
 
 def snapshot_ids(result: SnapshotResult) -> list[str]:
@@ -244,7 +244,7 @@ def test_no_leftovers_after_success(data_dir: DataDir, tmp_path: Path) -> None:
 def test_winners_latest_updated_at_then_later_read(tmp_path: Path) -> None:
     from recon.extraction.flatten import RowBuffer, flatten_intent
     from recon.extraction.snapshot import _compact, _winners
-    from tests.extraction.fakes import make_intent
+    from recon.testing.fake_api import make_intent
 
     def version(n: int, updated: str, status: str) -> dict[str, Any]:
         return flatten_intent(make_intent(n, updatedAt=updated, status=status))

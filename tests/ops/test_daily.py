@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from ops.fakes import FakeSteps
 from recon import testing
 from recon.config import DataDir
 from recon.errors import ApiConnectionError, ConfigError, LockedError, StatementError, UsageError
 from recon.ops.daily import Steps, run_daily
 from recon.reconciliation.alerts import Thresholds, assess_run
 from recon.testing import break_row
+from recon.testing.daily import FakeSteps
 
 NOW = datetime(2026, 11, 20, 20, 0, tzinfo=UTC)  # 17:00 in São Paulo
 

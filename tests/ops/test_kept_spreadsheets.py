@@ -10,12 +10,12 @@ from typing import Any
 
 import xlsxwriter
 
-from ops.fakes import FakeSteps
 from recon import pii
 from recon.config import DataDir
 from recon.ops.daily import Steps, run_daily
 from recon.ops.erase import erase_document
 from recon.statements.importer import parse_path
+from recon.testing.daily import FakeSteps
 from recon.workbook import workbook_text
 
 CPF = "52998224725"  # a valid CPF (check digits right), no one's

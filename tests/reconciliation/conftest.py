@@ -3,8 +3,7 @@ from __future__ import annotations
 import pytest
 
 from recon.config import DataDir
-
-from .world import World
+from recon.testing.handbuilt import World
 
 
 @pytest.fixture

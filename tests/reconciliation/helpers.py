@@ -9,8 +9,7 @@ import pyarrow.parquet as pq
 
 from recon.config import DataDir
 from recon.reconciliation import ReconcileSettings, RunResult, reconcile
-
-from .world import World
+from recon.testing.handbuilt import World
 
 # the accuracy worlds: small enough for every test run, big enough to show every category
 DAYS, INTENTS_PER_DAY = 3, 60

@@ -11,9 +11,9 @@ import pytest
 
 from recon.config import DataDir
 from recon.schemas import CATEGORIES, EXCEPTIONS_SCHEMA, MATCHES_SCHEMA
+from recon.testing.handbuilt import T0, World, e2e, intent, line, uid
 
 from .helpers import breaks, exception_rows, matches, run
-from .world import T0, World, e2e, intent, line, uid
 
 AS_OF = T0 + timedelta(hours=48)
 H = timedelta(hours=1)

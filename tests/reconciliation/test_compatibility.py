@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 from recon import catalog
 from recon.config import DataDir
 from recon.reconciliation.build import build
-
-from .world import T0, World, intent
+from recon.testing.handbuilt import T0, World, intent
 
 NAME_WORDS = ["JOAO", "João", "PEDRO", "P", "da", "DOS", "Silva", "SIL", "52.062.865", "ME",
               "D'AVILA", "Maria", "-", ".", "E", "Ltda", "99"]  # fmt: skip

@@ -13,11 +13,11 @@ import pytest
 
 from recon.config import DataDir
 from recon.report.render import write_breaks
+from recon.testing.handbuilt import World
 from tests.golden import assert_golden
 
 from .helpers import exception_rows, run
 from .test_categories import build
-from .world import World
 
 GOLDEN = Path(__file__).parent / "golden"
 

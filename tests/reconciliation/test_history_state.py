@@ -25,9 +25,9 @@ from recon.schemas import (
     HISTORY_STATE_SNAPSHOTS,
     status_vocabulary,
 )
+from recon.testing.handbuilt import T0, World, intent
 
 from .helpers import exception_rows, run
-from .world import T0, World, intent
 
 DAY = timedelta(days=1)
 HISTORY = ("status_regression", "intent_vanished")

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from recon.config import DataDir
 from recon.reconciliation import ReconcileSettings
 from recon.schemas import status_vocabulary
+from recon.testing.handbuilt import T0, World, e2e, intent, line, uid
 
 from .helpers import breaks, exception_rows, matches, run
-from .world import T0, World, e2e, intent, line, uid
 
 AS_OF = T0 + timedelta(hours=6)
 M = timedelta(minutes=1)

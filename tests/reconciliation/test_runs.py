@@ -22,9 +22,9 @@ from recon.reconciliation import (
     runner,
 )
 from recon.reconciliation.build import build
+from recon.testing.handbuilt import T0, e2e, intent, line, uid
 
 from .helpers import breaks, exception_rows, run
-from .world import T0, e2e, intent, line, uid
 
 AS_OF = T0 + timedelta(hours=6)
 
@@ -403,9 +403,9 @@ def _hand_written_manual_row(data, intent_id, line_id, by):
 def test_a_confirmed_candidate_is_matched_by_the_next_run_as_manual(world):
     from recon.reconciliation.manual import load_manual_matches
     from recon.reconciliation.workflow import confirm
+    from recon.testing.handbuilt import intent, line
 
     from .helpers import matches
-    from .world import intent, line
 
     # one credit, two fitting onramps: ambiguous until a person picks one
     world.snapshot([intent(1, amount=5_000), intent(2, amount=5_000)], AS_OF)
@@ -432,7 +432,7 @@ def test_a_confirmed_candidate_is_matched_by_the_next_run_as_manual(world):
 
 
 def test_a_manual_pair_of_the_wrong_direction_is_ignored(world):
-    from .world import intent, line
+    from recon.testing.handbuilt import intent, line
 
     world.snapshot([intent(1, amount=5_000, type="offramp")], AS_OF)
     credit = line(1, amount=5_000)

@@ -13,8 +13,7 @@ from hypothesis import strategies as st
 from recon import catalog, testing
 from recon.config import DataDir
 from recon.reconciliation.build import build
-
-from .world import T0, World, intent, line
+from recon.testing.handbuilt import T0, World, intent, line
 
 TZ = testing.BUSINESS_TZ
 AT = re.compile(r"([0-3][0-9])/([01][0-9]) ([01][0-9]|2[0-3]):([0-5][0-9])")

@@ -10,8 +10,7 @@ import duckdb
 from recon import catalog
 from recon.reconciliation import ReconcileSettings
 from recon.reconciliation.build import build
-
-from .world import intent, line, uid
+from recon.testing.handbuilt import intent, line, uid
 
 # São Paulo is UTC-3: its 2026-11-02 runs from 03:00 UTC on the 2nd to 03:00 UTC on the 3rd
 DAY_START = datetime(2026, 11, 2, 3, 0, tzinfo=UTC)

@@ -126,7 +126,9 @@ def test_four_eyes_makes_recon_resolve_of_a_p1_a_request(
     with pytest.raises(UsageError, match="different approver"):
         workflow.approve(P1, data=desk, decided_by="RITA")
     workflow.approve(P1, "checked", data=desk, decided_by="ana")
-    assert load_decisions(desk)[P1].note == "paid back (requested by rita, approved by ana); checked"
+    assert (
+        load_decisions(desk)[P1].note == "paid back (requested by rita, approved by ana); checked"
+    )
     # a P2 is resolved at once
     assert main(["resolve", P2, "--note", "returned", "--data", root]) == 0
     assert P2 in load_decisions(desk)

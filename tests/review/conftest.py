@@ -17,12 +17,12 @@ import httpx
 import pyarrow.parquet as pq
 import pytest
 import uvicorn
-from reconciliation.world import T0, World, intent, line, uid
 
 from recon.config import DataDir
 from recon.reconciliation import ReconcileSettings, reconcile
 from recon.review import auth
 from recon.review.app import ReviewSettings, create_app
+from recon.testing.handbuilt import T0, World, intent, line, uid
 
 AS_OF = T0 + timedelta(hours=6)
 PASSWORDS = {"vera": "viewer-pass-1", "rita": "reviewer-pass-1", "ana": "approver-pass-1",

@@ -346,9 +346,8 @@ def test_coverage_filter_tells_covered_from_not_covered(data_dir, open_app) -> N
     """A credit booked after the end of the period the statements cover is not covered."""
     from datetime import timedelta
 
-    from reconciliation.world import T0, World, intent, line
-
     from recon.reconciliation import ReconcileSettings, reconcile
+    from recon.testing.handbuilt import T0, World, intent, line
 
     from .conftest import AS_OF
 

@@ -235,9 +235,9 @@ def test_recon_daily_notifies_and_a_failure_does_not_fail_it(
 ) -> None:
     """The daily job with fake steps: the webhook hears of the run; a dead one changes nothing."""
     from cli.test_commands import use_fake_steps
-    from ops.fakes import FakeSteps
 
     from recon.ops.daily import run_daily
+    from recon.testing.daily import FakeSteps
 
     url, received, status = webhook
     (data_dir.root / "recon.toml").write_text('[notify]\nwebhook_url_env = "TEST_HOOK"\n')
@@ -276,9 +276,9 @@ def test_the_daily_jobs_notification_logs_no_secret_at_vv(
     data_dir: DataDir, webhook, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     from cli.test_commands import use_fake_steps
-    from ops.fakes import FakeSteps
 
     from recon.ops.daily import run_daily
+    from recon.testing.daily import FakeSteps
 
     url, received, _status = webhook
     (data_dir.root / "recon.toml").write_text('[notify]\nwebhook_url_env = "TEST_HOOK"\n')

@@ -1,6 +1,6 @@
 """A tiny in-memory v2 list endpoint with hooks, to drive the walker through exact interleavings.
 
-The fault tests against the real emulator live in test_faults.py; this fake exists so the
+The fault tests run against the real emulator (recon.sandbox); this fake exists so the
 consistency algorithm can be tested against adversarial timings the emulator does not produce
 on demand (a page read, then the list shifts, then the next page).
 """
@@ -58,7 +58,7 @@ class FakeList:
     items: list[dict[str, Any]] = field(default_factory=list)
     cap: int = 100
     calls: list[tuple[int, int]] = field(default_factory=list)
-    before_page: Callable[[FakeList, int], None] | None = None
+    before_page: Callable[[FakeList, int], object] | None = None
     counter: int = 0
     delay: float = 0.0
 

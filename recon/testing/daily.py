@@ -1,4 +1,4 @@
-"""Small fakes behind the same interfaces as the real parts (tests only, never product code).
+"""Fakes behind the same interfaces as the daily job's steps, for tests of `run_daily`.
 
 `FakeSteps` stands in for extract / import / reconcile so `run_daily` can be tested alone; the
 runs it "makes" are written by `recon.testing.run`, as the engine lays them out.

@@ -1,5 +1,5 @@
-"""Hand-built worlds for the engine tests, with known answers: the engine's short names for
-recon.testing's rows and writers."""
+"""Hand-built worlds for the engine's tests, with known answers: short names for
+recon.testing's rows and writers, and a `World` (a data directory) that publishes them."""
 
 from __future__ import annotations
 

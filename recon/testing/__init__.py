@@ -17,6 +17,10 @@ matters to it::
 
 Ids are deterministic: ``intent(n)`` has id ``uid(n)``, a uuid-shaped hash of `n`, and
 ``statement_line(n)`` the end-to-end id ``e2e(n)``. Amounts are integer cents; times are UTC.
+
+    handbuilt   a `World` (data directory) with the engine's short names for rows
+    fake_api    an in-memory v2 list endpoint and client, to time the extractor's pages
+    daily       `FakeSteps`: extract, import and reconcile stand-ins for `run_daily`
 """
 
 from __future__ import annotations

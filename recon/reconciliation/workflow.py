@@ -93,10 +93,13 @@ class Actor:
         return (other or "").casefold() == self.name.casefold()
 
 
-def _actor(actor: Actor | None, by: str | None) -> Actor:
-    if actor is not None:
-        return actor
-    return Actor((by or "").strip() or current_user(), "approver")
+def _begin(data: Data, actor: Actor | None, by: str | None, action: str) -> tuple[DataDir, Actor]:
+    """The data directory and the person acting (`actor`, else `by` as an approver), once
+    their role may take `action`."""
+    dd = DataDir.resolve(data) if not isinstance(data, DataDir) else data
+    who = actor if actor is not None else Actor((by or "").strip() or current_user(), "approver")
+    permit(who, action)
+    return dd, who
 
 
 @dataclass(frozen=True)
@@ -222,9 +225,7 @@ def resolve(
     resolved already (reopen it first; a further word is a comment). A P1 needs an approver
     when four-eyes is off; with four-eyes on it needs a second approver's `approve`.
     """
-    dd = DataDir.resolve(data) if not isinstance(data, DataDir) else data
-    who = _actor(actor, decided_by)
-    permit(who, "resolve")
+    dd, who = _begin(data, actor, decided_by, "resolve")
     break_id, note = check_break_id(break_id), note_text(note)
     policy = policy or Policy.load(dd)
     at = _at(now)
@@ -272,9 +273,7 @@ def approve(
     now: datetime | None = None,
 ) -> Decision:
     """A second approver approves the waiting request: the break is resolved."""
-    dd = DataDir.resolve(data) if not isinstance(data, DataDir) else data
-    who = _actor(actor, decided_by)
-    permit(who, "approve")
+    dd, who = _begin(data, actor, decided_by, "approve")
     break_id, extra = check_break_id(break_id), note_text(note, required=False)
     at = _at(now)
     with audit.locked(dd) as log:
@@ -304,9 +303,7 @@ def reopen(
     now: datetime | None = None,
 ) -> Decision:
     """Reopen a resolved break: the next run lists it as open again. Its notes stay."""
-    dd = DataDir.resolve(data) if not isinstance(data, DataDir) else data
-    who = _actor(actor, decided_by)
-    permit(who, "reopen")
+    dd, who = _begin(data, actor, decided_by, "reopen")
     break_id, note = check_break_id(break_id), note_text(note)
     at = _at(now)
     with audit.locked(dd) as log:
@@ -320,9 +317,7 @@ def comment(
     break_id: str, note: str, *, data: Data = None, actor: Actor | None = None
 ) -> dict[str, Any]:
     """Add a comment to a break (its audit entry)."""
-    dd = DataDir.resolve(data) if not isinstance(data, DataDir) else data
-    who = _actor(actor, None)
-    permit(who, "comment")
+    dd, who = _begin(data, actor, None, "comment")
     break_id, note = check_break_id(break_id), note_text(note)
     with audit.locked(dd) as log:
         return log.append(by=who.name, action="comment", break_id=break_id, note=note)
@@ -337,9 +332,7 @@ def assign(
     actor: Actor | None = None,
 ) -> dict[str, Any]:
     """Assign a break to someone ('' unassigns); assigning it to whom it has is refused."""
-    dd = DataDir.resolve(data) if not isinstance(data, DataDir) else data
-    who = _actor(actor, None)
-    permit(who, "assign")
+    dd, who = _begin(data, actor, None, "assign")
     break_id, note = check_break_id(break_id), note_text(note, required=False)
     with audit.locked(dd) as log:
         now = State.read(dd).assignee.get(break_id, "")
@@ -374,9 +367,7 @@ def confirm(
     now: datetime | None = None,
 ) -> ManualMatch:
     """Confirm one candidate of an ambiguous match: the next run matches it (rule manual)."""
-    dd = DataDir.resolve(data) if not isinstance(data, DataDir) else data
-    who = _actor(actor, None)
-    permit(who, "confirm")
+    dd, who = _begin(data, actor, None, "confirm")
     break_id, note = check_break_id(break_id), note_text(note, required=False)
     intent_id = intent_id.strip()
     if not intent_id:
@@ -443,9 +434,7 @@ def pair(
     is a UsageError saying what, and nothing is written. The next run matches each line with
     `rule = manual`; a difference between the lines and the intent stays a break of its kind.
     """
-    dd = DataDir.resolve(data) if not isinstance(data, DataDir) else data
-    who = _actor(actor, by)
-    permit(who, "pair")
+    dd, who = _begin(data, actor, by, "pair")
     lines = tuple(dict.fromkeys([line_ids] if isinstance(line_ids, str) else line_ids))
     note, intent_id = note_text(note), intent_id.strip()
     if not intent_id or not lines or not all(x.strip() for x in lines):
@@ -485,9 +474,7 @@ def unpair(
     now: datetime | None = None,
 ) -> ManualMatch:
     """Undo a manual match of `line_id`: the next run matches the line as the passes would."""
-    dd = DataDir.resolve(data) if not isinstance(data, DataDir) else data
-    who = _actor(actor, by)
-    permit(who, "unpair")
+    dd, who = _begin(data, actor, by, "unpair")
     note, line_id = note_text(note), line_id.strip()
     with audit.locked(dd) as log:
         current = {m.line_id: m for m in load_manual_matches(dd)}.get(line_id)

@@ -21,6 +21,7 @@ Ids are deterministic: ``intent(n)`` has id ``uid(n)``, a uuid-shaped hash of `n
     handbuilt   a `World` (data directory) with the engine's short names for rows
     fake_api    an in-memory v2 list endpoint and client, to time the extractor's pages
     daily       `FakeSteps`: extract, import and reconcile stand-ins for `run_daily`
+    jobs        `sandbox_job`: extract, import and reconcile a generated sandbox world
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ from recon import catalog
 from recon.cli import main
 from recon.errors import ConfigError
 from recon.reconciliation import ReconcileSettings, load_run
+from recon.testing.jobs import sandbox_job
 from tests.engine.test_spark_parity import assert_same_run
-from tests.reconciliation.helpers import sandbox_job
 
 KEYS = {
     "recon_exceptions": "category, intent_id, end_to_end_id, line_id, break_id",

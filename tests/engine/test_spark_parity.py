@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from recon.reconciliation import RunResult, reconcile
-from tests.reconciliation.helpers import sandbox_job
+from recon.testing.jobs import sandbox_job
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pyarrow.parquet as pq
 import pytest
 
-from .helpers import sandbox_job
+from recon.testing.jobs import sandbox_job
 
 SEEDS = (1, 2, 3)
 

@@ -48,15 +48,23 @@ class DataDir:
     def resolve(cls, path: str | os.PathLike[str] | None = None) -> DataDir:
         """`path`, else `$RECON_DATA`, else `./data` (made absolute).
 
-        A URI gives a remote data directory, checked at once (scheme, credentials, the
-        bucket reachable): a `recon.lake.LakeError` (exit 2) says what is wrong."""
+        A text that names a scheme (`lake.scheme_of`: ``s3:``, ``gs:``, ``abfs:``, ``az:``,
+        ``file:``, any ``name://``) is a URI or a mistake, never a local folder of that
+        name: ``file:`` gives the local folder it names, any other a remote data
+        directory, checked at once (scheme, credentials, the bucket reachable, with the
+        timeouts of recon.toml's ``[storage]``). A mistake is a `recon.lake.LakeError`
+        (exit 2) saying what is wrong. This is the one place every command's ``--data``
+        (and every API call's `data`) is read."""
         chosen = path or os.environ.get("RECON_DATA") or "data"
-        if isinstance(chosen, str) and chosen.startswith("file://"):
-            chosen = chosen.removeprefix("file://")
-        if isinstance(chosen, str) and lake.is_uri(chosen):
-            loc = lake.parse(chosen)
+        scheme = lake.scheme_of(chosen)
+        if scheme == "file":
+            return cls(file_path(str(chosen)))
+        if scheme is not None:
+            loc = lake.parse(str(chosen))
+            root = local_root(loc)
+            lake.configure(load_config(data=cls(root, loc.uri)).get("storage") or {})
             lake.check(loc)
-            return cls(local_root(loc), loc.uri)
+            return cls(root, loc.uri)
         return cls(Path(chosen).expanduser().resolve())
 
     @property
@@ -110,6 +118,22 @@ class DataDir:
         for p in (self.snapshots, self.statements, self.runs, self.inbox):
             p.mkdir(parents=True, exist_ok=True)
         return self
+
+
+def file_path(uri: str) -> Path:
+    """The local folder a ``file:`` URI names: ``file:///abs/path``, ``file:/abs/path`` or
+    ``file://localhost/abs/path`` (percent-escapes decoded). A relative path or another
+    host is a LakeError: ``file://data`` would silently mean a folder nobody asked for."""
+    from urllib.parse import unquote, urlsplit
+
+    parts = urlsplit(uri.strip())
+    if parts.netloc not in ("", "localhost") or not parts.path.startswith("/"):
+        raise lake.LakeError(
+            f"{uri!r} is not a local file URI: write file:///absolute/path (or the path itself)"
+        )
+    if "?" in uri or "#" in uri:
+        raise lake.LakeError(f"{uri!r}: a file URI names a folder (write ? and # as %3F and %23)")
+    return Path(unquote(parts.path)).resolve()
 
 
 def local_root(loc: lake.Location) -> Path:

@@ -13,9 +13,12 @@ names, which no reader ever lists.
 
 This module holds only the primitives (no recon table knows about another):
 
-- `Location` / `parse`: a URI checked once (scheme, bucket, prefix), `storage_options`
-  from the environment, `check` (credentials, reachability: a bad endpoint fails in
-  milliseconds with one line, never after minutes of retries).
+- `Location` / `parse`: a URI checked once (scheme, bucket, prefix); `scheme_of`: whether a
+  data directory's text names a scheme at all (then it must parse: `s3:/x` is a mistake,
+  never a local folder); `storage_options` from the environment; `Timeouts` (how long a
+  request is waited for, how often it is tried again); `check` (credentials, reachability:
+  a refused connection fails in milliseconds, an endpoint that never answers within the
+  timeouts, and a server that is not S3 is named for what it answered).
 - `Table`: one Delta table under the location: `append` (with partition values and commit
   metadata), `merge_new` (insert the rows whose key is not there yet: idempotent imports),
   `commits` (the history with each commit's metadata), `files` (the committed files, by
@@ -43,10 +46,10 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import unquote
 
-from recon.errors import CommitConflict, LakeError
+from recon.errors import CommitConflict, ConfigError, LakeError
 
 if TYPE_CHECKING:  # pyarrow loads where a table is read or written: recon.config stays light
     import pyarrow as pa
@@ -60,10 +63,14 @@ __all__ = [
     "Location",
     "Purged",
     "Table",
+    "Timeouts",
     "check",
+    "configure",
     "is_uri",
     "parse",
+    "scheme_of",
     "storage_options",
+    "timeouts",
 ]
 
 # URI scheme -> the store it names
@@ -77,6 +84,8 @@ SCHEMES = {
     "az": "abfs",
 }
 _URI = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$")
+# a text that starts like a URI of a known store (or file:), however it goes on
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 _BUCKET = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{1,254}$")
 # a commit that lost the race to another writer is re-run this many times (MERGE) before
 # the import gives up and says so
@@ -134,11 +143,33 @@ def is_uri(text: str | os.PathLike[str]) -> bool:
     return isinstance(text, str) and bool(_URI.match(text))
 
 
+def scheme_of(text: str | os.PathLike[str]) -> str | None:
+    """The scheme a data directory's text names (lower case), or None for a local path.
+
+    Any ``name://`` names one, and so does a known store's or ``file`` followed by a colon
+    however it goes on (``s3:/x``, ``gs:bucket``, ``file:data``): such a text must parse as
+    a URI, never become a local folder of that name. A relative folder whose name has a
+    colon stays writable as ``./s3:x``."""
+    if not isinstance(text, str):
+        return None
+    match = _SCHEME.match(text.strip())
+    if not match:
+        return None
+    scheme = match.group(1).lower()
+    if _URI.match(text.strip()) or scheme in SCHEMES or scheme == "file":
+        return scheme
+    return None
+
+
 def parse(uri: str) -> Location:
     """A data-directory URI checked: a known scheme, a bucket, a clean prefix."""
     match = _URI.match(uri.strip())
     if not match:
-        raise LakeError(f"not a URI: {uri!r} (expected s3://bucket/prefix)")
+        scheme = scheme_of(uri) or "s3"
+        raise LakeError(
+            f"{uri!r} is not a URI: write {scheme}://bucket/prefix (or ./{uri} for a local "
+            "folder of that name)"
+        )
     scheme, rest = match.group(1).lower(), match.group(2)
     store = SCHEMES.get(scheme)
     if store is None:
@@ -166,6 +197,108 @@ def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
 
+@dataclass(frozen=True)
+class Timeouts:
+    """How long one request to object storage is waited for, and how often it is tried
+    again: a connection not made in `connect` seconds, or no answer for `read` seconds,
+    fails the attempt; `retries` more attempts follow, then the command fails with one line.
+    So an endpoint that accepts connections and never answers costs at most
+    ``(retries + 1) * (connect + read)`` seconds per request (20 s by default)."""
+
+    connect: float = 5.0
+    read: float = 10.0
+    retries: int = 1
+
+    @property
+    def attempts(self) -> int:
+        return self.retries + 1
+
+
+# recon.toml's [storage] key -> (environment variable, Timeouts field); the variable wins
+TIMEOUT_SETTINGS = {
+    "connect_timeout": ("RECON_STORAGE_CONNECT_TIMEOUT", "connect"),
+    "read_timeout": ("RECON_STORAGE_READ_TIMEOUT", "read"),
+    "retries": ("RECON_STORAGE_RETRIES", "retries"),
+}
+_MAX_RETRIES = 10
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
+_configured: dict[str, Any] = {}
+
+
+def configure(section: Mapping[str, Any]) -> None:
+    """Take recon.toml's ``[storage]`` section (connect_timeout, read_timeout: seconds, or
+    a text such as "500ms", "2s", "1m"; retries: a count). Checked at once: a wrong key or
+    value is a ConfigError naming it."""
+    if not isinstance(section, Mapping):
+        raise ConfigError(f"recon.toml: [storage] must be a table, not {section!r}")
+    unknown = sorted(set(section) - set(TIMEOUT_SETTINGS))
+    if unknown:
+        known = ", ".join(TIMEOUT_SETTINGS)
+        raise ConfigError(f"recon.toml [storage]: unknown key {unknown[0]!r} (known: {known})")
+    for key, value in section.items():
+        _setting(key, value, f"recon.toml [storage] {key}")
+    _configured.clear()
+    _configured.update(section)
+
+
+def timeouts() -> Timeouts:
+    """The timeouts in force: each from its environment variable, else recon.toml's
+    ``[storage]`` (see `configure`), else the default."""
+    values: dict[str, Any] = {}
+    for key, (variable, name) in TIMEOUT_SETTINGS.items():
+        raw = os.environ.get(variable)
+        if raw is not None and raw.strip():
+            values[name] = _setting(key, raw, variable)
+        elif key in _configured:
+            values[name] = _setting(key, _configured[key], f"recon.toml [storage] {key}")
+    return Timeouts(**values)
+
+
+def _setting(key: str, value: Any, where: str) -> float | int:
+    """A timeout in seconds (> 0) or a retry count (0 to _MAX_RETRIES), else ConfigError."""
+    if key == "retries":
+        text = str(value).strip()
+        if isinstance(value, bool) or not text.isdigit() or int(text) > _MAX_RETRIES:
+            raise ConfigError(f"{where}: {value!r} is not a retry count (0 to {_MAX_RETRIES})")
+        return int(text)
+    match = None if isinstance(value, bool) else _DURATION.match(str(value))
+    seconds = 0.0
+    if match:
+        scale = {"ms": 0.001, "s": 1.0, "m": 60.0}[match.group(2) or "s"]
+        seconds = float(match.group(1)) * scale
+    if not 0 < seconds <= 3600:
+        raise ConfigError(
+            f"{where}: {value!r} is not a timeout (seconds, or a text like 500ms / 2s / 1m; "
+            "more than 0, at most an hour)"
+        )
+    return seconds
+
+
+def _millis(seconds: float) -> str:
+    return f"{max(1, round(seconds * 1000))}ms"
+
+
+def _client_options(t: Timeouts) -> dict[str, str]:
+    """deltalake's (object_store's) client options for the timeouts: `timeout` bounds a
+    whole request there, and no retry starts once `retry_timeout` has passed."""
+    return {
+        "connect_timeout": _millis(t.connect),
+        "timeout": _millis(t.read),
+        "max_retries": str(t.retries),
+        "retry_timeout": _millis(t.attempts * (t.connect + t.read)),
+    }
+
+
+def endpoint_of(loc: Location) -> str:
+    """The endpoint requests for `loc` go to (AWS's own unless one is set)."""
+    if loc.store == "s3":
+        options = storage_options(loc)
+        return (
+            options.get("AWS_ENDPOINT_URL") or f"https://s3.{options['AWS_REGION']}.amazonaws.com"
+        )
+    return {"gs": "https://storage.googleapis.com", "abfs": "Azure Blob Storage"}[loc.store]
+
+
 def storage_options(loc: Location) -> dict[str, str]:
     """The deltalake `storage_options` for a location, from the environment.
 
@@ -173,10 +306,11 @@ def storage_options(loc: Location) -> dict[str, str]:
     PUT (deltalake's default since S3 supports If-None-Match), so no lock table is needed.
     gs:// and abfs:// read their usual variables (GOOGLE_APPLICATION_CREDENTIALS,
     AZURE_STORAGE_ACCOUNT_NAME, ...) inside deltalake itself.
+    Every store is given the timeouts in force (`timeouts`).
     """
+    options = _client_options(timeouts())
     if loc.store != "s3":
-        return {}
-    options: dict[str, str] = {}
+        return options
     pairs = {
         "AWS_ACCESS_KEY_ID": ("AWS_ACCESS_KEY_ID",),
         "AWS_SECRET_ACCESS_KEY": ("AWS_SECRET_ACCESS_KEY",),
@@ -231,11 +365,12 @@ def arrow_filesystem(loc: Location) -> Any:
     if loc.store == "s3":
         options = storage_options(loc)
         endpoint = options.get("AWS_ENDPOINT_URL")
+        t = timeouts()
         kwargs: dict[str, Any] = {
             "region": options.get("AWS_REGION"),
-            "connect_timeout": 5,
-            "request_timeout": 30,
-            "retry_strategy": pafs.AwsStandardS3RetryStrategy(max_attempts=3),
+            "connect_timeout": t.connect,
+            "request_timeout": t.read,
+            "retry_strategy": pafs.AwsStandardS3RetryStrategy(max_attempts=t.attempts),
         }
         if "AWS_ACCESS_KEY_ID" in options:
             kwargs["access_key"] = options["AWS_ACCESS_KEY_ID"]
@@ -268,8 +403,9 @@ _checked_guard = threading.Lock()
 def check(loc: Location) -> None:
     """Credentials present and the bucket reachable (once per process and location).
 
-    Raises LakeError with one line: no credentials, an endpoint that does not answer, a
-    bucket that does not exist or refuses us. Cheap: one HEAD-like request.
+    Raises LakeError with one line: no credentials, an endpoint that refuses the connection
+    or does not answer within the timeouts (naming it), a server that is not S3 (what it
+    answered), a bucket that does not exist or refuses us. Cheap: one HEAD-like request.
     """
     with _checked_guard:
         if loc.uri in _checked:
@@ -284,11 +420,58 @@ def check(loc: Location) -> None:
         try:
             info = fs.get_file_info(loc.bucket)
         except OSError as exc:
-            raise LakeError(f"{loc.uri}: cannot reach the bucket: {_first_line(exc)}") from None
+            raise LakeError(f"{loc.uri}: {_unreachable(loc, exc)}") from None
         if info.type == pafs.FileType.NotFound:
-            raise LakeError(f"{loc.uri}: bucket {loc.bucket!r} does not exist")
+            seen = _not_s3(loc)
+            raise LakeError(f"{loc.uri}: {seen or f'bucket {loc.bucket!r} does not exist'}")
     with _checked_guard:
         _checked.add(loc.uri)
+
+
+def _unreachable(loc: Location, exc: OSError) -> str:
+    """Why the bucket could not be reached, naming the endpoint (and the timeouts, when
+    it accepted the connection and never answered)."""
+    text = _first_line(exc)
+    where = endpoint_of(loc)
+    if "curlCode: 28" in text or "Timeout was reached" in text:
+        t = timeouts()
+        return (
+            f"{where} did not answer (waited {t.connect:g} s to connect, {t.read:g} s for a "
+            f"reply, {t.attempts} attempts); if it is only slow, raise "
+            "RECON_STORAGE_READ_TIMEOUT or read_timeout in recon.toml's [storage]"
+        )
+    return f"cannot reach the bucket at {where}: {text}"
+
+
+def _not_s3(loc: Location) -> str | None:
+    """What a custom endpoint that said "no such bucket" to a HEAD answers to a listing of
+    it, when that is not S3's XML error (a web server, a proxy's page); None when it is S3
+    (or the endpoint is AWS's own)."""
+    options = storage_options(loc)
+    where = options.get("AWS_ENDPOINT_URL")
+    if not where:
+        return None
+    import httpx
+
+    t = timeouts()
+    url = f"{where.rstrip('/')}/{loc.bucket}"
+    try:
+        response = httpx.get(
+            url,
+            params={"list-type": "2", "max-keys": "0"},
+            timeout=httpx.Timeout(t.read, connect=t.connect),
+        )
+    except httpx.HTTPError as exc:
+        return f"{where} answered HEAD /{loc.bucket} with 404, then GET failed: {_first_line(exc)}"
+    head = response.content[:4096]
+    if b"<Error>" in head and b"<Code>" in head:
+        return None  # S3's own error document: the bucket is missing
+    kind = response.headers.get("content-type", "no content type")
+    body = " ".join(response.text[:80].split()) or "an empty body"
+    return (
+        f"{where} is not an S3 endpoint: GET /{loc.bucket} answered HTTP "
+        f"{response.status_code} ({kind}) with {body!r}, not S3's XML; check AWS_ENDPOINT_URL"
+    )
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -349,6 +532,35 @@ class Table:
         The data files are written first, then the commit names them: a failure before the
         commit leaves only files no reader lists. Appends never conflict with each other
         (a concurrent commit moves ours to the next version)."""
+        return self._write(data, "append", partition_by, None, metadata)
+
+    def replace_partition(
+        self,
+        data: pa.Table | pa.RecordBatchReader,
+        column: str,
+        value: str,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> int:
+        """Make the partition ``column = value`` hold exactly `data` (rows of that partition
+        only), as one commit that removes whatever it held and adds the new files (Delta's
+        replaceWhere); returns the table's version after it.
+
+        What a writer publishes under a key of its own (a run's rows, partitioned by its
+        id) goes through here, so running it again after a cut, at any commit, replaces the
+        partition whole: never two copies of it. Other partitions are not touched, and an
+        append to them meanwhile moves ours to the next version."""
+        literal = value.replace("'", "''")
+        return self._write(data, "overwrite", [column], f"{column} = '{literal}'", metadata)
+
+    def _write(
+        self,
+        data: pa.Table | pa.RecordBatchReader,
+        mode: Literal["append", "overwrite"],
+        partition_by: list[str] | None,
+        predicate: str | None,
+        metadata: Mapping[str, Any] | None,
+    ) -> int:
         from deltalake import write_deltalake
         from deltalake.transaction import CommitProperties, PostCommitHookProperties
 
@@ -356,20 +568,28 @@ class Table:
             custom_metadata={METADATA_KEY: json.dumps(dict(metadata or {}), sort_keys=True)},
             max_commit_retries=100,
         )
+        # deltalake types a predicate as an overwrite's only
+        options: dict[str, Any] = {"mode": mode, "predicate": predicate}
         try:
             write_deltalake(
                 self.uri,
                 data,
-                mode="append",
                 partition_by=partition_by,
                 storage_options=self.options,
                 configuration=_TABLE_CONFIG,
                 commit_properties=props,
                 # commit entries are kept: a snapshot's manifest lives in its commit
                 post_commithook_properties=PostCommitHookProperties(cleanup_expired_logs=False),
+                **options,
             )
-        except OSError as exc:
-            raise LakeError(f"{self.uri}: the commit failed: {_first_line(exc)}") from None
+        except Exception as exc:
+            if _is_conflict(exc):
+                raise CommitConflict(
+                    f"{self.uri}: another writer replaced the same rows meanwhile; run again"
+                ) from None
+            if isinstance(exc, OSError):
+                raise LakeError(f"{self.uri}: the commit failed: {_first_line(exc)}") from None
+            raise
         version = self.version()
         assert version is not None
         return version
@@ -864,7 +1084,14 @@ def _s3fs(loc: Location) -> Any:
     client = {"region_name": options.get("AWS_REGION")}
     if options.get("AWS_ENDPOINT_URL"):
         client["endpoint_url"] = options["AWS_ENDPOINT_URL"]
+    t = timeouts()
     return s3fs.S3FileSystem(
+        retries=t.attempts,
+        config_kwargs={
+            "connect_timeout": t.connect,
+            "read_timeout": t.read,
+            "retries": {"max_attempts": t.attempts, "mode": "standard"},
+        },
         key=options.get("AWS_ACCESS_KEY_ID"),
         secret=options.get("AWS_SECRET_ACCESS_KEY"),
         token=options.get("AWS_SESSION_TOKEN"),

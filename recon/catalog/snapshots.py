@@ -73,6 +73,20 @@ def list_snapshots(data: str | os.PathLike[str] | DataDir | None = None) -> list
     return sorted(found, key=lambda s: s.run_id)
 
 
+def holds_nothing(data: DataDir) -> bool:
+    """Whether a data directory that exists has no snapshot and no statement line yet.
+
+    A remote one is judged by its tables alone (a store it cannot read raises LakeError):
+    its local side never holds either. A local folder that does not exist is not "empty"
+    (`sql` says it is missing)."""
+    if data.remote:
+        return not list_snapshots(data) and data.table(lake.STATEMENT_LINES).version() is None
+    if not data.root.is_dir():
+        return False
+    folders = (data.snapshots, data.statements)
+    return not any(any(folder.iterdir()) for folder in folders if folder.is_dir())
+
+
 def _remote_snapshots(dd: DataDir) -> list[SnapshotInfo]:
     """The snapshots of a remote data directory: one per commit of the `snapshots` table
     that carries a manifest (its files are the partition snapshot_run=<run id>); rows

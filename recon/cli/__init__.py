@@ -85,13 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _check_remote_data() -> None:
-    """A data directory given as a URI is checked before the command runs (scheme,
-    credentials, the bucket reachable), so its mistake is the one line a user sees."""
-    from recon import lake
-
+def _check_data() -> None:
+    """The data directory is read before the command runs (`DataDir.resolve`: a text that
+    names a scheme must parse; a remote one is checked: credentials, the bucket reachable),
+    so its mistake is the one line a user sees, whatever the command."""
     chosen = os.environ.get("RECON_DATA")
-    if chosen and lake.is_uri(chosen) and not chosen.startswith("file://"):
+    if chosen:
         from recon.config import DataDir
 
         DataDir.resolve(chosen)
@@ -109,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if getattr(args, "lang", None):  # like --data: the choice every step reads
             os.environ["RECON_LANG"] = i18n.html_lang(args.lang)
-        _check_remote_data()
+        _check_data()
         code = args.func(args)
     except ReconError as exc:
         print_error(redact_text(str(exc)))
@@ -170,7 +169,10 @@ def log_crash(exc: BaseException) -> str:
         from recon import config, lake
 
         chosen = os.environ.get("RECON_DATA") or ""
-        if lake.is_uri(chosen) and not chosen.startswith("file://"):
+        scheme = lake.scheme_of(chosen)
+        if scheme == "file":
+            data = config.file_path(chosen)
+        elif scheme is not None:
             data = config.local_root(lake.parse(chosen))
     except Exception:  # never fail while reporting a failure
         pass

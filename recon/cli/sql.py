@@ -29,7 +29,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     import duckdb
 
-    from recon.catalog import VIEW_NAMES, sql, write_database
+    from recon.catalog import VIEW_NAMES, holds_nothing, sql, write_database
     from recon.config import DataDir
 
     data = DataDir.resolve(args.data)
@@ -41,11 +41,9 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     query = sys.stdin.read() if args.query == "-" else args.query
-    if data.root.is_dir() and not any(
-        any(folder.iterdir()) for folder in (data.snapshots, data.statements) if folder.is_dir()
-    ):
+    if holds_nothing(data):
         print(
-            f"recon: warning: {data.root} holds no snapshots or statements yet: the views are "
+            f"recon: warning: {data} holds no snapshots or statements yet: the views are "
             "empty (run `recon extract` / `recon statements import`, or `make demo`)",
             file=sys.stderr,
         )

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import http.server
 import os
 import socket
 import subprocess
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
+
+import pyarrow.parquet
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.lake.conftest import S3
 from tests.shared import run_recon
@@ -75,3 +86,191 @@ def test_a_bucket_that_does_not_exist_and_a_query_that_works(s3: S3, tmp_path: P
     assert proc.stdout.split() == ["n", "0"]
     proc = recon("sql", "--data", s3.uri(), cwd=tmp_path, env=env)
     assert "recon.duckdb holds views over local files" in one_error_line(proc)
+
+
+# a text that names a store's scheme (or file:) but is not a URI of one
+_MALFORMED = ("s3:/x", "s3:x", "S3:bucket/p", "gs:", "gs:/bucket", "abfs:/c/p", "az:c",
+              "s3:///x", "s3://b/../x", "file:data", "file://host/x", "file:")  # fmt: skip
+
+
+@given(
+    scheme=st.sampled_from(["s3", "S3", "s3a", "gs", "GS", "gcs", "abfs", "abfss", "az", "file"]),
+    slashes=st.sampled_from(["", "/", "//", "///"]),
+    rest=st.text(alphabet="ab./-_?#: ", max_size=12),
+)
+@settings(max_examples=300, deadline=None)
+def test_a_text_naming_a_scheme_is_a_uri_or_a_mistake_never_a_local_folder(
+    scheme: str, slashes: str, rest: str
+) -> None:
+    from recon import lake
+    from recon.config import DataDir
+
+    text = f"{scheme}:{slashes}{rest}"
+    assert lake.scheme_of(text) == scheme.lower()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lake, "check", lambda _loc: None)  # no store here: the text alone
+        patch.setenv("RECON_LOCAL_DIR", "/nonexistent-recon-local")
+        try:
+            data = DataDir.resolve(text)
+        except lake.LakeError as exc:
+            assert "\n" not in str(exc) and text.strip() in str(exc)
+            return
+    if scheme == "file":  # file:///abs, file:/abs, file://localhost/abs only
+        assert not data.remote and data.root.is_absolute()
+        after = text.partition(":")[2]
+        assert after.startswith("/") and "?" not in after and "#" not in after
+        assert not after.startswith("//") or after.startswith(("///", "//localhost/"))
+    else:
+        assert data.remote and data.uri == lake.parse(text).uri
+        assert slashes == "//" and lake.parse(text).bucket
+
+
+def test_a_malformed_uri_is_one_line_for_every_command_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    env = base_env(tmp_path)
+    (tmp_path / "x.csv").write_text("data;descricao;valor\n")
+    commands = (["statements", "import", "x.csv"], ["sql", "select 1"], ["reconcile"],
+                ["extract"], ["erase", "--document", "529.982.247-25"])  # fmt: skip
+    for text, command in zip(_MALFORMED, commands, strict=False):
+        proc = recon(*command, "--data", text, cwd=tmp_path, env=env)
+        line = one_error_line(proc)
+        assert repr(text) in line, (text, command, line)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.csv"]
+    # a folder with a colon in its name stays reachable, written as a path
+    proc = recon("sql", "select 1", "--data", "./s3:x", cwd=tmp_path, env=env)
+    assert "no data directory at" in one_error_line(proc) and "s3:x" in proc.stderr
+
+
+def test_a_file_uri_names_its_local_folder(tmp_path: Path) -> None:
+    from recon.config import DataDir
+
+    folder = tmp_path / "my data"
+    assert DataDir.resolve(f"file://{folder.as_posix().replace(' ', '%20')}").root == folder
+    assert DataDir.resolve(f"file://localhost{folder}").root == folder
+    assert DataDir.resolve(f"file:{folder}").root == folder
+
+
+@contextlib.contextmanager
+def silent_endpoint() -> Iterator[str]:
+    """A loopback server that accepts every connection and never answers."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(64)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            with contextlib.suppress(OSError):
+                held.append(server.accept()[0])
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join()
+        for conn in held:
+            conn.close()
+        server.close()
+
+
+def test_an_endpoint_that_accepts_and_never_answers_fails_in_seconds(tmp_path: Path) -> None:
+    with silent_endpoint() as endpoint:
+        env = dict(base_env(tmp_path), AWS_ACCESS_KEY_ID="k", AWS_SECRET_ACCESS_KEY="s",
+                   AWS_ENDPOINT_URL=endpoint, AWS_ALLOW_HTTP="true",
+                   RECON_STORAGE_READ_TIMEOUT="1", RECON_STORAGE_CONNECT_TIMEOUT="1s")  # fmt: skip
+        started = time.monotonic()
+        proc = recon("sql", "select 1", "--data", "s3://recon-bucket/p", cwd=tmp_path, env=env)
+        took = time.monotonic() - started
+        line = one_error_line(proc)
+        assert endpoint in line and "did not answer" in line and "2 attempts" in line, line
+        # two attempts of one second, plus starting Python: far from the 93 s of the defaults
+        # of the S3 client (three attempts of 30 s)
+        assert took < 30, took
+        # the same from recon.toml's [storage] (the environment variable wins over it)
+        (tmp_path / "recon.toml").write_text("[storage]\nread_timeout = 1\nretries = 0\n")
+        env.pop("RECON_STORAGE_READ_TIMEOUT")
+        started = time.monotonic()
+        proc = recon("sql", "select 1", "--data", "s3://recon-bucket/p", cwd=tmp_path, env=env)
+        took = time.monotonic() - started
+        line = one_error_line(proc)
+        assert "waited 1 s to connect, 1 s for a reply, 1 attempts" in line, line
+        assert took < 30, took
+
+
+def test_the_storage_settings_are_checked(tmp_path: Path) -> None:
+    from recon import lake
+
+    env = dict(base_env(tmp_path), AWS_ACCESS_KEY_ID="k", AWS_SECRET_ACCESS_KEY="s")
+    bad = dict(env, RECON_STORAGE_READ_TIMEOUT="soon")
+    line = one_error_line(recon("sql", "select 1", "--data", "s3://bk/p", cwd=tmp_path, env=bad))
+    assert "RECON_STORAGE_READ_TIMEOUT: 'soon' is not a timeout" in line
+    (tmp_path / "recon.toml").write_text("[storage]\nread_timout = 3\n")
+    line = one_error_line(recon("sql", "select 1", "--data", "s3://bk/p", cwd=tmp_path, env=env))
+    assert "unknown key 'read_timout'" in line
+    with pytest.MonkeyPatch.context() as patch:
+        for variable, _field in lake.TIMEOUT_SETTINGS.values():
+            patch.delenv(variable, raising=False)
+        lake.configure({"connect_timeout": "500ms", "read_timeout": "1m", "retries": 3})
+        assert lake.timeouts() == lake.Timeouts(connect=0.5, read=60.0, retries=3)
+        options = lake.storage_options(lake.parse("s3://bk/p"))
+        assert (options["connect_timeout"], options["timeout"], options["max_retries"]) == (
+            "500ms", "60000ms", "3"
+        )  # fmt: skip
+        patch.setenv("RECON_STORAGE_RETRIES", "0")
+        assert lake.timeouts().retries == 0
+        lake.configure({})
+        assert lake.timeouts() == lake.Timeouts(retries=0)
+
+
+def test_a_server_that_is_not_s3_is_named_for_what_it_answered(tmp_path: Path) -> None:
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        endpoint = f"http://127.0.0.1:{server.server_address[1]}"
+        env = dict(base_env(tmp_path), AWS_ACCESS_KEY_ID="k", AWS_SECRET_ACCESS_KEY="s",
+                   AWS_ENDPOINT_URL=endpoint, AWS_ALLOW_HTTP="true")  # fmt: skip
+        proc = recon("sql", "select 1", "--data", "s3://recon-bucket/p", cwd=tmp_path, env=env)
+    finally:
+        server.shutdown()
+        server.server_close()
+    line = one_error_line(proc)
+    assert "does not exist" not in line, line
+    assert f"{endpoint} is not an S3 endpoint" in line and "HTTP 404 (text/html" in line, line
+
+
+def test_sql_on_s3_judges_the_data_by_its_remote_tables(s3: S3, tmp_path: Path) -> None:
+    from recon import testing
+    from recon.config import DataDir
+    from recon.ops.migrate import _stored_lines
+    from recon.statements import store
+
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    env.pop("RECON_DATA", None)
+    query = ("sql", "select count(*) AS n from statement_lines", "--format", "csv")
+    proc = recon(*query, "--data", s3.uri(), cwd=tmp_path, env=env)
+    assert proc.returncode == 0 and proc.stdout.split() == ["n", "0"], proc.stderr
+    assert proc.stderr.strip() == (
+        f"recon: warning: {s3.uri()} holds no snapshots or statements yet: the views are empty "
+        "(run `recon extract` / `recon statements import`, or `make demo`)"
+    )
+    local = DataDir(tmp_path / "local-data").ensure()
+    testing.statement_lines(local, [testing.statement_line(1)])
+    lines = [_stored_lines(pyarrow.parquet.read_table(f)) for f in store.line_files(local)]
+    store.merge_remote(DataDir.resolve(s3.uri()), lines, [], [], "one")
+    proc = recon(*query, "--data", s3.uri(), cwd=tmp_path, env=env)
+    assert proc.returncode == 0 and proc.stdout.split() == ["n", "1"], proc.stderr
+    assert proc.stderr == ""  # the local side holds nothing, and that is not a warning
+
+
+def test_a_store_that_cannot_be_read_is_one_line_without_a_warning(tmp_path: Path) -> None:
+    env = dict(base_env(tmp_path), RECON_STORAGE_CONNECT_TIMEOUT="1", RECON_STORAGE_READ_TIMEOUT="1",
+               RECON_STORAGE_RETRIES="0")  # fmt: skip
+    proc = recon("sql", "select 1", "--data", "gs://recon-bucket/p", cwd=tmp_path, env=env)
+    assert "gs://recon-bucket/p" in one_error_line(proc)

@@ -8,9 +8,12 @@ publishes one (its tables, then its summaries row). The files only the running m
 (decisions.csv, manual_matches.csv, the audit trail, recon.toml, review/) are copied to the
 remote data directory's local side when it has none of its own.
 
-Idempotent: a snapshot or run already there (by run id) is skipped and a MERGE stores no key
-twice, so a migration cut short is finished by running it again. The source is held under
-its writer lock, the target's local side under its own.
+Idempotent at every commit: a snapshot (one commit) or run (its summaries row, committed
+last) already there by its id is skipped; a run's tables cut short before its summaries row
+are replaced whole, partition by partition (`lake.Table.replace_partition`), never appended
+twice; a MERGE stores no key twice. So a migration cut short anywhere is finished by running
+it again, and leaves what one uncut migration leaves. The source is held under its writer
+lock, the target's local side under its own.
 """
 
 from __future__ import annotations

@@ -17,6 +17,8 @@ On a remote data directory (recon.lake) the folder is written on the local side 
 and, before it is renamed into place, committed to the Delta tables runs/<name> (partition
 run=<run id>) and last to runs/summaries (summary.json and flows.parquet in one row): that
 last commit is what makes the run visible; a failure before it leaves the run nowhere.
+Each runs/<name> commit replaces the run's partition whole (`lake.Table.replace_partition`),
+so publishing a run again after a cut (`recon migrate` finishing a copy) stores it once.
 """
 
 from __future__ import annotations
@@ -337,9 +339,12 @@ def publish_remote(dd: DataDir, run_id: str, summary: RunSummary, folder: Path) 
                 run = pa.array([run_id] * rows.num_rows, pa.string())
                 yield from rows.append_column(lake.RUN_PARTITION, run).to_batches()
 
-        dd.table(f"runs/{name}").append(
+        # the run's partition replaced whole: a publication cut short and run again (a
+        # migration finishing its copy) leaves one copy of the run, never two
+        dd.table(f"runs/{name}").replace_partition(
             pa.RecordBatchReader.from_batches(schema, batches()),
-            partition_by=[lake.RUN_PARTITION],
+            lake.RUN_PARTITION,
+            run_id,
             metadata=meta,
         )
     flows = folder / run_flows.FLOWS_FILE

@@ -110,29 +110,40 @@ def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, P
             proc.kill()
 
 
-@pytest.fixture
-def s3(
-    s3_server: tuple[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> Iterator[S3]:
-    """A fresh bucket, and the environment a user would set to reach it."""
-    endpoint, faults = s3_server
+def reach(patch: pytest.MonkeyPatch, endpoint: str, local: Path) -> None:
+    """Set the environment a user would set to reach the server (`local`: the local side of
+    remote data directories: lock, inbox, reports, kept in the test's folder)."""
     env = {
         "AWS_ENDPOINT_URL": endpoint,
         "AWS_ACCESS_KEY_ID": "recon-test",
         "AWS_SECRET_ACCESS_KEY": "recon-test-secret",
         "AWS_REGION": "us-east-1",
         "AWS_ALLOW_HTTP": "true",
-        # the local side of a remote data directory (lock, inbox, reports) stays in the test
-        "RECON_LOCAL_DIR": str(tmp_path / "local"),
+        "RECON_LOCAL_DIR": str(local),
     }
     for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_S3", "AWS_DEFAULT_REGION"):
-        monkeypatch.delenv(name, raising=False)
+        patch.delenv(name, raising=False)
     for name, value in env.items():
-        monkeypatch.setenv(name, value)
+        patch.setenv(name, value)
+
+
+def new_bucket(s3_server: tuple[str, Path]) -> S3:
+    """A fresh bucket on the server, its fault switches off."""
+    endpoint, faults = s3_server
     server = S3(endpoint, f"recon-{uuid.uuid4().hex[:12]}", faults)
     server.client().create_bucket(Bucket=server.bucket)
     server.fail_commits(False)
     server.fail_requests()
+    return server
+
+
+@pytest.fixture
+def s3(
+    s3_server: tuple[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Iterator[S3]:
+    """A fresh bucket, and the environment a user would set to reach it."""
+    reach(monkeypatch, s3_server[0], tmp_path / "local")
+    server = new_bucket(s3_server)
     yield server
     server.fail_commits(False)
     server.fail_requests()

@@ -1086,7 +1086,6 @@ def _s3fs(loc: Location) -> Any:
         client["endpoint_url"] = options["AWS_ENDPOINT_URL"]
     t = timeouts()
     return s3fs.S3FileSystem(
-        retries=t.attempts,
         config_kwargs={
             "connect_timeout": t.connect,
             "read_timeout": t.read,

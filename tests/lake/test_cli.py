@@ -249,7 +249,7 @@ def test_sql_on_s3_judges_the_data_by_its_remote_tables(s3: S3, tmp_path: Path) 
     from recon import testing
     from recon.config import DataDir
     from recon.ops.migrate import _stored_lines
-    from recon.statements import store
+    from recon.statements import stored
 
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     env.pop("RECON_DATA", None)
@@ -262,8 +262,8 @@ def test_sql_on_s3_judges_the_data_by_its_remote_tables(s3: S3, tmp_path: Path) 
     )
     local = DataDir(tmp_path / "local-data").ensure()
     testing.statement_lines(local, [testing.statement_line(1)])
-    lines = [_stored_lines(pyarrow.parquet.read_table(f)) for f in store.line_files(local)]
-    store.merge_remote(DataDir.resolve(s3.uri()), lines, [], [], "one")
+    lines = [_stored_lines(pyarrow.parquet.read_table(f)) for f in stored.line_files(local)]
+    stored.merge_remote(DataDir.resolve(s3.uri()), lines, [], [], "one")
     proc = recon(*query, "--data", s3.uri(), cwd=tmp_path, env=env)
     assert proc.returncode == 0 and proc.stdout.split() == ["n", "1"], proc.stderr
     assert proc.stderr == ""  # the local side holds nothing, and that is not a warning

@@ -583,13 +583,7 @@ class Table:
                 **options,
             )
         except Exception as exc:
-            if _is_conflict(exc):
-                raise CommitConflict(
-                    f"{self.uri}: another writer replaced the same rows meanwhile; run again"
-                ) from None
-            if isinstance(exc, OSError):
-                raise LakeError(f"{self.uri}: the commit failed: {_first_line(exc)}") from None
-            raise
+            raise self._commit_error(exc, "replaced the same rows meanwhile; run again") from None
         version = self.version()
         assert version is not None
         return version
@@ -842,14 +836,18 @@ class Table:
         except Exception as exc:
             if self._forget_uploads(fs, written):
                 return written  # the commit landed, its answer did not
-            if _is_conflict(exc):
-                raise CommitConflict(
-                    f"{self.uri}: another writer changed these files meanwhile"
-                ) from None
-            if isinstance(exc, OSError):
-                raise LakeError(f"{self.uri}: the commit failed: {_first_line(exc)}") from None
-            raise
+            raise self._commit_error(exc, "changed these files meanwhile") from None
         return written
+
+    def _commit_error(self, exc: Exception, conflict: str) -> Exception:
+        """What a failed commit raises: CommitConflict when another writer's commit
+        conflicts with ours ("another writer <conflict>"), LakeError for the store's own
+        failure (one line), anything else as it was."""
+        if _is_conflict(exc):
+            return CommitConflict(f"{self.uri}: another writer {conflict}")
+        if isinstance(exc, OSError):
+            return LakeError(f"{self.uri}: the commit failed: {_first_line(exc)}")
+        return exc
 
     def _forget_uploads(self, fs: Any, written: Sequence[DataFile]) -> bool:
         """After a failed commit: True when the latest version lists the files uploaded for

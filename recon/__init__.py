@@ -23,6 +23,7 @@ _EXPORTS: dict[str, str] = {
     "import_statements": "recon.statements",
     # reconciliation
     "reconcile": "recon.reconciliation",
+    "pair": "recon.reconciliation",
     # configuration
     "DataDir": "recon.config",
     # errors

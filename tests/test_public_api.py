@@ -12,6 +12,7 @@ def test_exported_names_are_exactly_the_intended_ones() -> None:
             "connect",
             "extract",
             "import_statements",
+            "pair",
             "reconcile",
             "sql",
         ]

@@ -1,4 +1,4 @@
-"""`recon reconcile` and `recon resolve`: argument handling only.
+"""`recon reconcile`, `recon resolve`, `recon pair` and `recon unpair`: argument handling only.
 
 The work is done by the library (recon.reconcile, its decisions and alert thresholds);
 these functions parse arguments, call it, print a summary and return the exit code
@@ -89,8 +89,68 @@ def run_resolve(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_pair(args: argparse.Namespace) -> int:
+    from recon.money import format_brl
+    from recon.reconciliation import workflow
+
+    done = workflow.pair(args.intent, args.line, args.note or "", data=data_dir(args), by=args.by)
+    lines = ", ".join(done.line_ids)
+    diff = done.difference_cents
+    rest = (
+        "the amounts agree"
+        if diff == 0
+        else f"the line(s) carry {format_brl(abs(diff))} {'more' if diff > 0 else 'less'}: "
+        "that stays a break of its kind"
+    )
+    print(
+        f"intent {done.intent_id} paired with {lines} by {done.matches[0].confirmed_by} "
+        f"({format_brl(done.paired_cents)} for {format_brl(done.expected_cents)}; {rest}); "
+        "the next run matches it (rule manual)"
+    )
+    return 0
+
+
+def run_unpair(args: argparse.Namespace) -> int:
+    from recon.reconciliation import workflow
+
+    undo = workflow.unpair(args.line, args.note or "", data=data_dir(args), by=args.by)
+    print(
+        f"line {undo.line_id} unpaired from intent {undo.intent_id} by {undo.confirmed_by}; "
+        "the next run matches it as the passes would"
+    )
+    return 0
+
+
+def _register_pairs(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "pair",
+        parents=parents,
+        help="pair statement line(s) by hand with an intent that lacks its money",
+        description="Pair a statement line nobody explains with an intent whose money no pass "
+        "matched (a missing credit or payout). Kept in data/manual_matches.csv and the audit "
+        "log; the next run matches it with rule manual. Undo with `recon unpair`.",
+    )
+    p.add_argument("--intent", metavar="ID", required=True, help="the intent")
+    p.add_argument("--line", metavar="ID", action="append", required=True,
+                   help="the statement line (repeatable)")  # fmt: skip
+    p.add_argument("--note", metavar="TEXT", required=True, help="why they belong together")
+    p.add_argument("--by", metavar="NAME", default=None, help="who (default: the OS user)")
+    p.set_defaults(func=run_pair)
+    p = sub.add_parser(
+        "unpair",
+        parents=parents,
+        help="undo a pair made by hand (or a confirmed candidate)",
+        description="Undo the manual match of a statement line: the next run matches it "
+        "as the passes would.",
+    )
+    p.add_argument("--line", metavar="ID", required=True, help="the statement line")
+    p.add_argument("--note", metavar="TEXT", required=True, help="why it is undone")
+    p.add_argument("--by", metavar="NAME", default=None, help="who (default: the OS user)")
+    p.set_defaults(func=run_unpair)
+
+
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    """Add reconcile and resolve to `recon`."""
+    """Add reconcile, resolve, pair and unpair to `recon`."""
     p = sub.add_parser(
         "reconcile",
         parents=parents,
@@ -133,3 +193,4 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         help="reopen a resolved break (the note says why); the next run lists it as open",
     )
     p.set_defaults(func=run_resolve)
+    _register_pairs(sub, parents)

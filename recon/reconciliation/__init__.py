@@ -2,6 +2,8 @@
 
     reconcile(data=None, *, as_of=None, settings=None, run_id=None, flows=True) -> RunResult
     resolve(break_id, note, *, data=None, decided_by=None) -> Decision | Request
+    pair(intent_id, line_ids, note, *, data=None, by=None) -> Pairing
+    unpair(line_id, note, *, data=None, by=None) -> ManualMatch
     load_run(path) -> RunResult
     ReconcileSettings.load(data)   # recon.toml [reconcile]
 
@@ -13,10 +15,11 @@ from __future__ import annotations
 from recon.reconciliation.decisions import Decision, load_decisions
 from recon.reconciliation.runs import RunChecksFailed, RunResult, RunSummary, load_run, reconcile
 from recon.reconciliation.settings import ReconcileSettings
-from recon.reconciliation.workflow import Request, resolve
+from recon.reconciliation.workflow import Pairing, Request, pair, resolve, unpair
 
 __all__ = [
     "Decision",
+    "Pairing",
     "ReconcileSettings",
     "Request",
     "RunChecksFailed",
@@ -24,6 +27,8 @@ __all__ = [
     "RunSummary",
     "load_decisions",
     "load_run",
+    "pair",
     "reconcile",
     "resolve",
+    "unpair",
 ]

@@ -37,8 +37,11 @@ from recon.reconciliation.decisions import (
 from recon.reconciliation.manual import ManualMatch, append_match, load_manual_matches
 
 __all__ = [
+    "LACKS_MONEY",
     "NEEDS",
+    "PAIRS_WITH",
     "ROLES",
+    "UNEXPLAINED",
     "Actor",
     "NotAllowed",
     "Pairing",
@@ -53,6 +56,7 @@ __all__ = [
     "four_eyes_warning",
     "latest_break",
     "pair",
+    "pair_break",
     "reopen",
     "resolve",
     "unpair",
@@ -462,6 +466,55 @@ def pair(
             for x in lines
         )
     return Pairing(intent_id, lines, facts.expected, facts.paired, made)
+
+
+# the breaks a pair by hand starts from: an intent that lacks its money (paired with lines),
+# and a line nobody explains (paired with an intent)
+LACKS_MONEY = ("onramp_missing_credit", "offramp_missing_payout")
+UNEXPLAINED = ("unmatched_credit", "unmatched_debit")
+PAIRS_WITH = {
+    "onramp_missing_credit": "unmatched_credit",
+    "offramp_missing_payout": "unmatched_debit",
+    "unmatched_credit": "onramp_missing_credit",
+    "unmatched_debit": "offramp_missing_payout",
+}
+
+
+def pair_break(
+    break_id: str,
+    *,
+    line_ids: list[str] | tuple[str, ...] = (),
+    intent_id: str = "",
+    note: str,
+    data: Data = None,
+    actor: Actor | None = None,
+) -> Pairing:
+    """Pair from a break: statement line(s) for an intent that lacks its money, or the intent
+    of a line nobody explains (what `POST /breaks/<break_id>/pair` does)."""
+    dd = DataDir.resolve(data) if not isinstance(data, DataDir) else data
+    who = _actor(actor, None)
+    permit(who, "pair")
+    break_id = check_break_id(break_id)
+    lines = [x.strip() for x in line_ids if x.strip()]
+    if bool(lines) == bool(intent_id.strip()):
+        raise UsageError("choose the statement line(s) or the intent to pair with (one side)")
+    row = latest_break(dd, break_id)
+    if row is None:
+        raise UsageError(f"break {break_id} is not in the latest run (its open breaks)")
+    category = str(row["category"])
+    if lines:
+        if category not in LACKS_MONEY:
+            raise UsageError(
+                f"a {category} break has no intent waiting for money: statement lines pair "
+                f"with {' or '.join(LACKS_MONEY)}"
+            )
+        return pair(str(row["intent_id"]), lines, note, data=dd, actor=who, break_id=break_id)
+    if category not in UNEXPLAINED:
+        raise UsageError(
+            f"a {category} break has no unexplained line: an intent pairs with "
+            f"{' or '.join(UNEXPLAINED)}"
+        )
+    return pair(intent_id, [str(row["line_id"])], note, data=dd, actor=who, break_id=break_id)
 
 
 def unpair(

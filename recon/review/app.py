@@ -5,7 +5,8 @@ Starlette, server-rendered HTML (Jinja2), every asset shipped in this package. R
     GET  /                         the queue (filters, search, sort and pages as query parameters;
                                    JSON with `Accept: application/json` or `format=json`)
     GET  /breaks/<break_id>        a break: evidence side by side, reason, history, actions
-    POST /breaks/<break_id>/<action>   assign | comment | resolve | reopen | confirm | approve
+    POST /breaks/<break_id>/<action>   assign | comment | resolve | reopen | confirm | approve |
+                                   pair | unpair
                                    (or POST /breaks/<break_id> with the form field `action`)
     GET  /export.xlsx, /export.csv the queue's current filter (every page) as a spreadsheet
     GET  /login, POST /login, POST /logout
@@ -70,6 +71,8 @@ DONE = {
     "resolved": "Resolved: the next run lists the break as decided.",
     "reopened": "Reopened: the next run lists the break as open again.",
     "confirmed": "Candidate confirmed: the next run matches it (rule manual).",
+    "paired": "Paired: the next run matches them (rule manual); a difference stays a break.",
+    "unpaired": "Pair undone: the next run matches the line as the passes would.",
     "requested": "Resolution requested: a different approver must approve it (P1, four-eyes).",
     "approved": "Approved and resolved.",
 }
@@ -344,6 +347,8 @@ class ReviewApp:
             done=done,
             form=form or {},
             four_eyes=self.settings.four_eyes_p1 and view.row.get("priority") == "P1",
+            pair_options=self.store.pair_options(view),
+            paired=self.store.paired(view),
             people=sorted(set(self.settings.users) | set(self.store.assignees())),
         )
 
@@ -491,6 +496,17 @@ class ReviewApp:
         )  # fmt: skip
         return "confirmed"
 
+    def _pair(self, view: BreakView, actor: Actor, form: Form) -> str:
+        workflow.pair_break(
+            _bid(view), line_ids=form.getlist("line_id"), intent_id=form.get("intent_id", ""),
+            note=form.get("note", ""), data=self.data, actor=actor,
+        )  # fmt: skip
+        return "paired"
+
+    def _unpair(self, view: BreakView, actor: Actor, form: Form) -> str:
+        workflow.unpair(form.get("line_id", ""), form.get("note", ""), data=self.data, actor=actor)
+        return "unpaired"
+
 
 EXPORTS: dict[str, tuple[Callable[[Any, Any], None], str]] = {
     "xlsx": (
@@ -552,6 +568,8 @@ _ACTIONS: dict[str, Callable[[ReviewApp, BreakView, Actor, Form], str]] = {
     "reopen": ReviewApp._reopen,
     "confirm": ReviewApp._confirm,
     "approve": ReviewApp._approve,
+    "pair": ReviewApp._pair,
+    "unpair": ReviewApp._unpair,
 }
 
 

@@ -29,7 +29,7 @@ from recon.errors import FilterError, UsageError
 from recon.money import AmountError, parse_cents
 from recon.reconciliation import audit, workflow
 from recon.reconciliation.decisions import Decision, decisions_path, load_history
-from recon.reconciliation.manual import manual_path
+from recon.reconciliation.manual import ManualMatch, load_manual_matches, manual_path
 from recon.schemas import CATEGORIES
 
 log = logging.getLogger(__name__)
@@ -492,6 +492,38 @@ class Store:
             )
         finally:
             con.close()
+
+    def paired(self, view: BreakView) -> ManualMatch | None:
+        """The pair made by hand in force for the break's line or intent (None if none)."""
+        line, intent = view.row.get("line_id"), view.row.get("intent_id")
+        for m in load_manual_matches(self.data):
+            if m.action == "pair" and (m.line_id == line or m.intent_id == intent):
+                return m
+        return None
+
+    def pair_options(self, view: BreakView, limit: int = 20) -> list[dict[str, Any]]:
+        """What a break could be paired with by hand: the open breaks of the other side
+        (unexplained lines for an intent without its money, and the reverse), nearest in
+        amount first, each with its amount and the difference it would leave."""
+        row = view.row
+        other = workflow.PAIRS_WITH.get(str(row.get("category")))
+        if other is None or not view.in_latest_run:
+            return []
+        _run, df = self.frame()
+        side = df[df["category"] == other]
+        if row.get("intent_id"):  # an intent without its money: the lines carry actual_cents
+            amount, want = side["actual_cents"], int(row.get("expected_cents") or 0)
+            key, name = "line_id", "line_name"
+        else:
+            amount, want = side["expected_cents"], int(row.get("actual_cents") or 0)
+            key, name = "intent_id", "intent_name"
+        off = (amount.fillna(0).astype("int64") - want).abs()
+        picked = side.assign(_off=off).sort_values(["_off", key], kind="stable").head(limit)
+        return [
+            {"id": str(r[key]), "amount_cents": int(a), "name": r[name], "reason": r["reason"],
+             "difference_cents": (int(a) - want) if key == "line_id" else (want - int(a))}
+            for r, a in zip(picked.to_dict("records"), amount[picked.index].fillna(0), strict=True)
+        ]  # fmt: skip
 
 
 def _isna(value: Any) -> bool:

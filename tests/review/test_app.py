@@ -395,3 +395,35 @@ def test_exports_of_the_current_filter(rworld: ReviewWorld, open_app) -> None:
     assert rworld.ambiguous in shared + sheet and rworld.missing not in shared + sheet
     assert c.get("/export.pdf").status_code == 404
     assert c.get("/export.csv", params={"priority": "P9"}).status_code == 400
+
+
+def test_pair_route_takes_the_side_the_break_lacks(rworld: ReviewWorld, open_app) -> None:
+    """POST /breaks/<id>/pair: `line_id` from a break without money, `intent_id` from an
+    unexplained line; the wrong side or a viewer changes nothing."""
+    c = open_app(rworld.data)
+
+    def pair(bid: str, **form: str | list[str]):
+        return c.post(f"/breaks/{bid}/pair", data={**form, "csrf_token": csrf(c)})
+
+    before = _state(rworld)
+    r = pair(rworld.stranger, line_id=rworld.credit_line, note="x")
+    assert r.status_code == 400 and "no intent waiting for money" in r.text
+    r = pair(rworld.stranger, intent_id=uid(3), note="")
+    assert r.status_code == 400 and "write a note" in r.text
+    assert _state(rworld) == before
+    # the ambiguous credit, which no pass matched, pairs with the intent missing its credit...
+    assert pair(rworld.missing, line_id=rworld.credit_line, note="by phone").status_code == 303
+    # ...which is then taken, until the pair is undone
+    r = pair(rworld.stranger, intent_id=uid(3), note="x")
+    assert r.status_code == 400 and "already paired by hand" in r.text
+    r = c.post(f"/breaks/{rworld.missing}/unpair",
+               data={"line_id": rworld.credit_line, "note": "no", "csrf_token": csrf(c)})  # fmt: skip
+    assert r.headers["location"].endswith("done=unpaired")
+    page = c.get(f"/breaks/{rworld.stranger}").text
+    assert 'data-testid="pair-form"' in page and uid(3) in page
+    r = pair(rworld.stranger, intent_id=uid(3), note="the payer's mother paid")
+    assert r.status_code == 303 and r.headers["location"].endswith("done=paired")
+    [m] = load_manual_matches(rworld.data)
+    assert (m.intent_id, m.break_id, m.action) == (uid(3), rworld.stranger, "pair")
+    actions = [e["action"] for e in audit.read_entries(rworld.data)]
+    assert actions == ["pair", "unpair", "pair"]

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -45,74 +47,80 @@ def _shoot(page: Page, name: str) -> None:
     page.set_viewport_size({"width": 1400, "height": 900})
 
 
-@pytest.mark.slow
-def test_review_in_a_real_browser(rworld: ReviewWorld) -> None:
+@contextmanager
+def _browser(rworld: ReviewWorld) -> Iterator[tuple[str, Page]]:
+    """(base URL, a page of headless Chromium) on the review app over `rworld`."""
     assert shutil.which(CHROMIUM) or Path(CHROMIUM).is_file(), (
         f"{CHROMIUM} is missing: `make test` installs Debian's chromium "
         "(apt-get install -y chromium), or set RECON_CHROMIUM"
     )
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    add_users(rworld.data)
     app = create_app(rworld.data, settings=ReviewSettings.load(rworld.data))
     with serve(app) as base, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 900})
             page.set_default_timeout(15_000)
-
-            # sign in
-            page.goto(base + "/")
-            expect(page).to_have_url(f"{base}/login?next=%2F")
-            page.fill("input[name=name]", "ana")
-            page.fill("input[name=password]", "wrong password")
-            page.click("button[type=submit]")
-            expect(page.locator(".error")).to_contain_text("Wrong user name or password")
-            page.fill("input[name=password]", PASSWORDS["ana"])
-            page.click("button[type=submit]")
-            expect(page.locator("[data-testid=who]")).to_have_text("ana · approver")
-            expect(page.locator("tr[data-break-id]")).to_have_count(3)
-            _shoot(page, "queue")
-
-            # filter: the ambiguous matches, then open the break
-            page.select_option("select[name=category]", "ambiguous_match")
-            page.click("form.filters button[type=submit]")
-            expect(page.locator("tr[data-break-id]")).to_have_count(1)
-            assert "category=ambiguous_match" in page.url
-            page.click(f"tr[data-break-id='{rworld.ambiguous}'] td.reason a")
-            expect(page).to_have_url(f"{base}/breaks/{rworld.ambiguous}")
-            _shoot(page, "break")
-
-            # confirm one candidate
-            page.check(f"input[name=intent_id][value='{uid(2)}']")
-            page.fill("[data-testid=confirm-form] input[name=note]", "payer confirmed by phone")
-            page.click("[data-testid=confirm-form] button[type=submit]")
-            expect(page.locator(".done").first).to_contain_text("Candidate confirmed")
-
-            # resolve the unexplained credit with a note, then reopen it
-            page.goto(base + "/?q=maria")
-            expect(page.locator("tr[data-break-id]")).to_have_count(1)
-            page.click(f"tr[data-break-id='{rworld.stranger}'] td.reason a")
-            page.fill("[data-testid=resolve-form] textarea", "returned to the payer, FIN-7")
-            page.click("[data-testid=resolve-form] button[type=submit]")
-            expect(page.locator("[data-testid=decision]")).to_contain_text("resolved by ana")
-            page.goto(base + "/")
-            expect(page.locator("tr[data-break-id]")).to_have_count(2)
-            page.goto(f"{base}/breaks/{rworld.stranger}")
-            page.fill("[data-testid=reopen-form] textarea", "the return bounced")
-            page.click("[data-testid=reopen-form] button[type=submit]")
-            expect(page.locator("[data-testid=decision]")).to_have_text("open")
-            expect(page.locator("[data-testid=decisions]")).to_contain_text("the return bounced")
-            expect(page.locator("[data-testid=decisions]")).to_contain_text("FIN-7")
-            # a bad form: a clear message, nothing written
-            before = audit.audit_path(rworld.data).read_text()
-            page.evaluate("document.querySelector('[data-testid=resolve-form] textarea')"
-                          ".removeAttribute('required')")  # fmt: skip
-            page.click("[data-testid=resolve-form] button[type=submit]")
-            expect(page.locator("[data-testid=error]")).to_contain_text("write a note")
-            assert audit.audit_path(rworld.data).read_text() == before
-            _shoot(page, "break-history")
+            yield base, page
         finally:
             browser.close()
+
+
+@pytest.mark.slow
+def test_review_in_a_real_browser(rworld: ReviewWorld) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    add_users(rworld.data)
+    with _browser(rworld) as (base, page):
+        # sign in
+        page.goto(base + "/")
+        expect(page).to_have_url(f"{base}/login?next=%2F")
+        page.fill("input[name=name]", "ana")
+        page.fill("input[name=password]", "wrong password")
+        page.click("button[type=submit]")
+        expect(page.locator(".error")).to_contain_text("Wrong user name or password")
+        page.fill("input[name=password]", PASSWORDS["ana"])
+        page.click("button[type=submit]")
+        expect(page.locator("[data-testid=who]")).to_have_text("ana · approver")
+        expect(page.locator("tr[data-break-id]")).to_have_count(3)
+        _shoot(page, "queue")
+
+        # filter: the ambiguous matches, then open the break
+        page.select_option("select[name=category]", "ambiguous_match")
+        page.click("form.filters button[type=submit]")
+        expect(page.locator("tr[data-break-id]")).to_have_count(1)
+        assert "category=ambiguous_match" in page.url
+        page.click(f"tr[data-break-id='{rworld.ambiguous}'] td.reason a")
+        expect(page).to_have_url(f"{base}/breaks/{rworld.ambiguous}")
+        _shoot(page, "break")
+
+        # confirm one candidate
+        page.check(f"input[name=intent_id][value='{uid(2)}']")
+        page.fill("[data-testid=confirm-form] input[name=note]", "payer confirmed by phone")
+        page.click("[data-testid=confirm-form] button[type=submit]")
+        expect(page.locator(".done").first).to_contain_text("Candidate confirmed")
+
+        # resolve the unexplained credit with a note, then reopen it
+        page.goto(base + "/?q=maria")
+        expect(page.locator("tr[data-break-id]")).to_have_count(1)
+        page.click(f"tr[data-break-id='{rworld.stranger}'] td.reason a")
+        page.fill("[data-testid=resolve-form] textarea", "returned to the payer, FIN-7")
+        page.click("[data-testid=resolve-form] button[type=submit]")
+        expect(page.locator("[data-testid=decision]")).to_contain_text("resolved by ana")
+        page.goto(base + "/")
+        expect(page.locator("tr[data-break-id]")).to_have_count(2)
+        page.goto(f"{base}/breaks/{rworld.stranger}")
+        page.fill("[data-testid=reopen-form] textarea", "the return bounced")
+        page.click("[data-testid=reopen-form] button[type=submit]")
+        expect(page.locator("[data-testid=decision]")).to_have_text("open")
+        expect(page.locator("[data-testid=decisions]")).to_contain_text("the return bounced")
+        expect(page.locator("[data-testid=decisions]")).to_contain_text("FIN-7")
+        # a bad form: a clear message, nothing written
+        before = audit.audit_path(rworld.data).read_text()
+        page.evaluate("document.querySelector('[data-testid=resolve-form] textarea')"
+                      ".removeAttribute('required')")  # fmt: skip
+        page.click("[data-testid=resolve-form] button[type=submit]")
+        expect(page.locator("[data-testid=error]")).to_contain_text("write a note")
+        assert audit.audit_path(rworld.data).read_text() == before
+        _shoot(page, "break-history")
 
     # the audit log and the next run agree
     assert audit.verify(rworld.data).ok
@@ -134,3 +142,48 @@ def test_review_in_a_real_browser(rworld: ReviewWorld) -> None:
     for name in ("queue", "break", "break-history"):
         for width in (1400, 800):
             assert (SHOTS / f"{name}-{width}.png").stat().st_size > 5_000
+
+
+def _sign_in(page: Page, base: str, name: str) -> None:
+    page.goto(base + "/login")
+    page.fill("input[name=name]", name)
+    page.fill("input[name=password]", PASSWORDS[name])
+    page.click("button[type=submit]")
+    expect(page.locator("[data-testid=who]")).to_contain_text(name)
+
+
+@pytest.mark.slow
+def test_pair_by_hand_and_undo_in_a_real_browser(rworld: ReviewWorld) -> None:
+    """A missing credit paired with the unexplained credit; the next run matches them."""
+    add_users(rworld.data)
+    with _browser(rworld) as (base, page):
+        _sign_in(page, base, "rita")
+        page.goto(f"{base}/breaks/{rworld.missing}")
+        form = page.locator("[data-testid=pair-form]")
+        expect(form).to_contain_text("MARIA DA SILVA")
+        form.locator("input[name=line_id]").check()
+        form.locator("textarea[name=note]").fill("paid from her own account, R$ 1.146,56 to return")
+        form.locator("button[type=submit]").click()
+        expect(page.locator(".done").first).to_contain_text("Paired")
+        expect(page.locator("[data-testid=unpair-form]")).to_contain_text("rita")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        _shoot(page, "break-paired")
+        second = rworld.rerun("20261102T200000000000Z-0002")
+        matches = pq.read_table(second.matches_path).to_pylist()
+        assert (uid(3), "manual") in {(m["intent_id"], m["rule"]) for m in matches}
+        rows = pq.read_table(second.exceptions_path).to_pylist()
+        open_now = {r["break_id"] for r in rows}
+        assert rworld.missing not in open_now and rworld.stranger not in open_now
+        # the rest stays a break of its kind: R$ 1.234,56 for R$ 88,00
+        assert [(r["category"], r["intent_id"]) for r in rows if r["intent_id"] == uid(3)] == [
+            ("onramp_overpaid", uid(3))
+        ]
+        # undo from the same page: the next run has both breaks again
+        page.goto(f"{base}/breaks/{rworld.missing}")
+        page.fill("[data-testid=unpair-form] input[name=note]", "wrong payer after all")
+        page.click("[data-testid=unpair-form] button[type=submit]")
+        expect(page.locator(".done").first).to_contain_text("Pair undone")
+    third = rworld.rerun("20261102T210000000000Z-0003")
+    open_now = {r["break_id"] for r in pq.read_table(third.exceptions_path).to_pylist()}
+    assert {rworld.missing, rworld.stranger} <= open_now
+    assert [e["action"] for e in audit.read_entries(rworld.data)] == ["pair", "unpair"]

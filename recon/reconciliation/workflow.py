@@ -491,9 +491,7 @@ def pair_break(
 ) -> Pairing:
     """Pair from a break: statement line(s) for an intent that lacks its money, or the intent
     of a line nobody explains (what `POST /breaks/<break_id>/pair` does)."""
-    dd = DataDir.resolve(data) if not isinstance(data, DataDir) else data
-    who = _actor(actor, None)
-    permit(who, "pair")
+    dd, who = _begin(data, actor, None, "pair")
     break_id = check_break_id(break_id)
     lines = [x.strip() for x in line_ids if x.strip()]
     if bool(lines) == bool(intent_id.strip()):

@@ -82,6 +82,26 @@ def test_concurrent_appends_lose_no_commit(s3: S3) -> None:
     assert sorted(read(table).column("key").to_pylist()) == ["k1", "k2", "k3", "k4", "seed"]
 
 
+def test_replace_partition_replaces_one_partition_whole_and_races_with_other_writers(
+    s3: S3,
+) -> None:
+    table = lake.Table(lake.parse(s3.uri()), "things")
+    table.replace_partition(rows("r0", ["a", "b"]), "run", "r0")
+    table.replace_partition(rows("r0", ["a", "b"]), "run", "r0")  # again: still one copy
+    table.append(rows("o'ne", ["x"]), partition_by=["run"])
+    table.replace_partition(rows("o'ne", ["y"]), "run", "o'ne")  # a quote in the value
+    assert sorted(read(table).column("key").to_pylist()) == ["a", "b", "y"]
+
+    def write(n: int) -> None:  # two machines publishing runs of their own at once
+        if n % 2:
+            table.replace_partition(rows(f"r{n}", [f"k{n}"]), "run", f"r{n}", metadata={"w": n})
+        else:
+            table.append(rows(f"r{n}", [f"k{n}"]), partition_by=["run"], metadata={"w": n})
+
+    assert run_threads(*(lambda n=n: write(n) for n in range(1, 5))) == []
+    assert sorted(read(table).column("key").to_pylist()) == ["a", "b", "k1", "k2", "k3", "k4", "y"]
+
+
 def test_concurrent_merges_store_each_key_once(s3: S3) -> None:
     """Three writers import overlapping rows at once: every key is stored exactly once,
     and the rows inserted add up to the keys (a losing MERGE is re-run, not dropped)."""

@@ -531,13 +531,16 @@ def _page_json(page: Page) -> dict[str, Any]:
             "end_to_end_id", "expected_cents", "actual_cents", "delta_cents", "reason",
             "first_seen_run", "age_days", "state", "coverage", "assignee", "comments",
             "pending", "manual")  # fmt: skip
+    rename = {"money_at_stake": "at_stake_cents"}
     rows = []
     for row in page.rows:
         out = {k: _plain(row.get(k)) for k in keep}
+        out |= {new: _plain(row.get(old)) for old, new in rename.items()}
         out["decided"] = row.get("decided") is not None
         rows.append(out)
     return {"run_id": page.run_id, "total": page.total, "page": page.page,
-            "pages": page.pages, "per_page": page.filters.per_page, "breaks": rows}  # fmt: skip
+            "pages": page.pages, "per_page": page.filters.per_page,
+            "at_stake_cents_total": page.at_stake_total, "breaks": rows}  # fmt: skip
 
 
 def _plain(value: Any) -> Any:

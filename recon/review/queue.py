@@ -160,6 +160,7 @@ class Page:
     filters: Filters
     run_id: str | None
     counts: dict[str, int]  # open breaks per priority, whole run
+    at_stake_total: int = 0  # cents at stake over every page of the filter
 
 
 ReviewState = workflow.State  # the review state, replayed once for every door
@@ -271,11 +272,7 @@ class Store:
             df[col] = df[col].fillna("").astype(str)
         df["coverage"] = df["coverage"].fillna("unknown").astype(str)
         df["priority_rank"] = df["priority"].map(_PRIORITY_RANK).fillna(9).astype("int64")
-        money = pd.concat(
-            [df["expected_cents"].abs(), df["actual_cents"].abs(), df["delta_cents"].abs()],
-            axis=1,
-        ).max(axis=1)
-        df["money_at_stake"] = money.fillna(0).astype("int64")
+        df["money_at_stake"] = at_stake(df)
         df["age_days"] = df["age_days"].fillna(0).astype("int64")
         hay = (
             df["break_id"].fillna("")
@@ -359,7 +356,8 @@ class Store:
             rec["pending"] = bid in st.pending
             rec["manual"] = bool(rec.get("line_id") and rec["line_id"] in st.manual)
             rows.append({str(k): (None if _isna(v) else v) for k, v in rec.items()})
-        return Page(rows, total, page, pages, filters, run.name if run else None, counts)
+        stake = int(df["money_at_stake"].to_numpy()[hits].sum())
+        return Page(rows, total, page, pages, filters, run.name if run else None, counts, stake)
 
     def _counts(self, df: pd.DataFrame) -> dict[str, int]:
         """Open breaks per priority in the whole run (cached with the frame)."""
@@ -524,6 +522,28 @@ class Store:
              "difference_cents": (int(a) - want) if key == "line_id" else (want - int(a))}
             for r, a in zip(picked.to_dict("records"), amount[picked.index].fillna(0), strict=True)
         ]  # fmt: skip
+
+
+# breaks whose money moved, but by the wrong amount: what is at stake is the difference
+AMOUNT_OFF = (
+    "onramp_underpaid",
+    "onramp_overpaid",
+    "offramp_payout_amount_mismatch",
+    "refund_amount_mismatch",
+)
+
+
+def at_stake(df: pd.DataFrame) -> pd.Series:
+    """The money at risk of each break, in cents (>= 0): the difference for an amount off
+    (an underpayment short by R$ 0,01 risks R$ 0,01), else the money that moved (a duplicate
+    payout risks the amount paid twice, an unexplained line its amount), else the money that
+    should have moved (a missing credit or payout risks the intent's amount)."""
+    delta = df["delta_cents"].abs()
+    moved = df["actual_cents"].abs()
+    owed = df["expected_cents"].abs()
+    out = moved.where(moved.fillna(0) > 0, owed).fillna(0)
+    out = out.where(~df["category"].isin(AMOUNT_OFF), delta.fillna(0))
+    return out.astype("int64")
 
 
 def _isna(value: Any) -> bool:

@@ -427,3 +427,31 @@ def test_pair_route_takes_the_side_the_break_lacks(rworld: ReviewWorld, open_app
     assert (m.intent_id, m.break_id, m.action) == (uid(3), rworld.stranger, "pair")
     actions = [e["action"] for e in audit.read_entries(rworld.data)]
     assert actions == ["pair", "unpair", "pair"]
+
+
+def test_the_queue_ranks_by_money_at_stake(data_dir, open_app) -> None:
+    """A duplicate risks what was paid twice, an amount off its difference, a missing payout
+    the intent's amount; default sort is priority then at-stake; the total is the filter's."""
+    from recon import testing
+
+    rows = [
+        testing.break_row("onramp_underpaid", 1, break_id="aa01", expected_cents=10_000,
+                          actual_cents=9_999, delta_cents=-1),
+        testing.break_row("offramp_missing_payout", 2, break_id="aa02", expected_cents=80_000,
+                          actual_cents=0, delta_cents=-80_000),
+        testing.break_row("offramp_duplicate_payout", 3, break_id="aa03", expected_cents=100_000,
+                          actual_cents=100_000, delta_cents=0),
+        testing.break_row("unmatched_credit", 4, break_id="aa04", expected_cents=None,
+                          actual_cents=5_000, delta_cents=None),
+    ]  # fmt: skip
+    testing.run(data_dir, rows, run_id="20261121T000000000000Z-dddd")
+    c = open_app(data_dir)
+    body = c.get("/?format=json").json()
+    stakes = [(b["break_id"], b["at_stake_cents"]) for b in body["breaks"]]
+    assert stakes == [("aa03", 100_000), ("aa02", 80_000), ("aa01", 1), ("aa04", 5_000)]
+    assert body["at_stake_cents_total"] == 185_001
+    p1 = c.get("/?format=json&priority=P1&sort=-amount").json()
+    assert [b["break_id"] for b in p1["breaks"]] == ["aa01", "aa02", "aa03"]
+    assert p1["at_stake_cents_total"] == 180_001
+    html = c.get("/?priority=P1").text
+    assert "R$ 1.800,01 at stake" in html

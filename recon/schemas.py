@@ -326,6 +326,14 @@ CATEGORIES: dict[str, Category] = {
                 "completed"
             ),
         ),
+        Category(
+            "onramp_credit_returned",
+            "P1",
+            N_(
+                "a credit of an onramp whose tokens were delivered went back to the payer "
+                "(devolução, MED or not), in whole or in parts"
+            ),
+        ),
         Category("refund_missing", "P1", N_("refunded intent with no refund line")),
         Category(
             "refund_amount_mismatch", "P1", N_("refund line amount differs from what was received")

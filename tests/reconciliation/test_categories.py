@@ -104,6 +104,10 @@ def build(world):
     ln.append(line(34, amount=amt(34), description="OFF-0034", **pay))
     ln.append(line(340, kind="pix_refund_in", amount=amt(34), refund_of=e2e(34),
                    at=T0 + 2 * H))  # came back, offramp refunded: clean  # fmt: skip
+    it.append(intent(35, amount=amt(35)))  # completed: the tokens went out
+    ln.append(line(35, amount=amt(35), txid=tx(35)))
+    ln.append(line(350, kind="pix_refund_out", amount=amt(35) - 500, refund_of=e2e(35),
+                   at=T0 + 30 * H, description="DEVOLUCAO PIX DEVOLVIDO MED_FRAUDE"))  # fmt: skip
     ln.append(line(29, kind="pix_out", amount=999, name="FULANO", doc=None))  # unmatched
     ln.append(line(30, kind="fee", amount=250, name=None, doc=None, description="TARIFA PIX"))
     # -- snapshot history ------------------------------------------------------------------
@@ -135,6 +139,7 @@ EXPECTED = {
     ("offramp_payout_for_failed_intent", uid(25), e2e(25)),
     ("offramp_stuck_paying_out", uid(26), None),
     ("offramp_payout_returned", uid(33), e2e(330, "D")),
+    ("onramp_credit_returned", uid(35), e2e(35)),
     ("unmatched_debit", None, e2e(29)),
     ("status_regression", uid(31), None),
     ("intent_vanished", uid(32), None),

@@ -1,11 +1,13 @@
 -- materialized: view
--- breaks_refunds: devoluções owed and devoluções that do not add up.
+-- breaks_refunds: devoluções owed, devoluções that do not add up, and credits returned after
+-- the tokens were delivered.
 -- (the columns every family shares, and what money_side/window_* mean: 25_breaks_all.sql)
 with
 
 p as (
     select * from params
 ),
+
 
 -- a refunded onramp with no devolução: it could be booked any time from creation to as_of
 refund_missing as (
@@ -79,9 +81,62 @@ refund_amount_mismatch as (
     join stg_statement_lines as last_line on last_line.line_key = g.last_line_key
     join stg_statement_lines as original on original.line_key = g.original_line_key
     where g.intent_type = 'onramp'
+      and not g.delivered
       and g.mismatched
       and not g.under_way
+),
+
+-- the MED marker a devolução's text carries (API Pix natureza MED_FRAUDE, MED_OPERACIONAL,
+-- MED_PIX_AUTOMATICO, or a bank's plain MED), one per credit
+med_markers as (
+    select
+        m.original_line_key,
+        max(nullif(regexp_extract(
+            ' ' || regexp_replace(upper(l.description), '[^A-Z0-9_]+', ' ', 'g') || ' ',
+            ' (MED(_[A-Z]+)*) ', 1), '')) as marker
+    from int_refund_groups as g
+    join int_matches as m
+      on m.role = 'refund' and m.original_line_key = g.original_line_key
+    join stg_statement_lines as l on l.line_key = m.line_key
+    where g.delivered
+    group by m.original_line_key
+),
+
+-- a credit of an onramp whose tokens were delivered, sent back in whole or in parts (a MED
+-- claim weeks later, or any devolução): the tokens are out and the money is gone. One break
+-- per credit, named by the credit (its id stays as more parts come back), on the run that
+-- imports the devolução, with no grace: nothing more is owed to the payer
+onramp_credit_returned as (
+    select
+        'onramp_credit_returned' as category,
+        g.intent_key,
+        g.original_line_key as line_key,
+        i.intent_id,
+        original.line_id,
+        original.end_to_end_id,
+        g.received_cents as expected_cents,
+        g.returned_cents as actual_cents,
+        'Onramp ' || i.intent_id || ' is ' || g.intent_status || ' (tokens delivered) for '
+            || 'credit ' || coalesce(original.end_to_end_id, original.line_id) || ' of '
+            || brl(g.received_cents) || ' booked ' || local_ts(original.booked_at) || ', but '
+            || brl(g.returned_cents) || ' of it went back to the payer in ' || g.parts
+            || case when g.parts = 1 then ' devolução' else ' devoluções' end
+            || ' (latest ' || coalesce(last_line.end_to_end_id, last_line.line_id)
+            || ' booked ' || local_ts(g.last_booked_at)
+            || coalesce(', marked ' || med.marker || ': a MED claim by the payer''s bank', '')
+            || '). Recover the tokens or the money from the customer'
+            || case when med.marker is not null
+                    then ', and contest the claim with the payer''s bank if it is unfounded.'
+                    else '.' end as reason,
+        g.last_booked_at as evidence_at
+    from int_refund_groups as g
+    join stg_intents as i on i.intent_key = g.intent_key
+    join stg_statement_lines as last_line on last_line.line_key = g.last_line_key
+    join stg_statement_lines as original on original.line_key = g.original_line_key
+    left join med_markers as med on med.original_line_key = g.original_line_key
+    where g.delivered
 )
 
 select * from refund_missing
 union all by name select * from refund_amount_mismatch
+union all by name select * from onramp_credit_returned

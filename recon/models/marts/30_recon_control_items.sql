@@ -11,7 +11,8 @@
 --   in_flight         money ahead of the status, or a status ahead of the money, still
 --                     inside its grace period (or an offramp not yet completed),
 --   returned          money that came in (went out) and was sent back, on an intent whose
---                     status books neither,
+--                     status books neither (a credit returned after an onramp's tokens
+--                     were delivered is the break onramp_credit_returned instead),
 --   split_refund      one of several devoluções of a credit that together settle it,
 --   awaiting_statement  the intent waits for statements covering the rest of its money
 --                     (recon_awaiting).
@@ -66,11 +67,14 @@ awaiting_intents as (
 ),
 
 -- the credits whose devoluções do not add up (one break per credit, on its latest
--- devolução: every devolução of the credit carries that label) or are still under way
+-- devolução: every devolução of the credit carries that label), came back after the tokens
+-- were delivered (onramp_credit_returned, on the credit: its devoluções carry the label), or
+-- are still under way
 refund_states as (
     select
         original_line_key,
         case
+            when delivered then 'onramp_credit_returned'
             when mismatched and not under_way and intent_type = 'onramp'
                 then 'refund_amount_mismatch'
             when under_way then 'in_flight'

@@ -248,14 +248,19 @@ class Bank:
         at: datetime,
         amount_cents: int,
         intent_id: str | None = None,
+        nature: str = "ORIGINAL",
     ) -> Movement:
-        """Book a devolução (debit) of a received PIX; its e2e is a fresh rtrId."""
+        """Book a devolução (debit) of a received PIX; its e2e is a fresh rtrId. `nature` is
+        API Pix's `natureza`: ORIGINAL (the receiver returns it) or a MED claim of the
+        payer's bank (MED_FRAUDE, MED_OPERACIONAL), which the bank's text says too."""
         at = _second(at)
         if original.kind != PIX_IN or original.end_to_end_id is None:
             raise ValueError("only a received PIX can be returned")
         if not 0 < amount_cents <= original.amount_cents:
             raise ValueError("a devolução is positive and at most the amount received")
-        return self._devolucao(rng, original, at, -amount_cents, self.account.ispb, intent_id)
+        return self._devolucao(
+            rng, original, at, -amount_cents, self.account.ispb, intent_id, nature
+        )
 
     def return_payout(
         self,
@@ -280,8 +285,10 @@ class Bank:
         signed_cents: int,
         ispb: str,
         intent_id: str | None,
+        nature: str = "ORIGINAL",
     ) -> Movement:
         """A devolução of `original` (sent when `signed_cents` < 0, received when > 0)."""
+        med = nature.startswith("MED")
         rtr_id = self.end_to_end_id(rng, ispb, at, prefix="D")
         refund = Refund(
             id="DV" + "".join(rng.choice(_ALNUM) for _ in range(18)),
@@ -290,6 +297,8 @@ class Bank:
             requested_at=at,
             settled_at=at,
             status="DEVOLVIDO",
+            nature=nature,
+            reason="Devolucao MED solicitada pelo PSP do pagador" if med else Refund.reason,
         )
         return self._book(
             PIX_REFUND_OUT if signed_cents < 0 else PIX_REFUND_IN,
@@ -300,7 +309,8 @@ class Bank:
             counterparty_name=original.counterparty_name,
             counterparty_document=original.counterparty_document,
             counterparty_ispb=original.counterparty_ispb,
-            description="DEVOLUCAO PIX" if signed_cents < 0 else "DEVOLUCAO PIX RECEBIDA",
+            description=("DEVOLUCAO PIX" if signed_cents < 0 else "DEVOLUCAO PIX RECEBIDA")
+            + (" MED" if med else ""),
             refund=refund,
             intent_id=intent_id,
         )

@@ -71,4 +71,5 @@ def test_collision_worlds_breaks_found_exactly(seed, tmp_path):
     faults = sandbox.truth.fault_counts()
     assert faults["no_reference"] >= 10 and faults["payout_returned"] >= 1
     assert faults["lookalike_keys"] == 2 and faults["partial_refund"] >= 2
+    assert faults["credit_returned"] == 2
     _found_exactly(sandbox, result)

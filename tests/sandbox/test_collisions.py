@@ -134,6 +134,24 @@ def test_partial_refunds_and_returned_payouts_in_the_ledger():
         assert planted[m.end_to_end_id].intent_id == payout.intent_id
 
 
+def test_credits_claimed_back_under_med_after_delivery(sandbox: Sandbox):
+    """Each planted MED return sends the whole credit of a completed onramp back, after it
+    was paid, the last one in two parts; its text and API Pix natureza say MED."""
+    moves = sandbox.bank.movements
+    planted = [b for b in sandbox.truth.breaks if b.category == "onramp_credit_returned"]
+    assert len(planted) == PROFILES["collisions"].returned_credits
+    by_e2e = {m.end_to_end_id: m for m in moves}
+    parts = []
+    for brk in planted:
+        credit = by_e2e[brk.end_to_end_id]
+        devs = [m for m in moves if m.refund_of == credit.end_to_end_id]
+        assert sum(-m.amount_cents for m in devs) == credit.amount_cents == brk.actual_cents
+        assert all(m.booked_at > credit.booked_at and m.description.endswith(" MED")
+                   and m.refund.nature == "MED_FRAUDE" for m in devs)  # fmt: skip
+        parts.append(len(devs))
+    assert sorted(parts) == [1, 2]
+
+
 def test_lookalike_keys_are_two_people_paid_alike(sandbox: Sandbox):
     pair = [p for p in _plans(sandbox) if p.bare_payee]
     assert len(pair) == 2

@@ -18,6 +18,9 @@ Off by default (the default world is unchanged, byte for byte); `PROFILES["colli
   too (R$ 100 + R$ 90 of R$ 200: one break, named by the latest devolução);
 - **returned payouts**: the payee's bank sends one of our payouts back (a devolução received)
   while the offramp stays completed: ``offramp_payout_returned``;
+- **returned credits**: the payer's bank claims a paid onramp's credit back under MED (a
+  fraud claim) days or weeks after the tokens were delivered, the last one in two parts:
+  ``onramp_credit_returned`` (one break per credit);
 - **look-alike keys**: two people whose e-mail keys differ only by a prefix
   (``souza4412@gmail.com`` and ``ana.souza4412@gmail.com``), compatible names, the same amount
   at the same time, payouts without a reference or a document: each payout must match its own
@@ -46,6 +49,7 @@ class Collisions:
     bank_keys: bool = False
     partial_refunds: float = 0.0
     returned_payouts: int = 0
+    returned_credits: int = 0
     lookalike_keys: int = 0
 
     def __post_init__(self) -> None:
@@ -53,8 +57,8 @@ class Collisions:
             value = getattr(self, name)
             if not 0 <= value <= 1:
                 raise ValueError(f"{name} must be a share in [0, 1]")
-        if self.returned_payouts < 0 or self.lookalike_keys < 0:
-            raise ValueError("returned_payouts and lookalike_keys must be >= 0")
+        if min(self.returned_payouts, self.returned_credits, self.lookalike_keys) < 0:
+            raise ValueError("returned_payouts, returned_credits and lookalike_keys must be >= 0")
 
     @property
     def active(self) -> bool:
@@ -77,6 +81,7 @@ PROFILES: dict[str, Collisions] = {
         bank_keys=True,
         partial_refunds=0.6,
         returned_payouts=2,
+        returned_credits=2,
         lookalike_keys=1,
     ),
 }
@@ -86,6 +91,7 @@ COLLISION_FAULTS: dict[str, tuple[str, str | None]] = {
     "no_reference": ("both", None),
     "partial_refund": ("onramp", None),
     "payout_returned": ("offramp", "offramp_payout_returned"),
+    "credit_returned": ("onramp", "onramp_credit_returned"),
     "lookalike_keys": ("offramp", None),
 }
 
@@ -115,8 +121,8 @@ def bank_name(name: str, rng: random.Random, *, person: bool) -> str:
     """`name` the way one bank line writes it (upper, no accents, and often shortened).
 
     People: full, middle names as initials (``JOAO P DA S SANTOS``), middle names dropped
-    (``JOAO SANTOS``), or cut at a field width; businesses: full or cut. A cut never ends on a
-    lone ``D`` (the start of a particle a matcher would keep as a word).
+    (``JOAO SANTOS``), or cut at a field width, inside any word, particles included
+    (``ANTONIA BITTENCOURT DOS REIS D``); businesses: full or cut.
     """
     words = plain_upper(name).split()
     style = rng.random()
@@ -129,10 +135,7 @@ def bank_name(name: str, rng: random.Random, *, person: bool) -> str:
     width = rng.choice(WIDTHS)
     if style < 0.8 or len(full) <= width:
         return full
-    cut = full[:width].rstrip()
-    while cut.endswith(" D") or cut.endswith(" "):
-        cut = cut[:-1].rstrip()
-    return cut
+    return full[:width].rstrip()
 
 
 def _tokens(name: str) -> list[str]:

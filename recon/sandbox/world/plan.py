@@ -157,6 +157,7 @@ class _Plan:
     no_reference: bool = False  # no txid/text on the credit, no remittance on the payout
     split_refund: bool = False  # the refund goes back in several devoluções
     returned: bool = False  # the payee's bank sends the payout back
+    med_parts: int = 0  # the payer's bank claims the credit back (MED) in this many parts
     bare_payee: bool = False  # the payout line shows no payee document
 
 
@@ -480,7 +481,8 @@ class _Planner:
                 self._amounts.add(plan.amount)
 
     def _collide_after_faults(self) -> None:
-        """Plant unreferenced payments, split refunds, returned payouts, look-alike keys."""
+        """Plant unreferenced payments, split refunds, returned payouts and credits, look-alike
+        keys."""
         cfg, knobs, crng = self.config, self.config.collisions, self.crng
         lo = cfg.start + timedelta(hours=2)
         hi = cfg.end.astimezone(UTC) - timedelta(hours=36)
@@ -532,6 +534,11 @@ class _Planner:
         ]
         for p in crng.sample(offramps, min(len(offramps), knobs.returned_payouts)):
             p.returned = True
+        onramps = [p for p in self.plans if p.itype == "onramp" and plain(p)
+                   and not p.no_reference and not p.split_refund]  # fmt: skip
+        claimed = crng.sample(onramps, min(len(onramps), knobs.returned_credits))
+        for n, p in enumerate(claimed):
+            p.med_parts = 2 if n == len(claimed) - 1 else 1
         for n in range(knobs.lookalike_keys):
             self._lookalike_pair(crng, lo, hi, n)
 

@@ -455,6 +455,8 @@ class World(_Planner):
             return
 
         def regression() -> None:
+            if plan.med_parts:
+                self._claim_back(plan)
             if plan.fault == "status_regression":
                 assert plan.intent_id is not None
                 self.late_events.append((plan.intent_id, "minting"))
@@ -651,6 +653,30 @@ class World(_Planner):
                          end_to_end_id=back.end_to_end_id, expected_cents=plan.amount,
                          actual_cents=plan.amount,
                          note="the payee's bank sent the payout back")  # fmt: skip
+
+    def _claim_back(self, plan: _Plan) -> None:
+        """The payer's bank claims the credit of a completed onramp back (MED), hours to
+        weeks later (before the world ends), in `plan.med_parts` devoluções 6 h apart."""
+        credit, crng = plan.credit, self.crng
+        assert credit is not None and plan.intent_id is not None
+        gap = timedelta(hours=6)
+        first = self.emulator.clock.now() + gap
+        last = self.config.end.astimezone(UTC) - timedelta(hours=2) - gap * plan.med_parts
+        at = first + timedelta(seconds=crng.uniform(0, max(0.0, (last - first).total_seconds())))
+        half = credit.amount_cents // 2
+        parts = [credit.amount_cents] if plan.med_parts == 1 else [half, credit.amount_cents - half]
+
+        def back(piece: int) -> None:
+            self.bank.refund_pix(self.bank_rng, credit, at=self.emulator.clock.now(),
+                                 amount_cents=piece, intent_id=plan.intent_id,
+                                 nature="MED_FRAUDE")  # fmt: skip
+
+        for i, piece in enumerate(parts):
+            self._at(at + gap * i, functools.partial(back, piece))
+        self.truth.plant("credit_returned", "onramp_credit_returned", intent_id=plan.intent_id,
+                         end_to_end_id=credit.end_to_end_id, expected_cents=credit.amount_cents,
+                         actual_cents=credit.amount_cents,
+                         note="the payer's bank claimed the credit back (MED)")  # fmt: skip
 
     def _fees(self, end: datetime) -> None:
         # one fee per business day for the PIX sent that day, booked at 23:50 local

@@ -217,6 +217,11 @@ def test_pix_keys_compared_by_type(world, destination, paid, compatible):
         ("João Pedro da Silva", "JOAO PAULO SILVA", False),  # another middle name
         ("João Pedro da Silva", "JOAO PEDRO SOUZA", False),  # another last name
         ("João Pedro da Silva", "PEDRO SILVA", False),  # another first name
+        # a bank's 30-character cut ending inside a particle, or inside any word
+        ("Antônia Bittencourt dos Reis de Araújo", "ANTONIA BITTENCOURT DOS REIS D", True),
+        ("Antônia Bittencourt dos Reis de Araújo", "ANTONIA BITTENCOURT DOS RE", True),
+        ("Antônia Bittencourt dos Reis de Araújo", "ANTONIA BITTENCOURT DOS SANTOS D", False),
+        ("Antônia Bittencourt dos Reis de Araújo", "ANTONIO BITTENCOURT DOS REIS D", False),
         # a MEI's registered name starts with its CNPJ's root; numbers are no part of a name
         ("Alan Araujo Santos", "52.062.865 Alan Araujo Santos", True),
         ("52.062.865 ALAN ARAUJO SANTOS", "ALAN ARAUJO SANTOS", True),

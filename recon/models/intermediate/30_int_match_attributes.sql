@@ -8,8 +8,8 @@
 --   both ends inclusive; a date-only booking is in the window when its day overlaps it
 --                   (or, when its text says when the money moved, that instant or that
 --                   day: stg_statement_lines.moved_from .. moved_until)
---   counterparty:   name (norm_name/names_compatible: case, accents, punctuation,
---                   particles, numbers, truncation, abbreviated or dropped middle names), masked
+--   counterparty:   name (names_compatible: case, accents, punctuation, particles,
+--                   numbers, truncation inside any word, abbreviated or dropped middle names), masked
 --                   document (same digits where both show one), and for payouts the PIX
 --                   key the money went to vs the intent's destination address, compared by
 --                   key type (keys_compatible). A credit's key is our own receiving key, so
@@ -115,7 +115,7 @@ pairs as materialized (
     select line_key, intent_key
     from amount_pairs
     where (counterparty_name is not distinct from party_display_name
-           or names_compatible(norm_name(counterparty_name), norm_name(party_display_name)))
+           or names_compatible(counterparty_name, party_display_name))
       and (counterparty_document is not distinct from party_document_masked
            or docs_compatible(norm_doc(counterparty_document), norm_doc(party_document_masked)))
       -- a CPF/CNPJ/phone key known whole on both sides is compared by its keyed hash

@@ -92,15 +92,6 @@ CREATE OR REPLACE TEMP MACRO norm_name(s) AS
 CREATE OR REPLACE TEMP MACRO name_tokens_agree(x, y) AS
     x = y OR (length(x) = 1 AND starts_with(y, x)) OR (length(y) = 1 AND starts_with(x, y));
 
--- Normalized names (norm_name) are compatible when either is unknown, one is a prefix of the
--- other (banks truncate names to the field width: 'JOAO PEDRO SIL'), or the first and the
--- last names agree (the last possibly truncated) and every middle name of the shorter list
--- agrees with one of the other's (abbreviated or dropped middle names and initials:
--- 'JOAO P SILVA' ~ 'JOAO PEDRO SILVA' ~ 'JOAO SILVA', but not 'JOAO PAULO SILVA').
-CREATE OR REPLACE TEMP MACRO names_compatible(a, b) AS
-    a IS NULL OR b IS NULL OR starts_with(a, b) OR starts_with(b, a)
-    OR names_agree(string_split(a, ' '), string_split(b, ' '));
-
 CREATE OR REPLACE TEMP MACRO names_agree(ta, tb) AS
     array_length(ta) >= 2 AND array_length(tb) >= 2
     AND ta[1] = tb[1]
@@ -110,6 +101,33 @@ CREATE OR REPLACE TEMP MACRO names_agree(ta, tb) AS
             lambda x: array_length(list_filter(
                 CASE WHEN array_length(ta) <= array_length(tb) THEN tb[2:-2] ELSE ta[2:-2] END,
                 lambda y: name_tokens_agree(x, y))) > 0)) IS NOT false;
+
+-- Normalized names (norm_name) are compatible when either is unknown, one is a prefix of the
+-- other (banks truncate names to the field width: 'JOAO PEDRO SIL'), or the first and the
+-- last names agree (the last possibly truncated) and every middle name of the shorter list
+-- agrees with one of the other's (abbreviated or dropped middle names and initials:
+-- 'JOAO P SILVA' ~ 'JOAO PEDRO SILVA' ~ 'JOAO SILVA', but not 'JOAO PAULO SILVA').
+CREATE OR REPLACE TEMP MACRO norm_names_compatible(a, b) AS
+    a IS NULL OR b IS NULL OR starts_with(a, b) OR starts_with(b, a)
+    OR names_agree(string_split(a, ' '), string_split(b, ' '));
+
+-- A name's words as a bank's cut keeps them: norm_name with the particles kept (a cut may
+-- end inside one: 'ANTONIA BITTENCOURT DOS REIS D', of '... dos Reis de Araújo').
+CREATE OR REPLACE TEMP MACRO name_words(s) AS
+    nullif(
+        trim(regexp_replace(
+            ' ' || regexp_replace(upper(strip_accents(s)), '[^A-Z0-9]+', ' ', 'g') || ' ',
+            '( [0-9]+)+ ', ' ', 'g')),
+        '');
+
+-- Two names are compatible when either is unknown, when one is the other cut at a field
+-- width inside any word, particles included, the first names agreeing (name_words), or
+-- when their normalized forms (norm_name) are (norm_names_compatible).
+CREATE OR REPLACE TEMP MACRO names_compatible(a, b) AS
+    norm_names_compatible(norm_name(a), norm_name(b))
+    OR (split_part(name_words(a), ' ', 1) = split_part(name_words(b), ' ', 1)
+        AND (starts_with(name_words(a), name_words(b))
+             OR starts_with(name_words(b), name_words(a))));
 
 -- A document (CPF/CNPJ, possibly masked) reduced to its digits and mask stars; other mask
 -- characters (Nubank's bullets, as lines imported before were stored) count as stars.

@@ -28,8 +28,14 @@ def _credit(world: World, status: str = "completed", as_of=LATE + 5 * DAY) -> No
 def _return(world: World, *parts: int, description: str | None = MED, first: int = 100) -> None:
     world.statement(
         [
-            line(first + i, kind="pix_refund_out", amount=cents, refund_of=e2e(1),
-                 at=LATE + (first - 100 + i) * DAY, description=description)  # fmt: skip
+            line(
+                first + i,
+                kind="pix_refund_out",
+                amount=cents,
+                refund_of=e2e(1),
+                at=LATE + (first - 100 + i) * DAY,
+                description=description,
+            )
             for i, cents in enumerate(parts)
         ],
         covers=(LATE - DAY, LATE + 30 * DAY),

@@ -370,6 +370,7 @@ CATEGORY_LABELS: dict[str, str] = {
     "offramp_stuck_paying_out": N_("Payout stuck"),
     "unmatched_debit": N_("Unidentified debit"),
     "offramp_payout_returned": N_("Payout returned"),
+    "onramp_credit_returned": N_("Credit returned after delivery"),
     "refund_missing": N_("Missing refund"),
     "refund_amount_mismatch": N_("Refund amount differs"),
     "ambiguous_match": N_("Ambiguous match"),

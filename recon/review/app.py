@@ -39,7 +39,8 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from recon.config import DataDir, load_config
+from recon import i18n
+from recon.config import DataDir, load_config, ui_language
 from recon.errors import ConfigError, UsageError
 from recon.money import format_brl
 from recon.reconciliation import ReconcileSettings, workflow
@@ -87,6 +88,7 @@ class ReviewSettings:
     four_eyes_p1: bool = False
     base_url: str = ""
     business_tz: str = "America/Sao_Paulo"  # [reconcile] business_tz: times are shown in it
+    language: str = i18n.DEFAULT_LANGUAGE  # --lang, $RECON_LANG, else [ui] language
 
     @property
     def auth(self) -> bool:
@@ -101,7 +103,8 @@ class ReviewSettings:
         config: str | None = None,
         four_eyes_p1: bool | None = None,
     ) -> ReviewSettings:
-        section = load_config(config, data).get("review", {})
+        toml = load_config(config, data)
+        section = toml.get("review", {})
         if not isinstance(section, dict):
             raise ConfigError("recon.toml: [review] must be a table")
         known = {"users_file", "four_eyes_p1", "base_url"}
@@ -113,7 +116,14 @@ class ReviewSettings:
             raise ConfigError("recon.toml [review] four_eyes_p1 must be true or false")
         path = auth.users_path(data, users_file or section.get("users_file"))
         tz = ReconcileSettings.load(data, config).business_tz
-        return cls(auth.load_users(path), path, four, str(section.get("base_url", "")), tz)
+        return cls(
+            auth.load_users(path),
+            path,
+            four,
+            str(section.get("base_url", "")),
+            tz,
+            ui_language(toml),
+        )
 
 
 @dataclass(frozen=True)
@@ -151,8 +161,8 @@ def _brl(cents: Any) -> str:
     return ("−" if value < 0 else "") + format_brl(abs(value))
 
 
-def _when(value: Any, tz: ZoneInfo) -> str:
-    """A time in the business time zone, as the break reasons write it."""
+def _when(value: Any, tz: ZoneInfo, lang: str | None = None) -> str:
+    """A time in the business time zone as `lang` writes it (the page names the zone once)."""
     if value is None or value == "":
         return "—"
     if isinstance(value, str):
@@ -163,8 +173,7 @@ def _when(value: Any, tz: ZoneInfo) -> str:
     if isinstance(value, datetime):
         if value.tzinfo is None:
             value = value.replace(tzinfo=UTC)
-        local = value.astimezone(tz)
-        return local.strftime("%Y-%m-%d %H:%M ") + f"({local.strftime('%z')[:3]})"
+        return i18n.format_datetime(value, tz, lang)
     return str(value)
 
 
@@ -173,14 +182,16 @@ def _short(value: Any, keep: int = 10) -> str:
     return text if len(text) <= keep + 1 else text[:keep] + "…"
 
 
-def _environment(tz: ZoneInfo) -> Environment:
+def _environment(tz: ZoneInfo, lang: str) -> Environment:
     env = Environment(
         loader=PackageLoader("recon.review", "templates"),
         autoescape=select_autoescape(["html"]),
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(brl=_brl, when=lambda v: _when(v, tz), short=_short)
+    i18n.install_jinja(env, lang)
+    env.globals["time_zone"] = str(tz)
+    env.filters.update(brl=_brl, when=lambda v: _when(v, tz, lang), short=_short)
     return env
 
 
@@ -195,7 +206,7 @@ class ReviewApp:
         self.settings = settings
         self.store = Store(data)
         self.sessions = auth.Sessions(auth.load_secret(data))
-        self.env = _environment(ZoneInfo(settings.business_tz))
+        self.env = _environment(ZoneInfo(settings.business_tz), settings.language)
         self.local_user = _os_user()
         self.policy = workflow.Policy(settings.four_eyes_p1)
         approvers = (

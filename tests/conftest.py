@@ -12,6 +12,8 @@ from recon.config import DataDir
 os.environ.setdefault("MPLBACKEND", "Agg")
 # a fixed personal-data key (recon.pii): tests never create one in the real home folder
 os.environ.setdefault("RECON_PII_KEY", "recon-tests-pii-key")
+# and a fixed audit key (recon.reconciliation.audit), for the same reason
+os.environ.setdefault("RECON_AUDIT_KEY", "recon-tests-audit-key")
 
 
 @pytest.fixture

@@ -57,6 +57,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from recon.config import DEFAULT_BUSINESS_TZ, DataDir, load_config
 from recon.errors import ConfigError, ReconError, UsageError
 from recon.pii import redact_file, redact_text
+from recon.reconciliation import audit
 from recon.reconciliation.alerts import Thresholds, assess_run
 from recon.reconciliation.settings import settings_kw
 from recon.storage import write_json, writer_lock
@@ -201,6 +202,7 @@ def _notify(
     report: Path,
     exit_code: int,
     day: date,
+    audit_head: str = "",
 ) -> None:
     """Send the run's notifications; whatever happens, the daily job's result stands."""
     try:
@@ -208,7 +210,7 @@ def _notify(
 
         outcome = notify_run(
             run_dir, load_config(config, dd), exit_code=exit_code, report=report,
-            date=day.isoformat(),
+            date=day.isoformat(), audit_head=audit_head,
         )  # fmt: skip
         if outcome.sent:
             log.info("notified by %s", ", ".join(outcome.sent))
@@ -407,6 +409,10 @@ def _run_locked(
     # 4. report, then record the day (the record is the commit of the daily job).
     report = steps.render(run_dir)
     verdict = assess_run(run_dir, thresholds)
+    # the audit trail's head leaves the data dir (the record, the notification): a later
+    # `recon audit verify --expect-head` shows whether entries up to it were cut or rewritten
+    trail = audit.verify(dd)
+    audit_head = f"{trail.entries} {trail.head}" if trail.ok else ""
     _write_record(
         record_path,
         {
@@ -417,11 +423,12 @@ def _run_locked(
             "imported": imported,
             "report": str(report),
             "exit_code": verdict.exit_code,
+            "audit_head": audit_head,
             "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
         },
     )
     # 5. tell people (webhook / e-mail, [notify] in recon.toml); a failure is only logged
-    _notify(dd, config, run_dir, report, verdict.exit_code, day)
+    _notify(dd, config, run_dir, report, verdict.exit_code, day, audit_head)
     return DailyResult(
         date=day,
         run_id=result.run_id,

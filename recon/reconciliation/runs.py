@@ -657,7 +657,7 @@ def _write_history(engine: Engine, dd: DataDir, path: Path) -> None:
             "before": json.dumps(e.get("before") or {}, sort_keys=True, ensure_ascii=False),
             "after": json.dumps(e.get("after") or {}, sort_keys=True, ensure_ascii=False),
         }
-        for e in audit.read_entries(dd)
+        for e in audit.read_verified(dd)
     ]
     table = pa.Table.from_pylist(entries, schema=HISTORY_SCHEMA)
     engine.register_arrow("audit_entries", table)

@@ -146,7 +146,7 @@ class Request:
 
 @dataclass
 class State:
-    """The review state replayed from the audit log and the decisions file."""
+    """The review state replayed from the audit log (verified first) and the decisions file."""
 
     history: dict[str, list[Decision]] = field(default_factory=dict)
     assignee: dict[str, str] = field(default_factory=dict)
@@ -154,6 +154,7 @@ class State:
     pending: dict[str, dict[str, Any]] = field(default_factory=dict)  # request_approval entries
     decided: dict[str, Decision] = field(default_factory=dict)  # last decision is a resolve
     manual: dict[str, str] = field(default_factory=dict)  # line_id -> intent_id, in force
+    entries: list[dict[str, Any]] = field(default_factory=list)  # the audit log, verified
 
     @classmethod
     def read(cls, data: DataDir) -> State:
@@ -163,7 +164,8 @@ class State:
             decided={b: rows[-1] for b, rows in history.items() if rows[-1].action == "resolve"},
             manual={m.line_id: m.intent_id for m in load_manual_matches(data)},
         )
-        for entry in audit.read_entries(data):
+        st.entries = audit.read_verified(data)  # AuditBroken: nothing acts on a broken log
+        for entry in st.entries:
             bid, action = entry.get("break_id", ""), entry.get("action")
             if action == "assign":
                 st.assignee[bid] = str(entry.get("after", {}).get("assignee") or "")

@@ -140,8 +140,11 @@ class Outcome:
     skipped: str = ""
 
 
-def build_message(run_dir: Path, *, link: str, exit_code: int, date: str = "") -> Message:
-    """The message for a run: counts by priority, the P1 breaks and reasons, coverage, link."""
+def build_message(
+    run_dir: Path, *, link: str, exit_code: int, date: str = "", audit_head: str = ""
+) -> Message:
+    """The message for a run: counts by priority, the P1 breaks and reasons, coverage, link,
+    and the audit trail's head (`<entries> <hash>`) when given."""
     summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
     by_priority = summary.get("counts_by_priority", {})
     total = int(summary.get("breaks", 0))
@@ -177,6 +180,13 @@ def build_message(run_dir: Path, *, link: str, exit_code: int, date: str = "") -
             lines.append(f"• {row['category']}{amount} [{row['break_id']}]: {row['reason']}")
         if len(p1) > MAX_P1_LISTED:
             lines.append(f"… and {len(p1) - MAX_P1_LISTED} more P1 break(s)")
+    if audit_head:
+        count, _, head = audit_head.partition(" ")
+        lines.append("")
+        lines.append(
+            f"Audit trail: {count} entries, head {head} "
+            f"(check later: recon audit verify --expect-head {head})"
+        )
     if link:
         lines.append("")
         lines.append(f"Review: {link}")
@@ -199,6 +209,7 @@ def notify_run(
     report: Path | None = None,
     date: str = "",
     env: Mapping[str, str] | None = None,
+    audit_head: str = "",
 ) -> Outcome:
     """Send the run's notification by every configured channel; never raises."""
     outcome = Outcome()
@@ -213,7 +224,9 @@ def notify_run(
         if not webhook and settings.email is None:
             outcome.skipped = "no channel configured"
             return outcome
-        message = build_message(run_dir, link=link, exit_code=exit_code, date=date)
+        message = build_message(
+            run_dir, link=link, exit_code=exit_code, date=date, audit_head=audit_head
+        )
     except Exception as exc:  # a notification never fails the run
         log.warning("notify: could not prepare the notification: %s", exc)
         outcome.failed["prepare"] = str(exc)

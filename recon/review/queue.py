@@ -291,7 +291,8 @@ class Store:
         return df.reset_index(drop=True)
 
     def state(self) -> ReviewState:
-        """The review state, re-read when the audit log, decisions or manual matches change."""
+        """The review state, re-read when the audit log, decisions or manual matches change;
+        `audit.AuditBroken` when the log does not verify (nothing is shown or done on it)."""
         sig = _signature(
             audit.audit_path(self.data), decisions_path(self.data), manual_path(self.data)
         )
@@ -456,7 +457,7 @@ class Store:
                 )
         finally:
             con.close()
-        entries = [e for e in audit.read_entries(self.data) if e.get("break_id") == break_id]
+        entries = [e for e in st.entries if e.get("break_id") == break_id]
         return BreakView(
             row=row,
             run_id=str(row.get("run_id")),

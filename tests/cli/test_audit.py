@@ -62,3 +62,33 @@ def test_resolve_by_reopen_and_verify(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("recon: error:")
     assert "audit.jsonl:2: audit chain broken" in err[0]
+
+
+def test_audit_init_and_verify_expect_head(
+    data_dir: DataDir,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path,
+) -> None:
+    monkeypatch.delenv(audit.KEY_ENV)
+    key = tmp_path / "keys" / "audit.key"
+    monkeypatch.setenv("RECON_CONFIG", str(tmp_path / "recon.toml"))
+    (tmp_path / "recon.toml").write_text(f'[audit]\nkey_file = "{key}"\n')
+    root = str(data_dir.root)
+    assert main(["audit", "init", "--data", root]) == 0
+    assert f"audit key written to {key}" in capsys.readouterr().out
+    assert key.stat().st_mode & 0o777 == 0o600
+    with audit.locked(data_dir) as log:
+        log.append(by="ana", action="comment", break_id="ab" * 8, note="one")
+    head = audit.verify(data_dir).head
+    assert main(["audit", "verify", "--expect-head", head, "--data", root]) == 0
+    assert f"1 entries, chain intact, head {head}" in capsys.readouterr().out
+    audit.audit_path(data_dir).unlink()
+    audit.head_path(data_dir).unlink()
+    assert main(["audit", "verify", "--data", root]) == 0  # empty, as far as it can tell
+    capsys.readouterr()
+    assert main(["audit", "verify", "--expect-head", head, "--data", root]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("recon: error:") and head in err[0]
+    assert main(["audit", "verify", "--expect-head", "nothex", "--data", root]) == 2
+    assert "64 hexadecimal" in capsys.readouterr().err

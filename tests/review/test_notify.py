@@ -25,6 +25,7 @@ from cryptography.x509.oid import NameOID
 
 from recon.config import DataDir
 from recon.errors import ConfigError
+from recon.reconciliation import audit
 from recon.review.notify import NotifySettings, build_message, notify_run
 
 from .conftest import ReviewWorld
@@ -272,7 +273,7 @@ def test_no_secret_in_any_log_record_at_v_and_vv(
     assert SECRET_URL_PART not in text and "s3cret" not in text
 
 
-def test_the_daily_jobs_notification_logs_no_secret_at_vv(
+def test_the_daily_job_anchors_the_audit_head_and_logs_no_secret_at_vv(
     data_dir: DataDir, webhook, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     from cli.test_commands import use_fake_steps
@@ -285,8 +286,15 @@ def test_the_daily_jobs_notification_logs_no_secret_at_vv(
     monkeypatch.setenv("TEST_HOOK", url)
     use_fake_steps(monkeypatch, FakeSteps())
     caplog.set_level(logging.DEBUG)
+    with audit.locked(data_dir) as log:
+        log.append(by="ana", action="comment", break_id="ab" * 8, note="seen")
+    head = audit.verify(data_dir).head
     run_daily(
         data_dir, date=dt.date(2026, 11, 20), now=dt.datetime(2026, 11, 21, 12, tzinfo=dt.UTC)
     )
     assert len(received) == 1 and any(r.name == "httpx" for r in caplog.records)
     assert SECRET_URL_PART not in "\n".join(r.getMessage() for r in caplog.records)
+    # the audit trail's head leaves the data dir: in the day's record and the message
+    record = json.loads((data_dir.root / "daily" / "2026-11-20.json").read_text())
+    assert record["audit_head"] == f"1 {head}"
+    assert f"recon audit verify --expect-head {head}" in received[0]["json"]["text"]

@@ -1,4 +1,5 @@
-"""`recon review` (the web app) and `recon audit verify` (the audit trail's hash chain)."""
+"""`recon review` (the web app), `recon audit verify` and `recon audit init` (the audit
+trail's keyed chain)."""
 
 from __future__ import annotations
 
@@ -19,15 +20,27 @@ def run_audit_verify(args: argparse.Namespace) -> int:
     from recon.reconciliation import audit
 
     dd = _data(args)
-    result = audit.verify(dd)
+    result = audit.verify(dd, expect_head=args.expect_head)
     path = audit.audit_path(dd)
     if result.ok:
-        print(f"{path}: {result.entries} entries, chain intact")
+        print(result.describe(path))
         return 0
-    raise UsageError(
-        f"{path}:{result.line}: audit chain broken: {result.problem} "
-        f"({result.entries} entries verified before it)"
-    )
+    raise UsageError(result.describe(path))
+
+
+def run_audit_init(args: argparse.Namespace) -> int:
+    from recon.reconciliation import audit
+
+    dd = _data(args)
+    made, sealed = audit.init(dd)
+    if made is not None:
+        print(f"audit key written to {made} (mode 0600): keep it, and out of the data directory")
+    else:
+        print("audit key found")
+    if sealed:
+        print(f"{sealed} entries written before the key sealed with a keyed entry")
+    print(audit.verify(dd).describe(audit.audit_path(dd)))
+    return 0
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -63,17 +76,28 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
     p = sub.add_parser(
         "audit",
-        help="check the audit trail (data/audit.jsonl)",
-        description="The audit trail of every action on a break, chained by hash.",
+        help="check the audit trail (data/audit.jsonl), or make its key",
+        description="The audit trail of every action on a break, chained by a keyed MAC "
+        "(HMAC-SHA256; the key from $RECON_AUDIT_KEY, else [audit] key_file in recon.toml, "
+        "else ~/.config/recon/audit.key).",
     )
     verbs = p.add_subparsers(dest="audit_command", metavar="VERB")
     verbs.required = True
     v = verbs.add_parser(
         "verify",
         parents=parents,
-        help="verify the hash chain: exit 0 when intact, 2 naming the line where it breaks",
+        help="verify the chain: exit 0 when intact, 2 naming the line where it breaks",
     )
+    v.add_argument("--expect-head", metavar="HASH", default=None,
+                   help="a head the log held once (the daily record, a notification): "
+                   "it must still be in the chain")  # fmt: skip
     v.set_defaults(func=run_audit_verify)
+    i = verbs.add_parser(
+        "init",
+        parents=parents,
+        help="make the audit key (0600, outside the data directory) and seal older entries",
+    )
+    i.set_defaults(func=run_audit_init)
 
 
 # --------------------------------------------------------------------------- review
@@ -92,6 +116,7 @@ def _is_loopback(host: str) -> bool:
 
 def run_review(args: argparse.Namespace) -> int:
     import socket
+    from dataclasses import replace
 
     from recon.errors import UsageError
     from recon.review.app import ReviewSettings, create_app
@@ -102,6 +127,7 @@ def run_review(args: argparse.Namespace) -> int:
     settings = ReviewSettings.load(
         dd, users_file=args.users, config=args.config, four_eyes_p1=args.four_eyes or None
     )
+    settings = replace(settings, listen=(args.host,))  # its own address is a trusted Host
     if not _is_loopback(args.host) and not settings.auth:
         raise UsageError(
             f"refusing to serve on {args.host} without sign-in: add users with "
@@ -125,7 +151,10 @@ def run_review(args: argparse.Namespace) -> int:
     host = f"[{args.host}]" if ":" in args.host else args.host
     mode = f"sign-in required ({len(settings.users)} users)" if settings.auth else "no sign-in"
     print(f"Serving review at http://{host}:{port}/ ({mode}; data {dd.root})", flush=True)
-    config = uvicorn.Config(app, log_level="warning", access_log=False)
+    # X-Forwarded-* are read only from a proxy trusted in recon.toml ([review] trust_proxy)
+    config = uvicorn.Config(
+        app, log_level="warning", access_log=False, proxy_headers=settings.trust_proxy
+    )
     uvicorn.Server(config).run(sockets=[sock])
     return 0
 

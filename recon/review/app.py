@@ -32,6 +32,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode
 from zoneinfo import ZoneInfo
 
+import anyio
+import anyio.to_thread
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -43,9 +45,9 @@ from recon import i18n
 from recon.config import DataDir, load_config, ui_language
 from recon.errors import ConfigError, UsageError
 from recon.money import format_brl
-from recon.reconciliation import ReconcileSettings, workflow
+from recon.reconciliation import ReconcileSettings, audit, workflow
 from recon.report.exports import write_br_csv, write_xlsx
-from recon.review import auth
+from recon.review import auth, guard
 from recon.review.queue import (
     COVERAGE,
     MAX_PER_PAGE,
@@ -89,6 +91,10 @@ class ReviewSettings:
     base_url: str = ""
     business_tz: str = "America/Sao_Paulo"  # [reconcile] business_tz: times are shown in it
     language: str = i18n.DEFAULT_LANGUAGE  # --lang, $RECON_LANG, else [ui] language
+    trust_proxy: bool = False  # X-Forwarded-Proto / -For from a proxy in front
+    idle_minutes: int = auth.IDLE_SECONDS // 60
+    session_hours: int = auth.SESSION_SECONDS // 3600
+    listen: tuple[str, ...] = ()  # the addresses served on (trusted as Host names too)
 
     @property
     def auth(self) -> bool:
@@ -107,23 +113,31 @@ class ReviewSettings:
         section = toml.get("review", {})
         if not isinstance(section, dict):
             raise ConfigError("recon.toml: [review] must be a table")
-        known = {"users_file", "four_eyes_p1", "base_url"}
+        known = {"users_file", "four_eyes_p1", "base_url", "trust_proxy", "idle_minutes",
+                 "session_hours"}  # fmt: skip
         unknown = sorted(set(section) - known)
         if unknown:
             raise ConfigError(f"recon.toml [review]: unknown setting(s) {', '.join(unknown)}")
         four = section.get("four_eyes_p1", False) if four_eyes_p1 is None else four_eyes_p1
-        if not isinstance(four, bool):
-            raise ConfigError("recon.toml [review] four_eyes_p1 must be true or false")
+        for name, value in (("four_eyes_p1", four), ("trust_proxy", section.get("trust_proxy"))):
+            if value is not None and not isinstance(value, bool):
+                raise ConfigError(f"recon.toml [review] {name} must be true or false")
+        limits = {"idle_minutes": (1, 24 * 60), "session_hours": (1, 24 * 30)}
+        for name, (low, high) in limits.items():
+            value = section.get(name, getattr(cls, name))
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise ConfigError(
+                    f"recon.toml [review] {name} must be a whole number from {low} to {high}"
+                )
         path = auth.users_path(data, users_file or section.get("users_file"))
         tz = ReconcileSettings.load(data, config).business_tz
         return cls(
-            auth.load_users(path),
-            path,
-            four,
-            str(section.get("base_url", "")),
-            tz,
+            auth.load_users(path), path, four, str(section.get("base_url", "")), tz,
             ui_language(toml),
-        )
+            trust_proxy=bool(section.get("trust_proxy", False)),
+            idle_minutes=section.get("idle_minutes", cls.idle_minutes),
+            session_hours=section.get("session_hours", cls.session_hours),
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -205,7 +219,12 @@ class ReviewApp:
         self.data = data
         self.settings = settings
         self.store = Store(data)
-        self.sessions = auth.Sessions(auth.load_secret(data))
+        self.sessions = auth.Sessions(
+            auth.load_secret(data), auth.sessions_path(data),
+            idle_seconds=settings.idle_minutes * 60, max_seconds=settings.session_hours * 3600,
+        )  # fmt: skip
+        self.throttle = guard.Throttle()
+        self._hashing: anyio.CapacityLimiter | None = None
         self.env = _environment(ZoneInfo(settings.business_tz), settings.language)
         self.local_user = _os_user()
         self.policy = workflow.Policy(settings.four_eyes_p1)
@@ -215,31 +234,40 @@ class ReviewApp:
         self.warning = workflow.four_eyes_warning(self.policy, approvers)
         if self.warning:
             log.warning("review: %s", self.warning)
+        self._users = (settings.users, _signature(settings.users_file))
 
     # ------------------------------------------------------------------ sessions
 
     def _session(self, request: Request) -> tuple[dict[str, Any], bool]:
-        """(session, is_new): the cookie's session, or a fresh anonymous one."""
+        """(session, is_new): the cookie's session while it stands, or a fresh anonymous
+        one (whose cookie goes out with the response, as does a refreshed one's)."""
         session = self.sessions.load(request.cookies.get(COOKIE))
+        signed = session is not None and session.get("user") is not None
+        if signed and self.sessions.user_of(session or {}, self.users()) is None:
+            session = None  # signed out, password changed, or user removed
         if session is None:
-            return self.sessions.new(None), True
+            fresh = self.sessions.new(None)
+            setattr(request.state, guard.COOKIE_STATE, self.sessions.dump(fresh))
+            return fresh, True
+        if self.sessions.due(session):
+            session = self.sessions.touched(session)
+            setattr(request.state, guard.COOKIE_STATE, self.sessions.dump(session))
         return session, False
+
+    def users(self) -> dict[str, auth.User]:
+        """The users file as it is now (re-read when it changes: a removed user is out)."""
+        users, sig = self._users
+        now = _signature(self.settings.users_file)
+        if now != sig:
+            users = auth.load_users(self.settings.users_file)
+            self._users = (users, now)
+        return users
 
     def _actor(self, session: dict[str, Any]) -> Actor | None:
         if not self.settings.auth:
             return Actor(self.local_user, "approver", False)
-        user = self.settings.users.get(str(session.get("user") or ""))
+        user = self.sessions.user_of(session, self.users())
         return Actor(user.name, user.role, True) if user else None
-
-    def _set_cookie(self, response: Response, session: dict[str, Any]) -> None:
-        response.set_cookie(
-            COOKIE,
-            self.sessions.dump(session),
-            max_age=auth.SESSION_SECONDS,
-            httponly=True,
-            samesite="strict",
-            path="/",
-        )
 
     def _render(
         self,
@@ -263,8 +291,6 @@ class ReviewApp:
         )
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["Referrer-Policy"] = "same-origin"
-        if new:
-            self._set_cookie(response, session)
         return response
 
     def _login_redirect(self, request: Request) -> RedirectResponse:
@@ -410,18 +436,39 @@ class ReviewApp:
             return RedirectResponse("/", status_code=303)
         name, password = form.get("name", "").strip(), form.get("password", "")
         nxt = _safe_next(form.get("next", "/"))
-        user = self.settings.users.get(name)
-        if user is None or not auth.verify_password(user, password):
-            if user is None:  # spend the same time as a real check
-                auth.verify_password(auth.User("x", "viewer", _DUMMY_HASH), password)
+        address = guard.client_address(request, trust_proxy=self.settings.trust_proxy)
+        wait = self.throttle.wait(name, address)
+        if wait:
+            response = self._render(
+                "login.html", session, new, 429, next=nxt, name=name, actor=None,
+                error=f"Too many failed sign-ins for this user or from this address: "
+                f"wait {wait} seconds, then try again.",
+            )  # fmt: skip
+            response.headers["Retry-After"] = str(wait)
+            return response
+        user = self.users().get(name)
+        if not await self._password_ok(user, password):
+            self.throttle.failed(name, address)
             return self._render(
                 "login.html", session, new, 400, error="Wrong user name or password.",
                 next=nxt, name=name, actor=None,
             )  # fmt: skip
-        fresh = self.sessions.new(user.name)  # a new session id at sign-in
-        response = RedirectResponse(nxt, status_code=303)
-        self._set_cookie(response, fresh)
-        return response
+        assert user is not None  # _password_ok is False without a user
+        self.throttle.succeeded(name)
+        fresh = self.sessions.new(user)  # a new session id at sign-in
+        setattr(request.state, guard.COOKIE_STATE, self.sessions.dump(fresh))
+        return RedirectResponse(nxt, status_code=303)
+
+    async def _password_ok(self, user: auth.User | None, password: str) -> bool:
+        """argon2 in a worker thread, one at a time: a flood of sign-ins neither blocks the
+        event loop nor takes every core. An unknown user costs the same as a known one."""
+        if self._hashing is None:
+            self._hashing = anyio.CapacityLimiter(1)
+        check = user or auth.User("x", "viewer", _DUMMY_HASH)
+        ok = await anyio.to_thread.run_sync(
+            auth.verify_password, check, password, limiter=self._hashing
+        )
+        return ok and user is not None
 
     async def logout(self, request: Request) -> Response:
         session, new = self._session(request)
@@ -430,9 +477,11 @@ class ReviewApp:
             return self._forbidden(
                 "The form's security token is missing or wrong; nothing was changed."
             )
-        response = RedirectResponse("/login" if self.settings.auth else "/", status_code=303)
-        response.delete_cookie(COOKIE, path="/")
-        return response
+        actor = self._actor(session)
+        if actor is not None and actor.signed_in:
+            self.sessions.end_all(actor.name)  # every session of the user, everywhere
+        setattr(request.state, guard.COOKIE_STATE, "")
+        return RedirectResponse("/login" if self.settings.auth else "/", status_code=303)
 
     # ------------------------------------------------------------------ actions
 
@@ -530,6 +579,14 @@ EXPORTS: dict[str, tuple[Callable[[Any, Any], None], str]] = {
 _DUMMY_HASH = auth.hash_password("dummy-password-for-timing")
 
 
+def _signature(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
 def _wants_json(request: Request) -> bool:
     return request.query_params.get("format") == "json" or request.headers.get(
         "accept", ""
@@ -614,6 +671,26 @@ def create_app(
         Route("/logout", handler(review.logout), methods=["POST"]),
         Mount("/static", app=StaticFiles(directory=static), name="static"),
     ]
-    app = Starlette(routes=routes)
+    app = Starlette(routes=routes, exception_handlers={audit.AuditBroken: _audit_broken})
     app.state.review = review
+    s = app_settings
+
+    def https(scope: Any) -> bool:
+        return guard.is_https(scope, base_url=s.base_url, trust_proxy=s.trust_proxy)
+
+    app.add_middleware(
+        guard.Guard, hosts=guard.allowed_hosts(s.base_url, s.listen), https=https,
+        cookie=COOKIE, max_age=s.session_hours * 3600,
+    )  # fmt: skip
     return app
+
+
+async def _audit_broken(request: Request, exc: Exception) -> Response:
+    """The audit log does not verify: nothing is shown from it or done on it (503)."""
+    message = f"recon: error: {exc}. The review app will not act on a broken audit trail."
+    log.error("%s", message)
+    if _wants_json(request):
+        return JSONResponse({"error": message}, status_code=503)
+    return HTMLResponse(
+        f"<!doctype html><title>Audit trail broken</title><p>{html.escape(message)}</p>", 503
+    )

@@ -9,7 +9,9 @@ recon.toml, or `--users FILE`), written by `recon review adduser`:
 
 With no users the app runs without sign-in, on loopback only, every action done as the OS
 user with the approver role. Sessions are signed cookies (HMAC-SHA256 over the payload) with
-a secret from `$RECON_REVIEW_SECRET`, else `<data>/review/secret` (generated, mode 0600).
+a secret from `$RECON_REVIEW_SECRET`, else `<data>/review/secret` (generated, mode 0600),
+ended on the server too (`Sessions`: sign-out, a changed password, a removed user, idle and
+absolute timeouts).
 Every POST carries a CSRF token bound to the session (HMAC of the session id); a POST
 without the right one is refused with 403 and changes nothing.
 """
@@ -25,18 +27,21 @@ import re
 import secrets
 import time
 import tomllib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+from filelock import FileLock
 
 from recon.config import DataDir
 from recon.errors import ConfigError, UsageError
 from recon.reconciliation.workflow import ROLES
 
 __all__ = [
+    "IDLE_SECONDS",
     "ROLES",
     "SESSION_SECONDS",
     "Sessions",
@@ -45,11 +50,13 @@ __all__ = [
     "hash_password",
     "load_secret",
     "load_users",
+    "sessions_path",
     "users_path",
     "verify_password",
 ]
 
-SESSION_SECONDS = 12 * 3600
+SESSION_SECONDS = 12 * 3600  # absolute: [review] session_hours
+IDLE_SECONDS = 30 * 60  # unused this long, a session ends: [review] idle_minutes
 _USER = re.compile(r"^[A-Za-z0-9._@-]{1,64}$")
 _hasher = PasswordHasher()
 
@@ -169,18 +176,46 @@ def _unb64(text: str) -> bytes:
 
 
 class Sessions:
-    """Signed cookie sessions: `payload.signature`, payload = {sid, user, exp}."""
+    """Signed cookie sessions, ended on the server: `payload.signature`, payload = {sid,
+    user, gen, pw, iat, seen}.
 
-    def __init__(self, secret: bytes):
+    A cookie is refused when its signature is wrong, when it is older than `max_seconds`
+    (absolute) or unused for `idle_seconds` (`seen`, refreshed at most every TOUCH_SECONDS
+    by a new cookie), and, for a signed-in user, when the user is gone, their password hash
+    is not the one it was issued under (`pw`: a MAC of the hash, so a changed password ends
+    it), or their generation in `<data>/review/sessions.json` moved past `gen` (sign-out
+    ends every session of the user, in every app process on the data dir).
+    """
+
+    TOUCH_SECONDS = 60
+
+    def __init__(
+        self,
+        secret: bytes,
+        store: Path | None = None,
+        *,
+        idle_seconds: int = IDLE_SECONDS,
+        max_seconds: int = SESSION_SECONDS,
+        clock: Callable[[], float] = time.time,
+    ):
         self._key = hashlib.sha256(b"recon-review-session|" + secret).digest()
         self._csrf_key = hashlib.sha256(b"recon-review-csrf|" + secret).digest()
+        self._pw_key = hashlib.sha256(b"recon-review-password|" + secret).digest()
+        self.store = store
+        self.idle, self.max_age, self.clock = idle_seconds, max_seconds, clock
+        self._gens: dict[str, int] = {}
+        self._gens_sig: tuple[int, int] | None = None
 
-    def new(self, user: str | None) -> dict[str, Any]:
-        return {
-            "sid": secrets.token_urlsafe(18),
-            "user": user,
-            "exp": int(time.time()) + SESSION_SECONDS,
-        }
+    def new(self, user: User | None) -> dict[str, Any]:
+        now = int(self.clock())
+        session: dict[str, Any] = {"sid": secrets.token_urlsafe(18), "user": None,
+                                   "iat": now, "seen": now}  # fmt: skip
+        if user is not None:
+            session.update(user=user.name, gen=self.generation(user.name), pw=self._pw(user))
+        return session
+
+    def _pw(self, user: User) -> str:
+        return _b64(hmac.new(self._pw_key, user.password_hash.encode(), hashlib.sha256).digest())
 
     def dump(self, session: dict[str, Any]) -> str:
         body = _b64(json.dumps(session, sort_keys=True, separators=(",", ":")).encode())
@@ -188,7 +223,7 @@ class Sessions:
         return f"{body}.{sig}"
 
     def load(self, cookie: str | None) -> dict[str, Any] | None:
-        """The session of a cookie, or None if it is missing, forged or expired."""
+        """The session of a cookie, or None if it is missing, forged, expired or idle."""
         if not cookie or cookie.count(".") != 1 or len(cookie) > 4096:
             return None
         body, sig = cookie.split(".")
@@ -202,9 +237,60 @@ class Sessions:
             return None
         if not isinstance(session, dict) or not isinstance(session.get("sid"), str):
             return None
-        if int(session.get("exp", 0)) < time.time():
+        now = self.clock()
+        iat, seen = session.get("iat"), session.get("seen")
+        if not isinstance(iat, int) or not isinstance(seen, int):
+            return None
+        if now - iat > self.max_age or now - seen > self.idle:
             return None
         return session
+
+    def user_of(self, session: dict[str, Any], users: Mapping[str, User]) -> User | None:
+        """The session's user while the session stands (see the class), else None."""
+        name = session.get("user")
+        user = users.get(name) if isinstance(name, str) else None
+        if user is None or not hmac.compare_digest(str(session.get("pw")), self._pw(user)):
+            return None
+        return user if session.get("gen") == self.generation(user.name) else None
+
+    def due(self, session: dict[str, Any]) -> bool:
+        """Whether `seen` is old enough to send a refreshed cookie."""
+        return self.clock() - int(session["seen"]) >= self.TOUCH_SECONDS
+
+    def touched(self, session: dict[str, Any]) -> dict[str, Any]:
+        return {**session, "seen": int(self.clock())}
+
+    # ------------------------------------------------------------------ generations
+
+    def generation(self, name: str) -> int:
+        """The user's session generation (0 until a sign-out)."""
+        if self.store is None:
+            return self._gens.get(name, 0)
+        try:
+            st = self.store.stat()
+            sig: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+        except FileNotFoundError:
+            sig = None
+        if sig != self._gens_sig:
+            self._gens = _read_generations(self.store) if sig else {}
+            self._gens_sig = sig
+        return self._gens.get(name, 0)
+
+    def end_all(self, name: str) -> None:
+        """End every session of `name` (every app process on the data dir sees it)."""
+        if self.store is None:
+            self._gens[name] = self._gens.get(name, 0) + 1
+            return
+        self.store.parent.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(self.store) + ".lock", timeout=30):
+            gens = _read_generations(self.store)
+            gens[name] = gens.get(name, 0) + 1
+            tmp = self.store.with_name(".tmp-" + self.store.name)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(gens, fh, sort_keys=True)
+            os.replace(tmp, self.store)
+        self._gens_sig = None
 
     def csrf_token(self, session: dict[str, Any]) -> str:
         return _b64(hmac.new(self._csrf_key, session["sid"].encode(), hashlib.sha256).digest())
@@ -214,3 +300,20 @@ class Sessions:
             return False
         expected = self.csrf_token(session).encode("ascii")
         return hmac.compare_digest(expected, token.encode("utf-8", "replace"))
+
+
+def sessions_path(data: DataDir) -> Path:
+    """`<data>/review/sessions.json`: each user's session generation."""
+    return data.root / "review" / "sessions.json"
+
+
+def _read_generations(path: Path) -> dict[str, int]:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not the review app's session generations: {exc}") from exc
+    if not isinstance(doc, dict) or not all(isinstance(v, int) for v in doc.values()):
+        raise ConfigError(f"{path}: not the review app's session generations")
+    return doc

@@ -92,7 +92,9 @@ def serve(app: Any) -> Iterator[str]:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    # as `recon review` serves it: X-Forwarded-* left to the app ([review] trust_proxy)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, proxy_headers=False)
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10

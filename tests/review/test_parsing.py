@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recon.review.auth import Sessions
+from recon.review.auth import Sessions, User
 from recon.review.queue import FilterError, Filters
 
 KEYS = ["category", "priority", "state", "assignee", "status", "coverage", "min_age",
@@ -34,14 +34,20 @@ def test_any_cookie_is_a_session_or_none(cookie: str) -> None:
 
 
 def test_a_signed_session_round_trips_and_expires() -> None:
-    sessions = Sessions(b"y" * 32)
-    session = sessions.new("ana")
+    now = [1_000_000.0]
+    sessions = Sessions(b"y" * 32, idle_seconds=600, max_seconds=3600, clock=lambda: now[0])
+    ana = User("ana", "approver", "$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$aGFzaA")
+    session = sessions.new(ana)
     assert sessions.load(sessions.dump(session)) == session
-    assert sessions.load(sessions.dump({**session, "exp": 1})) is None
+    assert sessions.user_of(session, {"ana": ana}) == ana
+    assert sessions.load(sessions.dump({**session, "iat": 1})) is None  # too old
+    assert sessions.load(sessions.dump({**session, "seen": 1})) is None  # idle
     assert Sessions(b"z" * 32).load(sessions.dump(session)) is None  # another secret
+    now[0] += 601
+    assert sessions.load(sessions.dump(session)) is None
     token = sessions.csrf_token(session)
     assert sessions.csrf_ok(session, token)
-    assert not sessions.csrf_ok(sessions.new("ana"), token)  # bound to the session
+    assert not sessions.csrf_ok(sessions.new(ana), token)  # bound to the session
     assert not sessions.csrf_ok(None, token) and not sessions.csrf_ok(session, "")
 
 

@@ -125,7 +125,7 @@ CREATE OR REPLACE TEMP MACRO name_words(s) AS
 -- when their normalized forms (norm_name) are (norm_names_compatible).
 CREATE OR REPLACE TEMP MACRO names_compatible(a, b) AS
     norm_names_compatible(norm_name(a), norm_name(b))
-    OR (split_part(name_words(a), ' ', 1) = split_part(name_words(b), ' ', 1)
+    OR (string_split(name_words(a), ' ')[1] = string_split(name_words(b), ' ')[1]
         AND (starts_with(name_words(a), name_words(b))
              OR starts_with(name_words(b), name_words(a))));
 

@@ -155,6 +155,7 @@ class State:
     decided: dict[str, Decision] = field(default_factory=dict)  # last decision is a resolve
     manual: dict[str, str] = field(default_factory=dict)  # line_id -> intent_id, in force
     entries: list[dict[str, Any]] = field(default_factory=list)  # the audit log, verified
+    approved: set[str] = field(default_factory=set)  # resolved through a four-eyes approval
 
     @classmethod
     def read(cls, data: DataDir) -> State:
@@ -175,6 +176,10 @@ class State:
                 st.pending[bid] = entry
             elif action in ("approve", "resolve", "reopen"):
                 st.pending.pop(bid, None)
+                if action == "approve":
+                    st.approved.add(bid)
+                elif action == "reopen":
+                    st.approved.discard(bid)
         return st
 
 

@@ -50,9 +50,9 @@ from recon.report.exports import write_br_csv, write_xlsx
 from recon.review import auth, guard
 from recon.review.queue import (
     COVERAGE,
+    DECISIONS,
     MAX_PER_PAGE,
     SORTS,
-    STATUSES,
     BreakView,
     FilterError,
     Filters,
@@ -341,7 +341,7 @@ class ReviewApp:
         people = sorted(set(self.settings.users) | set(self.store.assignees()))
         return {
             "categories": list(CATEGORIES),
-            "statuses": STATUSES,
+            "decisions": DECISIONS,
             "coverages": COVERAGE,
             "sorts": list(SORTS),
             "people": people,
@@ -598,7 +598,7 @@ def _page_json(page: Page) -> dict[str, Any]:
     keep = ("break_id", "run_id", "category", "priority", "intent_id", "line_id",
             "end_to_end_id", "expected_cents", "actual_cents", "delta_cents", "reason",
             "first_seen_run", "age_days", "state", "coverage", "assignee", "comments",
-            "pending", "manual")  # fmt: skip
+            "pending", "manual", "closed")  # fmt: skip
     rename = {"money_at_stake": "at_stake_cents"}
     rows = []
     for row in page.rows:

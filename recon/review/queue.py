@@ -36,8 +36,8 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "COVERAGE",
+    "DECISIONS",
     "SORTS",
-    "STATUSES",
     "BreakView",
     "FilterError",
     "Filters",
@@ -46,7 +46,7 @@ __all__ = [
     "Store",
 ]
 
-STATUSES = ("open", "resolved", "pending", "all")
+DECISIONS = ("open", "pending", "closed", "all")
 COVERAGE = ("covered", "not_covered", "unknown")
 SORTS = {
     "priority": (["priority_rank", "money_at_stake", "age_days"], [True, False, False]),
@@ -69,7 +69,7 @@ class Filters:
     priority: str = ""
     state: str = ""  # new | persisting
     assignee: str = ""  # a name, or "-" for unassigned
-    status: str = "open"  # open | resolved (since the run) | pending (approval) | all
+    decision: str = "open"  # open | pending (approval) | closed (any run) | all
     coverage: str = ""
     min_age: int | None = None
     max_age: int | None = None
@@ -105,9 +105,11 @@ class Filters:
         state = text("state")
         if state and state not in ("new", "persisting"):
             raise FilterError(f"state must be new or persisting, got {state!r}")
-        status = text("status") or "open"
-        if status not in STATUSES:
-            raise FilterError(f"status must be one of {', '.join(STATUSES)}, got {status!r}")
+        # `status` is the parameter's older name, `resolved` its older word for closed
+        decision = text("decision") or text("status") or "open"
+        decision = "closed" if decision == "resolved" else decision
+        if decision not in DECISIONS:
+            raise FilterError(f"decision must be one of {', '.join(DECISIONS)}, got {decision!r}")
         coverage = text("coverage")
         if coverage and coverage not in COVERAGE:
             raise FilterError(f"coverage must be one of {', '.join(COVERAGE)}, got {coverage!r}")
@@ -128,7 +130,7 @@ class Filters:
             priority=priority,
             state=state,
             assignee=assignee,
-            status=status,
+            decision=decision,
             coverage=coverage,
             min_age=min_age,
             max_age=max_age,
@@ -268,6 +270,10 @@ class Store:
             except (duckdb.Error, UsageError) as exc:  # names are a help, not a need
                 log.warning("review: evidence names unavailable: %s", exc)
         df = df.merge(extra, on="break_id", how="left")
+        df["in_latest"] = True
+        older = self._older(run, df["break_id"])
+        if len(older):
+            df = pd.concat([df, older.assign(in_latest=False)], ignore_index=True)
         for col in ("intent_name", "line_name"):
             df[col] = df[col].fillna("").astype(str)
         df["coverage"] = df["coverage"].fillna("unknown").astype(str)
@@ -289,6 +295,29 @@ class Store:
         )
         df["_hay"] = hay.str.lower()
         return df.reset_index(drop=True)
+
+    def _older(self, run: Path | None, latest: pd.Series) -> pd.DataFrame:
+        """The breaks earlier runs listed and the latest does not: each as its last run
+        listed it (closed by a decision, a pair, or the data)."""
+        files = [
+            f for f in (sorted(self.data.runs.glob("*/exceptions.parquet"))
+                        if self.data.runs.is_dir() else [])
+            if not f.parent.name.startswith(".") and run is not None and f.parent != run
+        ]  # fmt: skip
+        if not files:
+            return pd.DataFrame()
+        con = duckdb.connect()
+        try:
+            con.register("latest", pd.DataFrame({"break_id": latest.astype(str)}))
+            older = con.sql(
+                "SELECT * FROM read_parquet($files) "
+                "WHERE break_id NOT IN (SELECT break_id FROM latest) "
+                "QUALIFY row_number() OVER (PARTITION BY break_id ORDER BY run_id DESC) = 1",
+                params={"files": [str(f) for f in files]},
+            ).to_arrow_table()
+        finally:
+            con.close()
+        return older.to_pandas(types_mapper=_INT64.get)
 
     def state(self) -> ReviewState:
         """The review state, re-read when the audit log, decisions or manual matches change;
@@ -313,12 +342,13 @@ class Store:
         counts = self._counts(df)
         mask = pd.Series(True, index=df.index)
         ids = df["break_id"]
-        if filters.status == "open":
-            mask &= ~ids.isin(st.decided.keys())
-        elif filters.status == "resolved":
-            mask &= ids.isin(st.decided.keys())
-        elif filters.status == "pending":
-            mask &= ids.isin(st.pending.keys())
+        latest = df["in_latest"]
+        if filters.decision == "open":
+            mask &= latest & ~ids.isin(st.decided.keys())
+        elif filters.decision == "closed":
+            mask &= ~latest | ids.isin(st.decided.keys())
+        elif filters.decision == "pending":
+            mask &= latest & ids.isin(st.pending.keys())
         if filters.category:
             mask &= df["category"] == filters.category
         if filters.priority:
@@ -349,6 +379,7 @@ class Store:
         start = (page - 1) * filters.per_page
         chunk = df.iloc[hits[start : start + filters.per_page]]
         rows = []
+        pairs = load_manual_matches(self.data) if filters.decision in ("closed", "all") else []
         for rec in chunk.drop(columns=["_hay"]).to_dict("records"):
             bid = rec["break_id"]
             rec["assignee"] = st.assignee.get(bid, "")
@@ -356,6 +387,7 @@ class Store:
             rec["decided"] = st.decided.get(bid)
             rec["pending"] = bid in st.pending
             rec["manual"] = bool(rec.get("line_id") and rec["line_id"] in st.manual)
+            rec["closed"] = _closed(rec, st, pairs)
             rows.append({str(k): (None if _isna(v) else v) for k, v in rec.items()})
         stake = int(df["money_at_stake"].to_numpy()[hits].sum())
         return Page(rows, total, page, pages, filters, run.name if run else None, counts, stake)
@@ -365,7 +397,7 @@ class Store:
         with self._lock:
             cached = self._orders.get("#counts") if df is self._frame else None
         if cached is None:
-            counts = df["priority"].value_counts()
+            counts = df.loc[df["in_latest"], "priority"].value_counts()
             cached = np.array([int(counts.get(p, 0)) for p in ("P1", "P2", "P3")])
             with self._lock:
                 if df is self._frame:
@@ -523,6 +555,29 @@ class Store:
              "difference_cents": (int(a) - want) if key == "line_id" else (want - int(a))}
             for r, a in zip(picked.to_dict("records"), amount[picked.index].fillna(0), strict=True)
         ]  # fmt: skip
+
+
+def _closed(
+    rec: dict[str, Any], st: ReviewState, pairs: list[ManualMatch]
+) -> dict[str, str] | None:
+    """What closed a break, by whom, when and why (None while it is open)."""
+    bid = rec["break_id"]
+    decided = st.decided.get(bid)
+    if decided is not None:
+        how = "approved" if bid in st.approved else "resolved"
+        return {"how": how, "by": decided.decided_by, "at": decided.decided_at,
+                "note": decided.note}  # fmt: skip
+    if rec["in_latest"]:
+        return None
+    for m in pairs:
+        if m.action in ("pair", "confirm") and (
+            m.break_id == bid
+            or m.line_id == rec.get("line_id")
+            or (rec.get("intent_id") and m.intent_id == rec.get("intent_id"))
+        ):
+            return {"how": "paired", "by": m.confirmed_by, "at": m.confirmed_at, "note": m.note}
+    return {"how": "cleared by the data", "by": "", "at": "",
+            "note": f"not listed after run {rec.get('run_id')}"}  # fmt: skip
 
 
 # breaks whose money moved, but by the wrong amount: what is at stake is the difference

@@ -77,7 +77,8 @@ def test_filters_search_sort_and_pages(rworld: ReviewWorld, open_app, params, ex
         ({"min_age": "5", "max_age": "2"}, "above max_age"),
         ({"per_page": "0"}, "per_page must be between 1 and 100000"),
         ({"sort": "evil"}, "sort must be one of"),
-        ({"status": "gone"}, "status must be one of"),
+        ({"status": "gone"}, "decision must be one of"),
+        ({"decision": "gone"}, "decision must be one of"),
         ({"assignee": "a b"}, "is not a user name"),
         ({"q": "x" * 201}, "longer than 200"),
     ],
@@ -455,3 +456,32 @@ def test_the_queue_ranks_by_money_at_stake(data_dir, open_app) -> None:
     assert p1["at_stake_cents_total"] == 180_001
     html = c.get("/?priority=P1").text
     assert "R$ 1.800,01 at stake" in html
+
+
+def test_closed_work_stays_findable_across_runs(rworld: ReviewWorld, open_app) -> None:
+    """`?decision=closed` lists what earlier runs listed and is closed now: who, when, the
+    note and what closed it; `open` the latest run's open breaks; `all` both."""
+    c = open_app(rworld.data)
+
+    def act(bid: str, action: str, **form: str) -> None:
+        r = c.post(f"/breaks/{bid}/{action}", data={**form, "csrf_token": csrf(c)})
+        assert r.status_code == 303, r.text[:300]
+
+    act(rworld.stranger, "resolve", note="returned to the payer, FIN-7")
+    act(rworld.ambiguous, "confirm", intent_id=uid(2), note="payer confirmed")
+    rworld.rerun("20261102T200000000000Z-0002")
+    closed = c.get("/?decision=closed&format=json").json()["breaks"]
+    how = {b["break_id"]: b["closed"] for b in closed}
+    assert set(how) == {rworld.stranger, rworld.ambiguous}
+    assert how[rworld.stranger]["how"] == "resolved"
+    assert how[rworld.stranger]["note"] == "returned to the payer, FIN-7"
+    assert how[rworld.stranger]["by"] and how[rworld.stranger]["at"]
+    assert how[rworld.ambiguous]["how"] == "paired"
+    assert how[rworld.ambiguous]["note"] == "payer confirmed"
+    opened = {b["break_id"] for b in c.get("/?decision=open&format=json").json()["breaks"]}
+    assert rworld.stranger not in opened and rworld.ambiguous not in opened
+    everything = {b["break_id"] for b in c.get("/?decision=all&format=json").json()["breaks"]}
+    assert everything == opened | set(how)
+    html = c.get("/?decision=closed").text
+    assert set(listed(html)) == set(how) and "Closed: resolved by" in html
+    assert listed(c.get("/?status=resolved").text) == listed(html)  # the older names

@@ -178,6 +178,15 @@ def test_pair_by_hand_and_undo_in_a_real_browser(rworld: ReviewWorld) -> None:
         assert [(r["category"], r["intent_id"]) for r in rows if r["intent_id"] == uid(3)] == [
             ("onramp_overpaid", uid(3))
         ]
+        # the closed filter finds the paired break after the run, with who and why
+        page.goto(base + "/")
+        page.select_option("select[name=decision]", "closed")
+        page.click("form.filters button[type=submit]")
+        assert "decision=closed" in page.url
+        row = page.locator(f"tr[data-break-id='{rworld.missing}']")
+        expect(row.locator("[data-testid=closed]")).to_contain_text("paired by rita")
+        expect(row.locator("[data-testid=closed]")).to_contain_text("her own account")
+        _shoot(page, "queue-closed")
         # undo from the same page: the next run has both breaks again
         page.goto(f"{base}/breaks/{rworld.missing}")
         page.fill("[data-testid=unpair-form] input[name=note]", "wrong payer after all")

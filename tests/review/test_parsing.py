@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from recon.review.auth import Sessions, User
 from recon.review.queue import FilterError, Filters
 
-KEYS = ["category", "priority", "state", "assignee", "status", "coverage", "min_age",
+KEYS = ["category", "priority", "state", "assignee", "decision", "status", "coverage", "min_age",
         "max_age", "q", "sort", "page", "per_page", "other"]  # fmt: skip
 
 

@@ -1302,6 +1302,13 @@ STATEMENT_QUARANTINE = "statements/quarantine"  # MERGE on row_key
 STATEMENT_COVERAGE = "statements/coverage"  # MERGE on the period's key
 STATEMENT_PAGES = "statements/pages"  # Open Finance pages read; MERGE on row_key
 RUN_PARTITION = "run"  # every run table is partitioned by the run id under this name
-RUN_TABLES = ("matches", "exceptions", "awaiting", "candidates", "history")  # runs/<name>
+RUN_TABLES = (
+    "matches",
+    "exceptions",
+    "awaiting",
+    "candidates",
+    "history",
+    "suggestions",
+)  # runs/<name>
 RUN_SUMMARIES = "runs/summaries"  # one row per run: summary.json and flows.parquet; the commit
 # that makes a run visible (written after its tables)

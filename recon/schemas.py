@@ -194,6 +194,21 @@ CANDIDATES_SCHEMA = pa.schema(
 )
 
 
+# One row per suggested pair of a run (runs/<run_id>/suggestions.parquet, view
+# recon_suggestions): for an open break without its money or an unexplained line, one of the
+# nearest candidates on the other side (rank 1..3, best first; score 0..100, 100 = nothing
+# differs) and what differs from a pair the matching passes would confirm ('; '-separated).
+SUGGESTIONS_SCHEMA = pa.schema(
+    [
+        ("break_id", pa.string()),
+        ("intent_id", pa.string()),
+        ("line_id", pa.string()),
+        ("rank", pa.int64()),
+        ("score", pa.int64()),
+        ("differences", pa.string()),
+    ]
+)
+
 # One row per intent whose money would fall outside the statements' coverage: a state, not a
 # break (runs/<run_id>/awaiting.parquet, view recon_awaiting). `would_be` is the category
 # the intent would raise if the statement covering [window_from, window_to) showed no money.

@@ -21,6 +21,7 @@ from recon.schemas import (
     EXCEPTIONS_SCHEMA,
     HISTORY_SCHEMA,
     MATCHES_SCHEMA,
+    SUGGESTIONS_SCHEMA,
 )
 
 # a remote data directory's run tables (runs/<name>, partitioned by run) and their schemas
@@ -30,6 +31,7 @@ RUN_TABLE_SCHEMAS = {
     "awaiting": AWAITING_SCHEMA,
     "candidates": CANDIDATES_SCHEMA,
     "history": HISTORY_SCHEMA,
+    "suggestions": SUGGESTIONS_SCHEMA,
 }
 # runs/summaries: one row per committed run (written after its tables: the run's commit)
 SUMMARIES_SCHEMA = pa.schema(

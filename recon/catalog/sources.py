@@ -13,6 +13,7 @@ A view file only selects from names: this module registers the *sources* it read
     source_run_matches            the latest run's matches.parquet, MATCHES_SCHEMA
     source_run_exceptions         the latest run's exceptions.parquet, EXCEPTIONS_SCHEMA
     source_run_awaiting           the latest run's awaiting.parquet, AWAITING_SCHEMA
+    source_run_suggestions        the latest run's suggestions.parquet, SUGGESTIONS_SCHEMA
     source_lifecycle              the default lifecycle order (recon.schemas)
     source_history_state          the latest run's history_state.parquet when it fits the
                                   snapshots kept now (see `history_sources`), else empty
@@ -57,6 +58,7 @@ from recon.schemas import (
     STATEMENT_COVERAGE_SCHEMA,
     STATEMENT_LINES_SCHEMA,
     STATEMENT_QUARANTINE_SCHEMA,
+    SUGGESTIONS_SCHEMA,
     history_state_ranks,
 )
 
@@ -228,6 +230,7 @@ def sources(data: DataDir) -> list[Source]:
         run_file("source_run_matches", "matches.parquet", MATCHES_SCHEMA),
         run_file("source_run_exceptions", "exceptions.parquet", EXCEPTIONS_SCHEMA),
         run_file("source_run_awaiting", "awaiting.parquet", AWAITING_SCHEMA),
+        run_file("source_run_suggestions", "suggestions.parquet", SUGGESTIONS_SCHEMA),
         Source("source_lifecycle", LIFECYCLE_SCHEMA, rows=lifecycle_rows()),
         Source("source_history_state", HISTORY_STATE_SCHEMA, state),
         Source(
@@ -329,6 +332,7 @@ def _remote_sources(data: DataDir) -> list[Source]:
         run_source("source_run_matches", "matches", MATCHES_SCHEMA),
         run_source("source_run_exceptions", "exceptions", EXCEPTIONS_SCHEMA),
         run_source("source_run_awaiting", "awaiting", AWAITING_SCHEMA),
+        run_source("source_run_suggestions", "suggestions", SUGGESTIONS_SCHEMA),
         Source("source_lifecycle", LIFECYCLE_SCHEMA, rows=lifecycle_rows()),
         # no history state on object storage: the history checks read every snapshot
         Source("source_history_state", HISTORY_STATE_SCHEMA),

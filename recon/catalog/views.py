@@ -28,6 +28,7 @@ VIEW_NAMES = (
     "recon_matches",
     "recon_exceptions",
     "recon_awaiting",
+    "recon_suggestions",
 )
 
 

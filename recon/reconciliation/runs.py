@@ -5,6 +5,8 @@
     data/runs/<run_id>/awaiting.parquet     AWAITING_SCHEMA, one row per intent waiting for
                                             statements that cover its money (not a break)
     data/runs/<run_id>/candidates.parquet   CANDIDATES_SCHEMA, the candidates of ambiguous lines
+    data/runs/<run_id>/suggestions.parquet  SUGGESTIONS_SCHEMA, the nearest candidates of each
+                                            open break without its money or unexplained line
     data/runs/<run_id>/history.parquet      HISTORY_SCHEMA, the audit entries about its breaks
     data/runs/<run_id>/summary.json         RunSummary (counts, totals, control totals, checks)
     data/runs/<run_id>/flows.parquet        what the report draws besides the breaks, as of
@@ -61,6 +63,7 @@ from recon.schemas import (
     HISTORY_STATE_SCHEMA,
     HISTORY_STATE_SNAPSHOTS,
     MATCHES_SCHEMA,
+    SUGGESTIONS_SCHEMA,
     conform,
     history_state_ranks,
 )
@@ -272,6 +275,8 @@ def _reconcile_locked(
         with _phase("run files"), atomic_dir(dd.runs / run_id) as tmp:
             with _phase("exceptions.parquet"):
                 _copy(engine, _EXCEPTIONS_SQL, {}, tmp / "exceptions.parquet", EXCEPTIONS_SCHEMA)
+            with _phase("suggestions.parquet"):
+                _copy(engine, _SUGGESTIONS_SQL, {}, tmp / "suggestions.parquet", SUGGESTIONS_SCHEMA)
             with _phase("awaiting.parquet"):
                 _copy(
                     engine,
@@ -370,6 +375,7 @@ _READ_AFTER_MODELS = frozenset(
         "recon_control_items",
         "recon_control_totals",
         "recon_awaiting",
+        "recon_suggestions",
         "stg_coverage",
         "int_ambiguous",
         "int_history_regressions",
@@ -397,6 +403,7 @@ _WRITTEN = frozenset(
         "int_matches",
         "recon_matches",
         "recon_awaiting",
+        "recon_suggestions",
         "int_ambiguous",
         # with the observations (views over the snapshots), the next run's history state
         "int_history_regressions",
@@ -579,6 +586,15 @@ FROM int_ambiguous AS a
 JOIN stg_statement_lines AS l ON l.line_key = a.line_key
 JOIN stg_intents AS i ON i.intent_key = a.intent_key
 ORDER BY l.line_id, i.intent_id
+"""
+
+# the suggestions of the open breaks (those exceptions.parquet lists)
+_SUGGESTIONS_SQL = """
+SELECT s.break_id, s.intent_id, s.line_id, s.rank, s.score, s.differences
+FROM recon_suggestions AS s
+SEMI JOIN (SELECT break_id FROM final_exceptions WHERE NOT decided) AS e
+  ON e.break_id = s.break_id
+ORDER BY s.break_id, s.rank
 """
 
 _EXCEPTIONS_SQL = """

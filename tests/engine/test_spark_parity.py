@@ -2,7 +2,7 @@
 
 Each world is reconciled twice over the same data dir, once per engine, and everything a
 run publishes is compared: exceptions (reasons included), matches, awaiting intents,
-ambiguous candidates, and the summary's counts, totals, control totals, explained
+ambiguous candidates, suggestions, and the summary's counts, totals, control totals, explained
 amounts, checks and coverage. Spark runs in local mode on the machine's Java (Debian's
 openjdk-17-jre-headless, installed by `make test` when missing): without Java or pyspark
 these tests fail, they never skip.
@@ -24,7 +24,13 @@ from recon.testing.jobs import sandbox_job
 pytestmark = pytest.mark.slow
 
 DAY, HOUR = timedelta(days=1), timedelta(hours=1)
-RUN_FILES = ("exceptions.parquet", "matches.parquet", "awaiting.parquet", "candidates.parquet")
+RUN_FILES = (
+    "exceptions.parquet",
+    "matches.parquet",
+    "awaiting.parquet",
+    "candidates.parquet",
+    "suggestions.parquet",
+)
 # what differs between two runs of the same inputs by construction: the run's own id, and
 # what a break's first sighting and state say about the runs before it
 PER_RUN = ("run_id", "first_seen_run", "state")

@@ -116,6 +116,8 @@ lines as (
       and l.amount_abs_cents > 0
 ),
 
+-- floor(log2(x)) is a float's floor: an engine may put an exact power of two one bucket low,
+-- which the neighbours still reach; the integer test on the amounts decides, on every engine
 probes as (
     select
         *,

@@ -7,13 +7,12 @@
 -- them.
 --   candidates  an intent no payment line matched (nor a candidate of an ambiguous line),
 --               or the devolução a refund_missing break owes, against a statement line that
---               nothing explains, in the same direction; the larger amount at most twice the
---               smaller, the line moved at most two days outside the intent's matching
---               window and within two days of the day that window opens (a hash join on
---               days and on powers of two of the amount, the line probing the neighbours:
---               cheap).
---               The ten nearest by amount and time per line (and every pair of an intent's
---               break) are then compared by name, document and key.
+--               nothing explains, in the same direction; of those, each line's and each
+--               intent break's nearest in time (three before, three after) among the ones of
+--               a like amount (the same or a neighbouring power of two), kept when the
+--               larger amount is at most twice the smaller and the money moved at most two
+--               days outside the intent's matching window. Sorting, not joining every line
+--               to every intent: the cost grows with the rows, not with their product.
 --   score       100 less a penalty per difference (amount beyond amount_tolerance_cents: 5
 --               plus up to 25 by its share of the larger amount; outside the window: 5 plus
 --               up to 15 by distance, 1 per 3 h; name not compatible: 15; document or PIX
@@ -47,14 +46,16 @@ paid_intents as (
 owed as (
     select
         b.break_id,
-        i.intent_key,
+        i.intent_key * 2 as owed_key,
         i.intent_id,
         i.intent_type,
         false as is_refund,
         case i.intent_type when 'onramp' then 'credit' else 'debit' end as direction,
         i.amount_cents,
         i.party_display_name,
+        norm_name(i.party_display_name) as party_name_norm,
         i.party_document_masked,
+        norm_doc(i.party_document_masked) as party_document_norm,
         i.destination_address,
         i.destination_address_hash,
         i.created_at - p.clock_skew as window_start,
@@ -74,14 +75,16 @@ owed as (
     union all
     select
         b.break_id,
-        i.intent_key,
+        i.intent_key * 2 + 1 as owed_key,
         i.intent_id,
         i.intent_type,
         true as is_refund,
         'debit' as direction,
         b.expected_cents as amount_cents,
         i.party_display_name,
+        norm_name(i.party_display_name) as party_name_norm,
         i.party_document_masked,
+        norm_doc(i.party_document_masked) as party_document_norm,
         null as destination_address,
         null as destination_address_hash,
         -- the devolução follows the refund
@@ -93,7 +96,7 @@ owed as (
     where b.category = 'refund_missing'
 ),
 
--- the unexplained lines, each probing its own and the two neighbouring amount buckets
+-- the unexplained lines
 lines as (
     select
         b.break_id,
@@ -106,72 +109,108 @@ lines as (
         l.moved_from,
         l.moved_until,
         l.counterparty_name,
+        norm_name(l.counterparty_name) as counterparty_name_norm,
         l.counterparty_document,
+        norm_doc(l.counterparty_document) as counterparty_document_norm,
         l.counterparty_key,
-        l.counterparty_key_hash,
-        unnest([-2, -1, 0, 1, 2]) + epoch_us(l.moved_from) // 86400000000 as day
+        l.counterparty_key_hash
     from recon_exceptions as b
     join stg_statement_lines as l on l.line_key = b.line_key
     where b.category in ('unmatched_credit', 'unmatched_debit')
       and l.amount_abs_cents > 0
 ),
 
--- floor(log2(x)) is a float's floor: an engine may put an exact power of two one bucket low,
--- which the neighbours still reach; the integer test on the amounts decides, on every engine
-probes as (
+-- Both sides in bands of direction and powers of two of the amount (a line in its own band
+-- and the two around it), each band in time order (lines by when the money moved, what is
+-- owed by when its window opens). floor(log2(x)) is a float's floor: an engine may put an
+-- exact power of two one band low, which the neighbours still reach; the integer tests on
+-- the amounts decide, on every engine.
+events as (
     select
-        *,
-        unnest([-1, 0, 1]) + cast(floor(log2(amount_abs_cents)) as bigint) as bucket
+        direction,
+        unnest([-1, 0, 1]) + cast(floor(log2(amount_abs_cents)) as bigint) as band,
+        moved_from as event_at,
+        true as is_line,
+        line_key as event_key,
+        true as wanted
     from lines
-),
-
-buckets as (
+    union all
     select
-        *,
-        epoch_us(window_start) // 86400000000 as day,
-        cast(floor(log2(amount_cents)) as bigint) as bucket
+        direction,
+        cast(floor(log2(amount_cents)) as bigint) as band,
+        window_start as event_at,
+        false as is_line,
+        owed_key as event_key,
+        break_id is not null as wanted
     from owed
     where amount_cents > 0
 ),
 
--- same direction, amount and time near (integer tests, no text yet), the nearest first
+-- how many of the other side came before each row in its band: the ordinal of its
+-- neighbours in time
+ordered as (
+    select
+        *,
+        sum(case when is_line then 0 else 1 end) over (
+            partition by direction, band order by event_at, is_line, event_key
+            rows between unbounded preceding and current row) as owed_before,
+        sum(case when is_line then 1 else 0 end) over (
+            partition by direction, band order by event_at, is_line, event_key
+            rows between unbounded preceding and current row) as lines_before
+    from events
+),
+
+owed_at as (
+    select direction, band, event_key as owed_key, owed_before as ordinal
+    from ordered where not is_line
+),
+
+lines_at as (
+    select direction, band, event_key as line_key, lines_before as ordinal
+    from ordered where is_line
+),
+
+-- each line's three owed neighbours before and after it in time, in each of its bands; and
+-- each intent break's three lines before and after it in its band
+pairs as (
+    select r.line_key, o.owed_key
+    from (
+        select direction, band, event_key as line_key,
+               unnest([-2, -1, 0, 1, 2, 3]) + owed_before as ordinal
+        from ordered where is_line
+    ) as r
+    join owed_at as o using (direction, band, ordinal)
+    union
+    select l.line_key, r.owed_key
+    from (
+        select direction, band, event_key as owed_key,
+               unnest([-2, -1, 0, 1, 2, 3]) + lines_before as ordinal
+        from ordered where not is_line and wanted
+    ) as r
+    join lines_at as l using (direction, band, ordinal)
+),
+
+-- the neighbours within the bounds: the larger amount at most twice the smaller, the money
+-- moved at most two days outside the intent's window
 close as (
     select
-        lines.break_id,
-        lines.line_key,
-        lines.line_id,
-        lines.kind,
-        lines.refund_of,
-        lines.direction,
-        lines.amount_abs_cents,
-        lines.moved_from,
-        lines.moved_until,
-        lines.counterparty_name,
-        lines.counterparty_document,
-        lines.counterparty_key,
-        lines.counterparty_key_hash,
+        lines.*,
         owed.break_id as intent_break_id,
         owed.intent_id,
         owed.intent_type,
         owed.is_refund,
         owed.amount_cents,
         owed.party_display_name,
+        owed.party_name_norm,
         owed.party_document_masked,
+        owed.party_document_norm,
         owed.destination_address,
         owed.destination_address_hash,
         owed.window_start,
-        owed.window_end,
-        row_number() over (
-            partition by lines.line_key
-            order by abs(lines.amount_abs_cents - owed.amount_cents),
-                     abs(epoch_us(lines.moved_from) - epoch_us(owed.window_start)),
-                     owed.intent_id, owed.is_refund
-        ) as nearness
-    from probes as lines
-    join buckets as owed
-      on lines.bucket = owed.bucket
-     and lines.day = owed.day
-     and lines.direction = owed.direction
+        owed.window_end
+    from pairs
+    join lines on lines.line_key = pairs.line_key
+    join owed on owed.owed_key = pairs.owed_key
     where greatest(lines.amount_abs_cents, owed.amount_cents)
               <= least(lines.amount_abs_cents, owed.amount_cents) * 2
       and lines.moved_until >= owed.window_start - interval 2 day
@@ -201,11 +240,11 @@ near as (
         lines.counterparty_name,
         lines.party_display_name,
         not (lines.counterparty_name is not distinct from lines.party_display_name
-             or names_compatible(norm_name(lines.counterparty_name),
-                                 norm_name(lines.party_display_name))) as name_off,
+             or names_compatible(lines.counterparty_name_norm, lines.party_name_norm))
+            as name_off,
         not (lines.counterparty_document is not distinct from lines.party_document_masked
-             or docs_compatible(norm_doc(lines.counterparty_document),
-                                norm_doc(lines.party_document_masked))) as document_off,
+             or docs_compatible(lines.counterparty_document_norm, lines.party_document_norm))
+            as document_off,
         -- a payout's PIX key against the offramp's destination (a credit's key is ours)
         lines.intent_type = 'offramp' and not lines.is_refund
             and not ((lines.counterparty_key_hash is not null
@@ -220,7 +259,6 @@ near as (
             as not_a_refund
     from close as lines
     cross join p
-    where lines.nearness <= 10 or lines.intent_break_id is not null
 ),
 
 scored as (

@@ -125,11 +125,10 @@ def _substitute(body: exp.Expr, args: dict[str, exp.Expr]) -> exp.Expr:
 # a new one is added here deliberately, once it is known to mean the same on both engines
 SPARK_FUNCTIONS = frozenset(
     {
-        "ABS", "AGGREGATE", "ANY_VALUE", "ARRAY", "ARRAY_CONTAINS", "ARRAY_JOIN", "ARRAY_SORT",
+        "ABS", "AGGREGATE", "ANY_VALUE", "ARRAY", "ARRAY_CONTAINS", "ARRAY_JOIN", "ARRAY_SORT", "BIN",
         "CAST", "COALESCE", "COLLECT_LIST", "COLLECT_SET", "CONCAT", "CONCAT_WS", "CONTAINS",
         "COUNT", "DATE_FORMAT", "EXISTS", "EXPLODE", "FILTER", "FORALL", "FORMAT_NUMBER",
-        "FLOOR", "FROM_UTC_TIMESTAMP", "GREATEST", "IF", "LAG", "LEAD", "LEAST", "LENGTH", "LOG",
-        "LOWER",
+        "FROM_UTC_TIMESTAMP", "GREATEST", "IF", "LAG", "LEAD", "LEAST", "LENGTH", "LOWER",
         "LPAD", "MAX", "MAX_BY", "MD5", "MIN", "MIN_BY", "MONTH", "NULLIF", "REGEXP_EXTRACT",
         "REGEXP_LIKE", "REGEXP_REPLACE", "REPLACE", "ROW_NUMBER", "SEQUENCE", "SIZE", "SLICE",
         "SPLIT", "STARTSWITH", "STRUCT", "SUBSTRING", "SUM", "TO_DATE", "TO_UTC_TIMESTAMP",

@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from recon import catalog
+from recon import catalog, lake
 from recon.config import DataDir
 from tests.lake.conftest import S3, run_threads
 from tests.shared import open_finance_fee_pages, served_sandbox
@@ -52,6 +52,7 @@ VIEWS = (
     "recon_matches",
     "recon_exceptions",
     "recon_awaiting",
+    "recon_suggestions",
 )
 
 
@@ -68,7 +69,11 @@ def test_the_job_on_s3_gives_the_views_of_the_same_job_on_a_local_dir(
     assert remote_report.imported == local_report.imported > 0
     for name in VIEWS:
         left, right = view(local, name), view(remote, name)
-        assert len(left) > 0 or name in ("statement_quarantine", "recon_awaiting"), name
+        assert len(left) > 0 or name in (
+            "statement_quarantine",
+            "recon_awaiting",
+            "recon_suggestions",
+        ), name
         pd.testing.assert_frame_equal(left, right, obj=name)
     ours, theirs = local_run.summary.to_json(), remote_run.summary.to_json()
     for key in ("run_id", "settings"):
@@ -99,7 +104,7 @@ def test_a_second_machine_reads_the_committed_run_and_reimports_nothing(
     assert not other.runs.exists()
     latest = catalog.latest_run(other)
     assert latest is not None and latest.name == run.run_id
-    for name in ("matches", "exceptions", "awaiting", "candidates", "history"):
+    for name in lake.RUN_TABLES:
         copied = pd.read_parquet(latest / f"{name}.parquet")
         original = pd.read_parquet(run.path / f"{name}.parquet")
         pd.testing.assert_frame_equal(copied, original, obj=name)

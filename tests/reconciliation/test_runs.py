@@ -65,6 +65,7 @@ def test_run_folder_and_summary(world):
         "flows.parquet",
         "history.parquet",
         "matches.parquet",
+        "suggestions.parquet",
         "summary.json",
     ]
     assert not [p for p in world.data.runs.iterdir() if p.name.startswith(".tmp-")]

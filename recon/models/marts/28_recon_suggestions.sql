@@ -122,13 +122,13 @@ lines as (
 
 -- Both sides in bands of direction and powers of two of the amount (a line in its own band
 -- and the two around it), each band in time order (lines by when the money moved, what is
--- owed by when its window opens). floor(log2(x)) is a float's floor: an engine may put an
--- exact power of two one band low, which the neighbours still reach; the integer tests on
--- the amounts decide, on every engine.
+-- owed by when its window opens). The band is the number of binary digits of the cents
+-- (floor(log2(x)) + 1 in integers: a float's log puts an exact power of two in another band
+-- on another engine).
 events as (
     select
         direction,
-        unnest([-1, 0, 1]) + cast(floor(log2(amount_abs_cents)) as bigint) as band,
+        unnest([-1, 0, 1]) + length(bin(amount_abs_cents)) as band,
         moved_from as event_at,
         true as is_line,
         line_key as event_key,
@@ -137,7 +137,7 @@ events as (
     union all
     select
         direction,
-        cast(floor(log2(amount_cents)) as bigint) as band,
+        length(bin(amount_cents)) as band,
         window_start as event_at,
         false as is_line,
         owed_key as event_key,

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from recon.config import DataDir
 from recon.reconciliation import RunResult
 from recon.schemas import SUGGESTIONS_SCHEMA
+from recon.testing.handbuilt import T0, World, intent, line, uid
 
 from .helpers import exception_rows, match_rows, run
-from .world import T0, World, intent, line, uid
 
 M = timedelta(minutes=1)
 AS_OF = T0 + timedelta(days=2)

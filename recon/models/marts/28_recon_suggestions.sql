@@ -54,6 +54,7 @@ owed as (
         i.amount_cents,
         i.party_display_name,
         norm_name(i.party_display_name) as party_name_norm,
+        name_words(i.party_display_name) as party_name_words,
         i.party_document_masked,
         norm_doc(i.party_document_masked) as party_document_norm,
         i.destination_address,
@@ -83,6 +84,7 @@ owed as (
         b.expected_cents as amount_cents,
         i.party_display_name,
         norm_name(i.party_display_name) as party_name_norm,
+        name_words(i.party_display_name) as party_name_words,
         i.party_document_masked,
         norm_doc(i.party_document_masked) as party_document_norm,
         null as destination_address,
@@ -110,6 +112,7 @@ lines as (
         l.moved_until,
         l.counterparty_name,
         norm_name(l.counterparty_name) as counterparty_name_norm,
+        name_words(l.counterparty_name) as counterparty_name_words,
         l.counterparty_document,
         norm_doc(l.counterparty_document) as counterparty_document_norm,
         l.counterparty_key,
@@ -202,6 +205,7 @@ close as (
         owed.amount_cents,
         owed.party_display_name,
         owed.party_name_norm,
+        owed.party_name_words,
         owed.party_document_masked,
         owed.party_document_norm,
         owed.destination_address,
@@ -240,7 +244,9 @@ near as (
         lines.counterparty_name,
         lines.party_display_name,
         not (lines.counterparty_name is not distinct from lines.party_display_name
-             or names_compatible(lines.counterparty_name_norm, lines.party_name_norm))
+             or reduced_names_compatible(lines.counterparty_name_norm, lines.party_name_norm,
+                                         lines.counterparty_name_words,
+                                         lines.party_name_words))
             as name_off,
         not (lines.counterparty_document is not distinct from lines.party_document_masked
              or docs_compatible(lines.counterparty_document_norm, lines.party_document_norm))

@@ -120,14 +120,21 @@ CREATE OR REPLACE TEMP MACRO name_words(s) AS
             '( [0-9]+)+ ', ' ', 'g')),
         '');
 
+-- One name's words (name_words) the other's cut at a field width, the first names agreeing.
+CREATE OR REPLACE TEMP MACRO words_compatible(wa, wb) AS
+    string_split(wa, ' ')[1] = string_split(wb, ' ')[1]
+    AND (starts_with(wa, wb) OR starts_with(wb, wa));
+
 -- Two names are compatible when either is unknown, when one is the other cut at a field
 -- width inside any word, particles included, the first names agreeing (name_words), or
--- when their normalized forms (norm_name) are (norm_names_compatible).
+-- when their normalized forms (norm_name) are (norm_names_compatible). On names already
+-- reduced (na, nb by norm_name; wa, wb by name_words): a model comparing each name with many
+-- reduces each once.
+CREATE OR REPLACE TEMP MACRO reduced_names_compatible(na, nb, wa, wb) AS
+    norm_names_compatible(na, nb) OR words_compatible(wa, wb);
+
 CREATE OR REPLACE TEMP MACRO names_compatible(a, b) AS
-    norm_names_compatible(norm_name(a), norm_name(b))
-    OR (string_split(name_words(a), ' ')[1] = string_split(name_words(b), ' ')[1]
-        AND (starts_with(name_words(a), name_words(b))
-             OR starts_with(name_words(b), name_words(a))));
+    reduced_names_compatible(norm_name(a), norm_name(b), name_words(a), name_words(b));
 
 -- A document (CPF/CNPJ, possibly masked) reduced to its digits and mask stars; other mask
 -- characters (Nubank's bullets, as lines imported before were stored) count as stars.

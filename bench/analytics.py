@@ -1,7 +1,12 @@
 """How long the analytics take on a big history: synthetic snapshots written straight to
-Parquet (INTENTS_SCHEMA), then each recon.analytics function timed.
+Parquet (INTENTS_SCHEMA), then each recon.analytics function timed (wall and process CPU
+seconds: on a shared machine the CPU time is the steadier figure).
 
     .venv/bin/python bench/analytics.py [--intents 100000] [--snapshots 4]
+
+It ends with one line per function (its slowest call) and one line for bench/README.md:
+
+    analytics N×S: status_history A s, funnel B s, ... (slowest call of each, wall)
 
 Each intent is created in a 14-day window and moves forward along the onramp/offramp
 lifecycle (or exits) from one snapshot to the next, so status_history has several rows per
@@ -12,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
@@ -72,6 +78,11 @@ def write_history(data: DataDir, n: int, snapshots: int, seed: int = 1) -> None:
         (folder / "_manifest.json").write_text(json.dumps({"run_id": run_id, "rows": n}))
 
 
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--intents", type=int, default=100_000)
@@ -86,24 +97,36 @@ def main() -> None:
             f"in {time.perf_counter() - began:.1f} s"
         )
         con = analytics.connect(data)
+        # (function, variant) -> call; the summary keeps each function's slowest variant
         calls = {
-            "status_history (rows)": lambda: analytics.status_history(con),
-            "funnel onramp by day": lambda: analytics.funnel(con),
-            "funnel offramp by week": lambda: analytics.funnel(
+            ("status_history", "rows"): lambda: analytics.status_history(con),
+            ("funnel", "onramp by day"): lambda: analytics.funnel(con),
+            ("funnel", "offramp by week"): lambda: analytics.funnel(
                 con, intent_type="offramp", cohort="week"
             ),
-            "expiry_rates by cohort": lambda: analytics.expiry_rates(con),
-            "expiry_rates by amount": lambda: analytics.expiry_rates(con, by="amount"),
-            "expiry_rates by hour": lambda: analytics.expiry_rates(con, by="hour"),
-            "time_to_pay + summary": lambda: analytics.duration_summary(analytics.time_to_pay(con)),
-            "volumes": lambda: analytics.volumes(con),
-            "status_reasons": lambda: analytics.status_reasons(con),
-            "failures": lambda: analytics.failures(con),
+            ("expiry_rates", "by cohort"): lambda: analytics.expiry_rates(con),
+            ("expiry_rates", "by amount"): lambda: analytics.expiry_rates(con, by="amount"),
+            ("expiry_rates", "by hour"): lambda: analytics.expiry_rates(con, by="hour"),
+            ("time_to_pay", "+ summary"): lambda: analytics.duration_summary(
+                analytics.time_to_pay(con)
+            ),
+            ("volumes", ""): lambda: analytics.volumes(con),
+            ("status_reasons", ""): lambda: analytics.status_reasons(con),
+            ("failures", ""): lambda: analytics.failures(con),
         }
-        for name, call in calls.items():
-            t = time.perf_counter()
+        slowest: dict[str, tuple[float, float]] = {}
+        for (function, variant), call in calls.items():
+            t, c = time.perf_counter(), _cpu_seconds()
             rows = len(call())
-            print(f"{name:28s} {time.perf_counter() - t:7.2f} s  ({rows:,} rows)")
+            wall, cpu = time.perf_counter() - t, _cpu_seconds() - c
+            slowest[function] = max(slowest.get(function, (0.0, 0.0)), (wall, cpu))
+            name = f"{function} {variant}".strip()
+            print(f"{name:30s} {wall:7.2f} s  (CPU {cpu:6.2f} s, {rows:,} rows)")
+        print()
+        for function, (wall, cpu) in slowest.items():
+            print(f"{function}: {wall:.2f} s (CPU {cpu:.2f} s)")
+        figures = ", ".join(f"{f} {wall:.1f} s" for f, (wall, _) in slowest.items())
+        print(f"analytics {args.intents}×{args.snapshots}: {figures}")
         con.close()
 
 

@@ -282,3 +282,26 @@ def test_ensure_demo_data_keeps_a_data_dir_that_has_snapshots(
     assert recon.ops.demo.ensure_demo_data(None).root == history_dir.root
     monkeypatch.delenv("RECON_DATA")
     assert recon.ops.demo.default_data_dir().name == "recon-sandbox-data"
+
+
+@pytest.mark.parametrize(
+    ("sql_name", "fmt"),
+    [("durations", {"cohort_expr": "a.created_date"}), ("outcomes", {"key_expr": "created_date"})],
+)
+def test_per_intent_queries_build_status_history_at_most_once(
+    history_dir: DataDir, sql_name: str, fmt: dict[str, str]
+) -> None:
+    # status_history is one window sort over every snapshot row (its lag() calls); a query
+    # that only needs per-intent columns must not pay for it a second time through
+    # analytics_intents.max_stage_rank
+    from recon.analytics._connect import read_sql
+
+    con = analytics.connect(history_dir)
+    sql = read_sql(sql_name).format(**fmt)
+    params = {"intent_type": "onramp", "stage": "fiat_received", "start": None, "end": None}
+    if sql_name == "outcomes":
+        del params["stage"]
+    plan = "\n".join(row[1] for row in con.execute("EXPLAIN " + sql, params).fetchall())
+    windows = plan.count("lag(run_id")
+    assert windows == (1 if sql_name == "durations" else 0), plan
+    con.close()

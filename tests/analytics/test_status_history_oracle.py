@@ -83,3 +83,8 @@ def test_view_equals_reference(rows: list[tuple], same_second: bool) -> None:
         fast = con.execute(query.format(view)).fetchall()
         reference = con.execute(query.format(view + "_reference")).fetchall()
         assert fast == reference, view
+    last_seen = con.execute("SELECT * FROM analytics_last_seen ORDER BY intent_id").fetchall()
+    reference = con.execute(
+        "SELECT * EXCLUDE (max_stage_rank) FROM analytics_intents_reference ORDER BY intent_id"
+    ).fetchall()
+    assert last_seen == reference

@@ -1,13 +1,10 @@
--- One row per intent as last observed by any committed snapshot (not only the latest one:
--- an extract may be filtered by type or status), with what analytics group and count by.
+-- analytics_last_seen: one row per intent as last observed by any committed snapshot (not
+-- only the latest one: an extract may be filtered by type or status), with what analytics
+-- group and count by. It reads intent_snapshots once (one hash aggregate), not status_history.
 --   created_local / created_date   creation time in the business time zone
---   max_stage_rank                 furthest lifecycle stage the intent is known to have
---                                  reached: the highest stage any snapshot saw, or the stage
---                                  its exit implies (an expired onramp waited for payment);
---                                  every intent counts as created (rank 1)
 --   outcome                        completed | expired | canceled | failed | refunded | open
 --                                  (open = not terminal when last seen: right-censored)
-CREATE OR REPLACE VIEW analytics_intents AS
+CREATE OR REPLACE VIEW analytics_last_seen AS
 WITH latest AS (
     -- the last observation of each intent (latest snapshot; within one, the latest version)
     SELECT
@@ -36,16 +33,6 @@ final_stage AS (
     FROM analytics_lifecycle_order
     WHERE kind = 'stage'
     GROUP BY intent_type
-),
-
-reached AS (
-    SELECT
-        h.intent_id,
-        max(coalesce(h.stage_rank, lo.implied_stage_rank)) AS max_stage_rank
-    FROM status_history AS h
-    LEFT JOIN analytics_lifecycle_order AS lo
-        ON lo.intent_type = h.intent_type AND lo.status = h.status
-    GROUP BY h.intent_id
 )
 
 SELECT
@@ -61,7 +48,6 @@ SELECT
         WHEN lo.kind = 'exit' THEN l.status
         ELSE 'open'
     END AS outcome,
-    coalesce(r.max_stage_rank, 1) AS max_stage_rank,
     -- amounts (cents)
     l.amount_cents,
     -- timestamps (UTC, and the business day)
@@ -74,5 +60,41 @@ SELECT
 FROM (SELECT last_seen.* FROM latest) AS l
 LEFT JOIN analytics_lifecycle_order AS lo
     ON lo.intent_type = l.intent_type AND lo.status = l.status
-LEFT JOIN final_stage AS fs ON fs.intent_type = l.intent_type
-LEFT JOIN reached AS r ON r.intent_id = l.id;
+LEFT JOIN final_stage AS fs ON fs.intent_type = l.intent_type;
+
+-- analytics_intents: analytics_last_seen with
+--   max_stage_rank                 furthest lifecycle stage the intent is known to have
+--                                  reached: the highest stage any snapshot saw, or the stage
+--                                  its exit implies (an expired onramp waited for payment);
+--                                  every intent counts as created (rank 1)
+-- It reads status_history, the costly part: queries that need no max_stage_rank read
+-- analytics_last_seen, since DuckDB does not always prune the unused join (a join with
+-- status_history elsewhere in the query keeps it, building status_history twice).
+CREATE OR REPLACE VIEW analytics_intents AS
+WITH reached AS (
+    SELECT
+        h.intent_id,
+        max(coalesce(h.stage_rank, lo.implied_stage_rank)) AS max_stage_rank
+    FROM status_history AS h
+    LEFT JOIN analytics_lifecycle_order AS lo
+        ON lo.intent_type = h.intent_type AND lo.status = h.status
+    GROUP BY h.intent_id
+)
+
+SELECT
+    l.intent_id,
+    l.instance_id,
+    l.intent_type,
+    l.status,
+    l.status_reason,
+    l.outcome,
+    coalesce(r.max_stage_rank, 1) AS max_stage_rank,
+    l.amount_cents,
+    l.created_at,
+    l.updated_at,
+    l.expires_at,
+    l.last_seen_at,
+    l.created_local,
+    l.created_date
+FROM analytics_last_seen AS l
+LEFT JOIN reached AS r ON r.intent_id = l.intent_id;

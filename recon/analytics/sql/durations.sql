@@ -31,7 +31,7 @@ bounds AS (
         f.entered_after AS reached_after,
         coalesce(f.entered_at, f.entered_before) AS reached_before
     FROM first_at_or_beyond AS f
-    JOIN analytics_intents AS a USING (intent_id)
+    JOIN analytics_last_seen AS a USING (intent_id)
     WHERE ($start IS NULL OR a.created_date >= CAST($start AS DATE))
         AND ($end IS NULL OR a.created_date <= CAST($end AS DATE))
 )

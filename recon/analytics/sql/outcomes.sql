@@ -8,7 +8,7 @@ SELECT
     count(*) FILTER (WHERE outcome = 'completed') AS completed,
     count(*) FILTER (WHERE outcome NOT IN ('expired', 'completed', 'open')) AS other_exit,
     count(*) FILTER (WHERE outcome = 'open') AS still_open
-FROM analytics_intents
+FROM analytics_last_seen
 WHERE intent_type = $intent_type
     AND ($start IS NULL OR created_date >= CAST($start AS DATE))
     AND ($end IS NULL OR created_date <= CAST($end AS DATE))

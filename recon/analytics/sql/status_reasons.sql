@@ -6,7 +6,7 @@ SELECT
     count(*) AS intents,
     CAST(coalesce(sum(amount_cents), 0) AS BIGINT) AS amount_cents,
     count(*) / sum(count(*)) OVER (PARTITION BY intent_type, status) AS share
-FROM analytics_intents
+FROM analytics_last_seen
 WHERE list_contains(CAST($statuses AS VARCHAR[]), status)
     AND ($intent_type IS NULL OR intent_type = $intent_type)
     AND ($start IS NULL OR created_date >= CAST($start AS DATE))

@@ -14,7 +14,7 @@ SELECT
     ) AS BIGINT) AS other_exit_cents,
     count(*) FILTER (WHERE outcome = 'open') AS still_open,
     CAST(coalesce(sum(amount_cents) FILTER (WHERE outcome = 'open'), 0) AS BIGINT) AS open_cents
-FROM analytics_intents
+FROM analytics_last_seen
 WHERE ($intent_type IS NULL OR intent_type = $intent_type)
     AND ($start IS NULL OR created_date >= CAST($start AS DATE))
     AND ($end IS NULL OR created_date <= CAST($end AS DATE))

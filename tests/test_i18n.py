@@ -149,7 +149,10 @@ def test_the_command_line_speaks_the_language_it_is_told(
     from recon.cli import main
     from recon.testing import break_row
 
-    monkeypatch.delenv("RECON_LANG", raising=False)
+    # --lang sets $RECON_LANG for the process, as --data sets $RECON_DATA: record the variable
+    # as unset here, so it is unset again after the test whatever main() wrote
+    monkeypatch.setenv("RECON_LANG", "pt-BR")
+    monkeypatch.delenv("RECON_LANG")
     testing.run(tmp_path, [break_row("onramp_underpaid", 1)], run_id="run-lang")
     out = tmp_path / "en.html"
     assert main(["report", "--data", str(tmp_path), "--out", str(out), "--lang", "en"]) == 0

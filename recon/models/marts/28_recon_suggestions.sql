@@ -60,13 +60,10 @@ owed as (
         i.destination_address,
         i.destination_address_hash,
         i.created_at - p.clock_skew as window_start,
-        case
-            when i.intent_type = 'onramp'
-                then coalesce(i.expires_at + p.onramp_payment_grace, p.as_of)
-            when i.status = 'completed'
-                then i.updated_at + p.offramp_payout_grace
-            else p.as_of
-        end as window_end
+        payment_window_end(
+            i.intent_type, i.status, i.expires_at, i.updated_at,
+            p.onramp_payment_grace, p.offramp_payout_grace, p.as_of
+        ) as window_end
     from stg_intents as i
     cross join p
     anti join paid_intents as m on m.intent_key = i.intent_key

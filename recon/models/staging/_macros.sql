@@ -72,6 +72,18 @@ CREATE OR REPLACE TEMP MACRO said_on(text_, local_) AS
 -- An intent id in the txid form of dynamic PIX charges: no hyphens, upper case.
 CREATE OR REPLACE TEMP MACRO txid_form(id) AS upper(replace(id, '-', ''));
 
+-- When an intent's money may last move (the attributes pass's window and the suggestions'):
+-- an onramp until it expires plus the payment grace (as_of while it has no expiry), a
+-- completed offramp until its completion plus the payout grace, any other offramp as_of.
+CREATE OR REPLACE TEMP MACRO payment_window_end(
+    intent_type, status, expires_at, updated_at, payment_grace, payout_grace, as_of_
+) AS
+    CASE
+        WHEN intent_type = 'onramp' THEN coalesce(expires_at + payment_grace, as_of_)
+        WHEN status = 'completed' THEN updated_at + payout_grace
+        ELSE as_of_
+    END;
+
 -- The business day (DATE) of a UTC instant.
 CREATE OR REPLACE TEMP MACRO business_day(ts) AS
     CAST(timezone((SELECT business_tz FROM params), ts) AS DATE);

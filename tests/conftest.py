@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from recon.config import DataDir
 
@@ -14,6 +15,11 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("RECON_PII_KEY", "recon-tests-pii-key")
 # and a fixed audit key (recon.reconciliation.audit), for the same reason
 os.environ.setdefault("RECON_AUDIT_KEY", "recon-tests-audit-key")
+
+# property tests judge what an example gives, not how fast: on a 2-core machine running two
+# workers (and Spark beside them) a 200 ms deadline fails examples that are only waiting
+settings.register_profile("recon", deadline=None)
+settings.load_profile("recon")
 
 
 @pytest.fixture

@@ -57,6 +57,7 @@ __all__ = [
     "ApiConnectionError",
     "ApiError",
     "ApiStatusError",
+    "AuditBroken",
     "CommitConflict",
     "ConfigError",
     "Conflict",
@@ -65,6 +66,7 @@ __all__ = [
     "IntentParseError",
     "LakeError",
     "LockedError",
+    "NotAllowed",
     "NotFound",
     "NotebookError",
     "PaginationError",
@@ -163,6 +165,16 @@ class StatementParseError(StatementError):
         self.line = line
         self.field = field
         self.detail = message
+
+
+class NotAllowed(UsageError):
+    """The actor's role does not allow a review action (the review app answers 403)."""
+
+
+class AuditBroken(ReconError):
+    """The audit log does not verify: nothing acts on it or appends to it (exit 2)."""
+
+    exit_code = 2
 
 
 class ReconciliationError(ReconError):

@@ -15,6 +15,10 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("RECON_PII_KEY", "recon-tests-pii-key")
 # and a fixed audit key (recon.reconciliation.audit), for the same reason
 os.environ.setdefault("RECON_AUDIT_KEY", "recon-tests-audit-key")
+# tests run at the product's defaults, whatever the shell that started them chose: the
+# language (pt-BR unless a test picks one) and no data directory
+for _name in ("RECON_LANG", "RECON_DATA"):
+    os.environ.pop(_name, None)
 
 # property tests judge what an example gives, not how fast: on a 2-core machine running two
 # workers (and Spark beside them) a 200 ms deadline fails examples that are only waiting

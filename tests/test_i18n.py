@@ -3,6 +3,7 @@ person writes them, money and dates as each language writes them."""
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -149,16 +150,15 @@ def test_the_command_line_speaks_the_language_it_is_told(
     from recon.cli import main
     from recon.testing import break_row
 
-    # --lang sets $RECON_LANG for the process, as --data sets $RECON_DATA: record the variable
-    # as unset here, so it is unset again after the test whatever main() wrote
-    monkeypatch.setenv("RECON_LANG", "pt-BR")
-    monkeypatch.delenv("RECON_LANG")
+    monkeypatch.delenv("RECON_LANG", raising=False)
+    monkeypatch.delenv("RECON_DATA", raising=False)
     testing.run(tmp_path, [break_row("onramp_underpaid", 1)], run_id="run-lang")
     out = tmp_path / "en.html"
     assert main(["report", "--data", str(tmp_path), "--out", str(out), "--lang", "en"]) == 0
     html = out.read_text(encoding="utf-8")
     assert '<html lang="en">' in html and "Underpaid" in html
-    monkeypatch.delenv("RECON_LANG", raising=False)  # --lang set it for that command
+    # --lang and --data hold for that command (and its child processes), not for the caller
+    assert "RECON_LANG" not in os.environ and "RECON_DATA" not in os.environ
     out = tmp_path / "pt.html"
     assert main(["report", "--data", str(tmp_path), "--out", str(out)]) == 0
     assert '<html lang="pt-BR">' in out.read_text(encoding="utf-8")

@@ -12,6 +12,7 @@ unexpected (its traceback is written to a log file and stderr gets one line sayi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import os
@@ -19,7 +20,7 @@ import select
 import sys
 import tempfile
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -96,6 +97,27 @@ def _check_data() -> None:
         DataDir.resolve(chosen)
 
 
+@contextlib.contextmanager
+def _chosen(args: argparse.Namespace) -> Iterator[None]:
+    """`--data` and `--lang` as $RECON_DATA and $RECON_LANG while the command runs, so every
+    step and every child process (a notebook's kernel, a scheduled job) reads the same choice;
+    put back as they were afterwards, so a caller of `main` in a longer process (a notebook, a
+    test) is not left with this command's choice."""
+    chosen = {"RECON_DATA": getattr(args, "data", None), "RECON_LANG": getattr(args, "lang", None)}
+    before = {name: os.environ.get(name) for name in chosen}
+    try:
+        for name, value in chosen.items():
+            if value:
+                os.environ[name] = i18n.html_lang(value) if name == "RECON_LANG" else value
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -103,13 +125,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     for handler in logging.getLogger().handlers:  # no full document or phone in any log line
         handler.addFilter(PersonalDataFilter())
-    if getattr(args, "data", None):
-        os.environ["RECON_DATA"] = args.data
     try:
-        if getattr(args, "lang", None):  # like --data: the choice every step reads
-            os.environ["RECON_LANG"] = i18n.html_lang(args.lang)
-        _check_data()
-        code = args.func(args)
+        with _chosen(args):
+            _check_data()
+            code = args.func(args)
     except ReconError as exc:
         print_error(redact_text(str(exc)))
         return exit_code_for(exc)

@@ -47,7 +47,7 @@ from typing import Any
 from filelock import FileLock
 
 from recon.config import DataDir, load_config
-from recon.errors import ConfigError, ReconError, UsageError
+from recon.errors import AuditBroken, ConfigError, UsageError
 
 __all__ = [
     "ACTIONS",
@@ -84,12 +84,6 @@ ACTIONS = (
     "seal",  # `recon audit init`: the keyed entry after entries written before the key
 )
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
-
-
-class AuditBroken(ReconError):
-    """The audit log does not verify: nothing acts on it or appends to it (exit 2)."""
-
-    exit_code = 2
 
 
 def audit_path(data: DataDir) -> Path:

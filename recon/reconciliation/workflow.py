@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from recon.config import DataDir, load_config
-from recon.errors import ConfigError, UsageError
+from recon.errors import ConfigError, NotAllowed, UsageError
 from recon.reconciliation import audit
 from recon.reconciliation.decisions import (
     Decision,
@@ -76,10 +76,6 @@ NEEDS = {
 MAX_NOTE = 2000
 
 Data = str | os.PathLike[str] | DataDir | None
-
-
-class NotAllowed(UsageError):
-    """The actor's role does not allow the action (the review app answers 403)."""
 
 
 @dataclass(frozen=True)

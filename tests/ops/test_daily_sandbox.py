@@ -78,7 +78,7 @@ def test_cli_reconcile_resolve_report_on_the_real_engine(
     import_statements(sandbox["files"], data_dir)
     root = str(data_dir.root)
 
-    code = main(["reconcile", "--data", root])
+    code = main(["reconcile", "--data", root, "--lang", "en"])
     out = capsys.readouterr()
     run = sorted(p for p in data_dir.runs.iterdir() if (p / "summary.json").is_file())[-1]
     rows = pq.read_table(run / "exceptions.parquet").to_pylist()

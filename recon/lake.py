@@ -568,8 +568,10 @@ class Table:
             custom_metadata={METADATA_KEY: json.dumps(dict(metadata or {}), sort_keys=True)},
             max_commit_retries=100,
         )
-        # deltalake types a predicate as an overwrite's only
-        options: dict[str, Any] = {"mode": mode, "predicate": predicate}
+        # deltalake types a predicate as an overwrite's only; schema_mode "merge": a column a
+        # schema gained (statement_lines.fee_cents) is added to a table written without it,
+        # whose older files read it as NULL
+        options: dict[str, Any] = {"mode": mode, "predicate": predicate, "schema_mode": "merge"}
         try:
             write_deltalake(
                 self.uri,
@@ -630,6 +632,7 @@ class Table:
                         predicate,
                         source_alias="s",
                         target_alias="t",
+                        merge_schema=True,  # a column the schema gained joins an older table
                         commit_properties=props,
                         post_commithook_properties=PostCommitHookProperties(
                             cleanup_expired_logs=False

@@ -68,7 +68,10 @@ STATEMENT_LINES_SCHEMA = pa.schema(
         ("source_line", pa.int64()),
         ("account", pa.string()),
         ("booked_at", TS),
-        ("amount_cents", pa.int64()),  # signed: credit > 0
+        ("amount_cents", pa.int64()),  # signed: credit > 0; what moved in the account
+        # the PSP's fee taken from a credit as the statement states it (NULL: none stated):
+        # the payer paid amount_cents + fee_cents
+        ("fee_cents", pa.int64()),
         ("direction", pa.string()),  # credit | debit
         ("kind", pa.string()),  # pix_in | pix_out | pix_refund_in | pix_refund_out | fee | other
         ("end_to_end_id", pa.string()),
@@ -163,7 +166,10 @@ MATCHES_SCHEMA = pa.schema(
         ("intent_status", pa.string()),
         ("line_kind", pa.string()),
         ("expected_cents", pa.int64()),
-        ("actual_cents", pa.int64()),
+        ("actual_cents", pa.int64()),  # a credit's gross: what the payer paid
+        # the PSP's fee on a credit: stated by the statement, or the account's fee schedule's
+        # when the credit came net of it (NULL: no fee)
+        ("fee_cents", pa.int64()),
         ("booked_at", TS),
     ]
 )
@@ -297,6 +303,14 @@ CATEGORIES: dict[str, Category] = {
         ),
         Category("onramp_underpaid", "P1", N_("matched credit amount is below the intent's")),
         Category("onramp_overpaid", "P2", N_("matched credit amount is above the intent's")),
+        Category(
+            "onramp_fee_mismatch",
+            "P2",
+            N_(
+                "a credit on an account with a PSP fee schedule came net of a fee the "
+                "schedule does not give"
+            ),
+        ),
         Category("onramp_duplicate_credit", "P1", N_("more than one credit matched one onramp")),
         Category(
             "onramp_credit_after_expiry",
@@ -374,6 +388,7 @@ CATEGORY_LABELS: dict[str, str] = {
     "onramp_missing_credit": N_("Missing PIX credit"),
     "onramp_underpaid": N_("Underpaid"),
     "onramp_overpaid": N_("Overpaid"),
+    "onramp_fee_mismatch": N_("PSP fee off its schedule"),
     "onramp_duplicate_credit": N_("Duplicate credit"),
     "onramp_credit_after_expiry": N_("Credit after expiry"),
     "onramp_status_lag": N_("Paid, status not updated"),

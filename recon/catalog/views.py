@@ -29,6 +29,7 @@ VIEW_NAMES = (
     "recon_exceptions",
     "recon_awaiting",
     "recon_suggestions",
+    "recon_fees",
 )
 
 

@@ -34,6 +34,7 @@ from recon.engine.base import (
     sql_files,
 )
 from recon.engine.duck import WORK_DATABASE, DuckDBEngine, use_work_database
+from recon.reconciliation.fees import fee_schedule_rows
 from recon.reconciliation.settings import ReconcileSettings
 from recon.schemas import CATEGORIES, status_vocabulary
 
@@ -199,6 +200,7 @@ def set_params(
         ),
     )
     engine.register_arrow("status_vocabulary", rows_table(status_vocabulary(), _VOCABULARY))
+    engine.register_arrow("fee_schedules", fee_schedule_rows(settings.fee_schedules))
     pairs = list(manual)
     engine.register_arrow(
         "manual_matches",

@@ -509,7 +509,7 @@ def _final_exceptions(engine: Engine, run_id: str, decided: list[str]) -> None:
 # The query joining the ids, for an engine whose keys are not positions (see _matches).
 _MATCHES_SQL = """
 SELECT CAST($run_id AS VARCHAR) AS run_id, intent_id, line_id, end_to_end_id, rule, intent_type,
-       intent_status, line_kind, expected_cents, actual_cents, booked_at
+       intent_status, line_kind, expected_cents, actual_cents, fee_cents, booked_at
 FROM recon_matches
 ORDER BY booked_at, line_id
 """
@@ -519,7 +519,7 @@ ORDER BY booked_at, line_id
 # several times the scan)
 _MATCH_KEYS_SQL = """
 SELECT intent_key, line_key, rule, intent_type, intent_status, line_kind, expected_cents,
-       actual_cents, booked_at
+       actual_cents, fee_cents, booked_at
 FROM int_matches
 WHERE role IN ('payment', 'refund')
 """

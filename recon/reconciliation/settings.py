@@ -23,6 +23,9 @@
     statements_overdue = "30h"          # a business day no account statement covers this
                                         # long after it ended (at as_of) -> exit 1
 
+    [accounts.efi]                      # an account's PSP fee schedule (recon.reconciliation.fees):
+    fee = { percent = "0.99", min_cents = 1 }  # a credit net of it matches, with its fee
+
     [engine]
     kind = "duckdb"                     # or "spark" (pip install 'pixrecon[spark]', Java 17+):
                                         # the same models on Spark SQL, local mode
@@ -44,6 +47,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from recon.config import DEFAULT_BUSINESS_TZ, DataDir, load_config
 from recon.errors import ConfigError
+from recon.reconciliation.fees import FeeSchedule, schedules_from_config
 
 __all__ = ["ReconcileSettings", "parse_duration"]
 
@@ -108,6 +112,7 @@ class ReconcileSettings:
     clock_skew: timedelta = timedelta(seconds=60)
     statements_overdue: timedelta = timedelta(hours=30)  # from [alerts]
     engine: str = "duckdb"  # from [engine] kind
+    fee_schedules: tuple[FeeSchedule, ...] = ()  # from [accounts.<name>] fee
 
     def __post_init__(self) -> None:
         tol = self.amount_tolerance_cents
@@ -174,7 +179,7 @@ class ReconcileSettings:
         """Settings from a `[reconcile]` table; unknown keys and bad values raise ConfigError."""
         if not isinstance(section, dict):
             raise ConfigError("[reconcile] must be a table")
-        known = {f.name for f in fields(cls)} - {"statements_overdue", "engine"}
+        known = {f.name for f in fields(cls)} - {"statements_overdue", "engine", "fee_schedules"}
         unknown = sorted(set(section) - known)
         if unknown:
             raise ConfigError(
@@ -217,7 +222,7 @@ class ReconcileSettings:
         kind = engine.get("kind", "duckdb")
         if kind not in ENGINES:
             raise ConfigError(f"[engine] kind: expected one of {', '.join(ENGINES)}, got {kind!r}")
-        return replace(settings, engine=kind)
+        return replace(settings, engine=kind, fee_schedules=schedules_from_config(config))
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-friendly view (durations in seconds, dates ISO) for the run summary."""

@@ -291,12 +291,14 @@ def rows_to_table(
 
 
 # The same expressions define line_id and fingerprint for every format (module doc).
+# fee_cents comes last and bare: concat_ws skips a NULL, so a line that states no fee keeps
+# the fingerprint of a line stored without the column, and importing its file again adds nothing.
 _FINGERPRINT = """md5(concat_ws(chr(31), source_format, account,
         CAST(epoch_us(booked_at) AS VARCHAR), CAST(amount_cents AS VARCHAR), direction, kind,
         coalesce(end_to_end_id, chr(0)), coalesce(txid, chr(0)), coalesce(refund_of, chr(0)),
         coalesce(counterparty_name, chr(0)), coalesce(counterparty_document, chr(0)),
         coalesce(counterparty_key, chr(0)), coalesce(description, chr(0)),
-        coalesce(bank_reference, chr(0))))"""
+        coalesce(bank_reference, chr(0)), CAST(fee_cents AS VARCHAR)))"""
 
 # the fingerprint expression over a table named `batch` (recon.ops.migrate fills it in for
 # line files stored before it existed)

@@ -102,6 +102,10 @@ PARSED_SCHEMA = pa.schema(
         ("counterparty_key", pa.string()),
         ("description", pa.string()),
         ("bank_reference", pa.string()),
+        # the PSP's fee taken from a credit, as its item states it (amount_cents is what the
+        # account received; amount_cents + fee_cents the payer paid). Trailing and optional:
+        # a parser's row tuple may stop before it (NULL: no fee stated)
+        ("fee_cents", pa.int64()),
     ]
 )
 
@@ -150,7 +154,11 @@ class ParseResult:
         """All lines as one PARSED_SCHEMA table (vectorized part first, then rows)."""
         parts = [self.table.cast(PARSED_SCHEMA)] if self.table is not None else []
         if self.rows or not parts:
-            columns = list(zip(*self.rows, strict=True)) if self.rows else [()] * len(PARSED_SCHEMA)
+            width = len(PARSED_SCHEMA)
+            rows = self.rows
+            if any(len(row) != width for row in rows):
+                rows = [row + (None,) * (width - len(row)) for row in rows]
+            columns = list(zip(*rows, strict=True)) if rows else [()] * width
             parts.append(
                 pa.table(
                     [

@@ -63,8 +63,11 @@ def line(
     key: str | None = None,
     description: str | None = None,
     e2e_id: str | None = None,
+    fee: int | None = None,
+    account: str | None = None,
 ) -> dict[str, Any]:
-    """A statement line (recon.testing.statement_line); `amount` is a positive magnitude."""
+    """A statement line (recon.testing.statement_line); `amount` is a positive magnitude
+    (what moved), `fee` the PSP's fee the statement states."""
     credit = kind in ("pix_in", "pix_refund_in")
     fields: dict[str, Any] = {
         "kind": kind,
@@ -79,6 +82,10 @@ def line(
     }
     if e2e_id is not None:
         fields["end_to_end_id"] = e2e_id
+    if fee is not None:
+        fields["fee_cents"] = fee
+    if account is not None:
+        fields["account"] = account
     return testing.statement_line(n, **fields)
 
 

@@ -5,17 +5,24 @@ planted breaks."""
 from __future__ import annotations
 
 from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 import pyarrow.parquet as pq
 import pytest
 
+from recon import catalog
 from recon.config import DataDir
+from recon.reconciliation import ReconcileSettings
+from recon.reconciliation.fees import FeeSchedule
 from recon.schemas import CATEGORIES, EXCEPTIONS_SCHEMA, MATCHES_SCHEMA
 from recon.testing.handbuilt import T0, World, e2e, intent, line, uid
 
-from .helpers import breaks, exception_rows, matches, run
+from .helpers import breaks, exception_rows, match_rows, matches, run
 
 AS_OF = T0 + timedelta(hours=48)
+PSP = "efi"  # an account whose PSP takes 0.99 % (min R$ 0,01) from each credit
+SCHEDULE = FeeSchedule(PSP, rate_ppm=9_900, min_cents=1)
+SETTINGS = ReconcileSettings(fee_schedules=(SCHEDULE,))
 H = timedelta(hours=1)
 M = timedelta(minutes=1)
 
@@ -110,6 +117,23 @@ def build(world):
                    at=T0 + 30 * H, description="DEVOLUCAO PIX DEVOLVIDO MED_FRAUDE"))  # fmt: skip
     ln.append(line(29, kind="pix_out", amount=999, name="FULANO", doc=None))  # unmatched
     ln.append(line(30, kind="fee", amount=250, name=None, doc=None, description="TARIFA PIX"))
+    # -- a PSP that settles net of its fee -------------------------------------------------
+    psp = {"account": PSP}
+    it.append(intent(36, amount=amt(36)))
+    net = amt(36) - SCHEDULE.fee(amt(36))
+    ln.append(line(36, amount=net, txid=tx(36), **psp))  # net of the schedule's fee: clean
+    it.append(intent(37, amount=amt(37)))
+    ln.append(line(37, amount=amt(37) - 200, txid=tx(37), **psp))  # fee 200, schedule 136
+    it.append(intent(38, amount=amt(38), **ana))
+    fee = SCHEDULE.fee(amt(38))
+    ln.append(line(38, amount=amt(38) - fee, fee=fee, **ana, **psp))  # states gross and fee
+    it.append(intent(39, amount=amt(39), created=T0 + 3 * H, **ana))
+    net = amt(39) - SCHEDULE.fee(amt(39)) + 1  # a cent of rounding
+    ln.append(line(39, amount=net, at=T0 + 3 * H + M, **ana, **psp))  # net, by attributes
+    it.append(intent(19, amount=amt(19)))
+    ln.append(line(19, amount=amt(19) - 1000, txid=tx(19), **psp))  # the payer's shortfall
+    ln.append(line(190, kind="fee", amount=321, name=None, doc=None, account=PSP,
+                   description="TARIFA PIX RECEBIDOS"))  # the PSP's daily fee  # fmt: skip
     # -- snapshot history ------------------------------------------------------------------
     it.append(intent(31, amount=amt(31), status="minting"))
     ln.append(line(31, amount=amt(31), txid=tx(31)))  # regressed from completed
@@ -125,6 +149,8 @@ EXPECTED = {
     ("onramp_missing_credit", uid(4), None),
     ("onramp_underpaid", uid(5), e2e(5)),
     ("onramp_overpaid", uid(6), e2e(6)),
+    ("onramp_fee_mismatch", uid(37), e2e(37)),
+    ("onramp_underpaid", uid(19), e2e(19)),
     ("onramp_duplicate_credit", uid(7), e2e(70)),
     ("onramp_credit_after_expiry", uid(8), e2e(8)),
     ("onramp_status_lag", uid(9), e2e(9)),
@@ -150,7 +176,7 @@ EXPECTED = {
 def result(tmp_path_factory):
     world = World(DataDir(tmp_path_factory.mktemp("categories") / "data").ensure())
     build(world)
-    return run(world)
+    return run(world, settings=SETTINGS)
 
 
 def test_every_category_found_and_nothing_else(result):
@@ -183,11 +209,54 @@ def test_checks_pass_and_control_totals_balance(result):
     assert all(row["unexplained_cents"] == 0 for row in s.control_totals)
     assert "UNEXPLAINED" not in s.explained_by
     # the fee stays out of the PIX totals but is reported
-    assert s.totals["fees_cents"] == 250
+    assert s.totals["fees_cents"] == 250 + 321
+    # a credit net of its PSP's fee settles its onramp: the fee explains the difference
+    fees = SCHEDULE.fee(amt(36)) + SCHEDULE.fee(amt(38)) + SCHEDULE.fee(amt(39)) - 1
+    assert s.explained_by["psp_fee"] == -fees
     # the non-break states explain the look-alikes
     assert s.explained_by["in_flight"] == amt(10) + amt(18) + amt(28) - amt(16)
     assert s.explained_by["unmatched_credit"] == 777
-    assert s.explained_by["onramp_underpaid"] == -1000
+    assert s.explained_by["onramp_underpaid"] == -2000
+    assert s.explained_by["onramp_fee_mismatch"] == -200
+
+
+def test_a_credit_net_of_its_psp_fee_matches_on_the_gross_and_keeps_the_fee(result):
+    rows = {r["intent_id"]: r for r in match_rows(result)}
+    for n, rule, fee in [
+        (36, "txid", SCHEDULE.fee(amt(36))),  # the schedule's fee, taken
+        (38, "attributes", SCHEDULE.fee(amt(38))),  # the fee the statement states
+        (39, "attributes", SCHEDULE.fee(amt(39)) - 1),  # the schedule's, a cent of rounding off
+    ]:
+        row = rows[uid(n)]
+        assert (row["rule"], row["expected_cents"], row["actual_cents"], row["fee_cents"]) == (
+            rule,
+            amt(n),
+            amt(n),
+            fee,
+        )
+    assert rows[uid(1)]["fee_cents"] is None  # a bank credit takes no fee
+    assert rows[uid(37)]["fee_cents"] is None  # off the schedule: a break, no fee booked
+
+
+def test_a_fee_off_the_schedule_names_the_schedule_and_the_numbers(result):
+    row = next(r for r in exception_rows(result) if r["category"] == "onramp_fee_mismatch")
+    assert (row["priority"], row["expected_cents"], row["actual_cents"]) == ("P2", 136, 200)
+    reason = row["reason"]
+    assert "account efi (0.99% (min R$ 0,01))" in reason, reason
+    assert "net of a fee of R$ 2,00" in reason and "takes R$ 1,36" in reason
+    assert "difference of R$ 0,64" in reason and uid(37) in reason
+
+
+def test_recon_fees_gives_each_account_and_day_its_fees(result):
+    data = DataDir(result.path.parent.parent)
+    rows = catalog.sql("SELECT * FROM recon_fees ORDER BY account", data).to_dict("records")
+    netted = SCHEDULE.fee(amt(36)) + SCHEDULE.fee(amt(38)) + SCHEDULE.fee(amt(39)) - 1
+    day = T0.astimezone(ZoneInfo("America/Sao_Paulo")).date()
+    assert [
+        (r["account"], r["day"].date(), r["netted_fee_cents"], r["debited_fee_cents"],
+         r["total_fee_cents"])
+        for r in rows
+    ] == [("0001/1234567-8", day, 0, 250, 250), (PSP, day, netted, 321, netted + 321)]  # fmt: skip
 
 
 def test_rows_follow_the_contract(result):

@@ -17,7 +17,7 @@ from recon.testing.handbuilt import World
 from tests.golden import assert_golden
 
 from .helpers import exception_rows, run
-from .test_categories import build
+from .test_categories import SETTINGS, build
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -26,7 +26,7 @@ GOLDEN = Path(__file__).parent / "golden"
 def golden(tmp_path_factory):
     world = World(DataDir(tmp_path_factory.mktemp("golden") / "data").ensure())
     build(world)
-    return run(world, run_id="20261104T130000000000Z-g01d")
+    return run(world, run_id="20261104T130000000000Z-g01d", settings=SETTINGS)
 
 
 def test_summary_json(golden):

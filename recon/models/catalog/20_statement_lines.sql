@@ -70,6 +70,7 @@ merged AS (
         -- the movement
         arg_min(booked_at, time_rank) FILTER (WHERE booked_at IS NOT NULL) AS booked_at,
         arg_min(amount_cents, version_rank) FILTER (WHERE amount_cents IS NOT NULL) AS amount_cents,
+        arg_min(fee_cents, version_rank) FILTER (WHERE fee_cents IS NOT NULL) AS fee_cents,
         arg_min(direction, version_rank) FILTER (WHERE direction IS NOT NULL) AS direction,
         arg_min(kind, version_rank) FILTER (WHERE kind IS NOT NULL) AS kind,
         -- PIX identifiers
@@ -91,21 +92,21 @@ merged AS (
 lines AS (
     SELECT
     line_id, source_format, source_file, source_line, account, booked_at, amount_cents,
-    direction, kind, end_to_end_id, txid, refund_of, counterparty_name,
+    fee_cents, direction, kind, end_to_end_id, txid, refund_of, counterparty_name,
     counterparty_document, counterparty_document_hash, counterparty_key, counterparty_key_hash,
     description, bank_reference, imported_at
     FROM merged
     UNION ALL
     SELECT
     line_id, source_format, source_file, source_line, account, booked_at, amount_cents,
-    direction, kind, end_to_end_id, txid, refund_of, counterparty_name,
+    fee_cents, direction, kind, end_to_end_id, txid, refund_of, counterparty_name,
     counterparty_document, counterparty_document_hash, counterparty_key, counterparty_key_hash,
     description, bank_reference, imported_at
     FROM singletons
 )
 SELECT
     line_id, source_format, source_file, source_line, account, booked_at, amount_cents,
-    direction, kind, end_to_end_id, txid, refund_of, counterparty_name,
+    fee_cents, direction, kind, end_to_end_id, txid, refund_of, counterparty_name,
     counterparty_document, counterparty_document_hash, counterparty_key, counterparty_key_hash,
     description, bank_reference, imported_at
 FROM lines

@@ -15,6 +15,10 @@
 --                   key type (keys_compatible). A credit's key is our own receiving key, so
 --                   it says nothing about the payer and is not compared. Every test must
 --                   hold: a name never confirms a pair that the document or key contradicts.
+--   amount:         the line's gross (what moved plus the fee its statement states); on an
+--                   account with a PSP fee schedule (fee_schedules) a credit may also be the
+--                   onramp's amount less the schedule's fee (within the fee's tolerance):
+--                   each onramp is also a candidate at that net amount on that account
 -- Lines claimed by earlier passes (matched or ambiguous) are skipped, and so are intents
 -- that an earlier pass already matched.
 with
@@ -38,8 +42,9 @@ matched_intents as (
 lines as (
     select
         l.line_key,
+        l.account,
         l.direction,
-        l.amount_abs_cents,
+        l.gross_abs_cents as amount_abs_cents,
         -- when the money moved (the booking, or what a date-only line's text says)
         l.moved_from,
         l.moved_until,
@@ -47,17 +52,20 @@ lines as (
         l.counterparty_document,
         l.counterparty_key,
         l.counterparty_key_hash,
-        -- probe the neighbouring amount buckets only when a tolerance is set
+        -- probe the neighbouring amount buckets only when a tolerance is set (a fee's
+        -- tolerance too, for a credit on an account with a fee schedule)
         unnest(
-            case when p.amount_tolerance_cents = 0 then [0] else [-1, 0, 1] end
-        ) + l.amount_abs_cents // (p.amount_tolerance_cents + 1) as bucket
+            case when p.amount_tolerance_cents = 0 and s.account is null then [0]
+                 else [-1, 0, 1] end
+        ) + l.gross_abs_cents // (p.amount_tolerance_cents + 1) as bucket
     from stg_statement_lines as l
     cross join params as p
+    left join fee_schedules as s on s.account = l.account and l.direction = 'credit'
     anti join claimed_lines as c on c.line_key = l.line_key
     where l.kind in ('pix_in', 'pix_out')
 ),
 
-intents as (
+unmatched_intents as (
     select
         i.intent_key,
         i.intent_type,
@@ -80,6 +88,33 @@ intents as (
     where i.amount_cents is not null
 ),
 
+-- each intent at its amount on any account, and each onramp also at its amount less the
+-- fee of every account with a fee schedule, on that account
+intents as (
+    select *, null as account, amount_cents as candidate_cents, 0 as fee_tolerance_cents
+    from unmatched_intents
+    union all by name
+    select
+        i.* exclude (bucket),
+        (i.amount_cents - f.fee_cents) // (p.amount_tolerance_cents + 1) as bucket,
+        f.account,
+        i.amount_cents - f.fee_cents as candidate_cents,
+        f.tolerance_cents as fee_tolerance_cents
+    from unmatched_intents as i
+    cross join params as p
+    join (
+        select
+            u.intent_key,
+            s.account,
+            s.tolerance_cents,
+            schedule_fee(u.amount_cents, s.rate_ppm, s.fixed_cents, s.min_cents, s.max_cents)
+                as fee_cents
+        from unmatched_intents as u
+        cross join fee_schedules as s
+        where u.intent_type = 'onramp'
+    ) as f on f.intent_key = i.intent_key
+),
+
 -- same amount, direction and window first (a hash join); the counterparty tests then run
 -- on those few candidate pairs only
 amount_pairs as (
@@ -100,7 +135,13 @@ amount_pairs as (
       on lines.bucket = intents.bucket
      and lines.direction = intents.direction
     cross join params as p
-    where abs(lines.amount_abs_cents - intents.amount_cents) <= p.amount_tolerance_cents
+    where abs(lines.amount_abs_cents - intents.candidate_cents)
+              <= p.amount_tolerance_cents + intents.fee_tolerance_cents
+      -- a net candidate on its account only, where the line is not its gross already
+      and (intents.account is null
+           or (intents.account = lines.account
+               and abs(lines.amount_abs_cents - intents.amount_cents)
+                   > p.amount_tolerance_cents))
       and lines.moved_until >= intents.window_start
       and lines.moved_from <= intents.window_end
 ),

@@ -31,7 +31,7 @@ entries as (
 ),
 
 first_match as (
-    select intent_key, role, booked_at, line_key, actual_cents
+    select intent_key, role, booked_at, line_key, moved_cents
     from int_matches
     where role in ('payment', 'refund') and line_rank = 1
 )
@@ -42,7 +42,8 @@ select
     entries.role,
     entries.amount_cents as book_cents,
     first_match.line_key as matched_line_key,
-    first_match.actual_cents as matched_cents,
+    -- what the line moved (net of a PSP's fee: control items label the fee psp_fee)
+    first_match.moved_cents as matched_cents,
     business_day(coalesce(first_match.booked_at, entries.updated_at)) as business_day
 from entries
 left join first_match

@@ -26,6 +26,7 @@ final as (
         ---------- amounts (cents)
         matches.expected_cents,
         matches.actual_cents,
+        matches.fee_cents,
 
         ---------- timestamps (UTC)
         matches.booked_at,

@@ -57,6 +57,30 @@ onramp_amount as (
     where x.role = 'payment' and x.intent_type = 'onramp' and x.amount_off
 ),
 
+-- a credit on an account with a PSP fee schedule whose fee is off it (int_matches.fee_off):
+-- expected_cents is the schedule's fee, actual_cents the fee taken (stated, or the shortfall)
+onramp_fee_mismatch as (
+    select
+        'onramp_fee_mismatch' as category,
+        x.* exclude (expected_cents, actual_cents),
+        x.schedule_fee_cents as expected_cents,
+        coalesce(x.fee_cents, x.expected_cents - x.actual_cents) as actual_cents,
+        matched_line(
+            x.intent_type, x.line_ref, x.actual_cents - coalesce(x.fee_cents, 0), x.booked_at,
+            x.rule
+        )
+            || ' pays onramp ' || x.intent_id || ' of ' || brl(x.expected_cents)
+            || ' net of a fee of ' || brl(coalesce(x.fee_cents, x.expected_cents - x.actual_cents))
+            || '; the fee schedule of account ' || x.account || ' (' || x.fee_schedule
+            || ') takes ' || brl(x.schedule_fee_cents) || '. Ask the PSP about the difference of '
+            || brl(abs(coalesce(x.fee_cents, x.expected_cents - x.actual_cents)
+                       - x.schedule_fee_cents))
+            || ', or correct the schedule in recon.toml.' as reason,
+        x.booked_at as evidence_at
+    from int_notable_pairs as x
+    where x.role = 'payment' and x.intent_type = 'onramp' and x.fee_off
+),
+
 onramp_duplicate_credit as (
     select
         'onramp_duplicate_credit' as category,
@@ -124,6 +148,7 @@ select
 from (
     select * from onramp_missing_credit
     union all by name select * from onramp_amount
+    union all by name select * from onramp_fee_mismatch
     union all by name select * from onramp_duplicate_credit
     union all by name select * from onramp_credit_after_expiry
     union all by name select * from onramp_status_lag

@@ -7,6 +7,8 @@
 -- an item: on a normal day that is almost every line, so only the rest are labelled.
 -- label = the break category on that line (or, for an unsettled book entry, on that intent);
 -- otherwise one of the states that are not breaks:
+--   psp_fee           a credit that settles its book entry net of its PSP's fee (stated
+--                     by the statement, or the account's fee schedule's: int_matches),
 --   within_tolerance  settles its book entry within amount_tolerance_cents,
 --   in_flight         money ahead of the status, or a status ahead of the money, still
 --                     inside its grace period (or an offramp not yet completed),
@@ -94,6 +96,9 @@ line_items as (
             when rs.label is not null then rs.label
             when m.intent_key in (select intent_key from awaiting_intents)
                 then 'awaiting_statement'
+            when book.intent_key is not null and m.fee_cents is not null
+                 and abs(m.actual_cents - book.book_cents) <= p.amount_tolerance_cents
+                then 'psp_fee'
             when book.intent_key is not null
                  and abs(l.amount_abs_cents - book.book_cents) <= p.amount_tolerance_cents
                 then 'within_tolerance'

@@ -30,7 +30,7 @@ explained as (
         direction,
         sum(cents) filter (where label is not null) as explained_cents,
         sum(cents) filter (where label not in ('within_tolerance', 'in_flight',
-                                               'returned')) as breaks_cents
+                                               'returned', 'psp_fee')) as breaks_cents
     from recon_control_items
     group by all
 ),

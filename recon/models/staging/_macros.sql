@@ -84,6 +84,15 @@ CREATE OR REPLACE TEMP MACRO payment_window_end(
         ELSE as_of_
     END;
 
+-- The fee an account's PSP fee schedule (fee_schedules, recon.reconciliation.fees) takes from a
+-- payment of `amount` cents: fixed + the rate (millionths) rounded half up, within min..max.
+CREATE OR REPLACE TEMP MACRO schedule_fee(amount, rate_ppm, fixed_cents, min_cents, max_cents) AS
+    CASE
+        WHEN max_cents IS NULL
+            THEN greatest(min_cents, fixed_cents + (amount * rate_ppm + 500000) // 1000000)
+        ELSE least(max_cents, greatest(min_cents, fixed_cents + (amount * rate_ppm + 500000) // 1000000))
+    END;
+
 -- The business day (DATE) of a UTC instant.
 CREATE OR REPLACE TEMP MACRO business_day(ts) AS
     CAST(timezone((SELECT business_tz FROM params), ts) AS DATE);

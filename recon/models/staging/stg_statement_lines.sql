@@ -10,6 +10,9 @@
 -- booking (CNAB 240, bank CSV: local midnight) the end of that day; a pass pairs a line
 -- only with an intent created before it (created_at <= booked_latest + clock_skew).
 -- moved_from .. moved_until (below): when the money moved, for the attributes pass's windows.
+-- gross_abs_cents is the PIX's own value (what the payer sent, what the payee received): the
+-- amount that moved plus the fee the statement says the PSP took from it (fee_cents); the
+-- passes match on it, and it is amount_abs_cents where no fee is stated.
 with
 
 -- the service's lines, each with its booking in the business time zone (converted once)
@@ -31,11 +34,14 @@ renamed as (
         bank_reference,
 
         ---------- what it is
+        account,
         direction,
         kind,
 
         ---------- amount (cents, a magnitude: direction says which way it moved)
         abs(amount_cents) as amount_abs_cents,
+        fee_cents,
+        abs(amount_cents + coalesce(fee_cents, 0)) as gross_abs_cents,
 
         ---------- counterparty
         counterparty_name,

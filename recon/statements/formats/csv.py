@@ -677,6 +677,7 @@ def _fast(
         "counterparty_key": optional("counterparty_key"),
         "description": optional("description"),
         "bank_reference": pc.coalesce(optional("bank_reference"), optional("refund_id")),
+        "fee_cents": pa.nulls(n, pa.int64()),
     }
     out = pa.table([columns[f.name] for f in PARSED_SCHEMA], schema=PARSED_SCHEMA)
     return ParseResult(table=out)

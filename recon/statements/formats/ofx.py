@@ -351,6 +351,7 @@ def _fast(chunks: list[str], first_line: int) -> ParseResult | None:
             pa.nulls(n, pa.string()),
             pc.coalesce(memo, name),
             _nonempty(tag("FITID")),  # as written (trimmed), inner blanks kept
+            pa.nulls(n, pa.int64()),
         ],
         schema=PARSED_SCHEMA,
     )

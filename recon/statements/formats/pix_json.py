@@ -7,7 +7,11 @@ devoluções share it), since JSON has no meaningful line per item.
 Each received PIX is a `pix_in` credit: endToEndId, txid, valor (decimal text, "123.45"),
 chave (the key that was paid: ours, kept as counterparty_key, which is what an onramp's
 pixInfo.keyValue names), horario (RFC 3339 with offset, stored UTC), infoPagador
-(description) and the PSP extension `pagador` {nome, cpf|cnpj} (often masked).
+(description) and the PSP extension `pagador` {nome, cpf|cnpj} (often masked). Efí states
+the fee it took from a PIX received in `gnExtras.tarifa` (decimal text; its webhook carries it
+when the key's `webhook.notificacao.tarifa` is set): `valor` is what the payer sent, the
+account is credited `valor` - `tarifa`, so the line's amount_cents is that net and its
+fee_cents the tarifa (the pair is matched on the gross, their sum).
 
 Each `devolucoes[]` item is its own line: kind pix_refund_out, a debit, end_to_end_id = its
 rtrId, refund_of = the original endToEndId, bank_reference = the devolução id. Its status
@@ -182,6 +186,25 @@ def _extras(item: dict[str, Any]) -> dict[str, Any]:
     return extras
 
 
+def _tarifa(extras: dict[str, Any], cents: int) -> int | None:
+    """Efí's `gnExtras.tarifa` (decimal text, "0.01"): the fee it took from a PIX received,
+    whose `valor` is what the payer sent; the account is credited `valor` - `tarifa`."""
+    if extras.get("tarifa") is None:
+        return None
+    value = extras["tarifa"]
+    if not isinstance(value, str):
+        raise LineError("gnExtras.tarifa", f"must be decimal text like '0.99', got {value!r:.60}")
+    try:
+        fee = parse_plain_cents(value.strip())
+    except AmountError as exc:
+        raise LineError("gnExtras.tarifa", str(exc)) from exc
+    if not 0 <= fee < cents:
+        raise LineError(
+            "gnExtras.tarifa", f"must be at least 0 and less than valor, got {value!r:.40}"
+        )
+    return fee
+
+
 # Direction of an item that says what it is (PSP extensions of API Pix, e.g. Efí's webhook:
 # a PIX we sent has `tipo: "SOLICITACAO"`, `status` and `gnExtras.idEnvio`). BACEN's own
 # `GET /pix` and webhook items carry none of these: they are received PIX by definition.
@@ -255,8 +278,10 @@ def _item_rows(number: int, item: Any) -> list[tuple[Any, ...]]:
         rows: list[tuple[Any, ...]] = [(*row, description, clean(reference))]
     else:
         name, doc = _person(item.get("pagador") or extras.get("pagador"), "pagador")
-        row = (number, horario, cents, "credit", "pix_in", e2e, txid, None, name, doc, chave)
-        rows = [(*row, clean(info), None)]
+        fee = _tarifa(extras, cents)
+        net = cents - (fee or 0)
+        row = (number, horario, net, "credit", "pix_in", e2e, txid, None, name, doc, chave)
+        rows = [(*row, clean(info), None, fee)]
     refunds = item.get("devolucoes") or []
     if isinstance(refunds, dict):
         refunds = [refunds]  # BACEN's own webhook example has one devolução as an object
@@ -362,6 +387,7 @@ def _assemble(
             _blank_to_null(chave),
             vclean(info),
             pa.nulls(n, pa.string()),
+            pa.nulls(n, pa.int64()),
         ],
         schema=PARSED_SCHEMA,
     )

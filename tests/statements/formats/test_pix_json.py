@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 
 from recon.config import DataDir
@@ -255,3 +256,39 @@ def test_a_json_number_never_takes_the_fast_paths(tmp_path: Path) -> None:
     path = _write(tmp_path / "n.json", {"pix": [_pix(valor=10.5)]})
     assert pix_json._arrow_file(path) is None
     assert pix_json._fast([_pix(valor=10.5)]) is None
+
+
+def test_efi_tarifa_is_the_fee_of_a_net_credit(tmp_path: Path, data_dir: DataDir) -> None:
+    """Efí's webhook "Pix recebido com tarifa informada": valor is what the payer sent, the
+    account gets valor - tarifa; the line keeps both (amount_cents net, fee_cents)."""
+    body = {"pix": [_pix(E1, valor="100.00", gnExtras={"tarifa": "0.99"}), _pix(E2)]}
+    import_statements([_write(tmp_path / "hook.json", body)], data_dir)
+    lines = by_e2e(data_dir)
+    assert (lines[E1]["amount_cents"], lines[E1]["fee_cents"]) == (9901, 99)
+    assert (lines[E2]["amount_cents"], lines[E2]["fee_cents"]) == (1000, None)
+
+
+def test_a_line_without_a_fee_keeps_its_fingerprint(tmp_path: Path, data_dir: DataDir) -> None:
+    # the stored fingerprint of a line with no fee does not depend on the fee column, so a
+    # data directory stored without the column takes the same file again as nothing new
+    path = _write(tmp_path / "hook.json", {"pix": [_pix(E2)]})
+    import_statements([path], data_dir)
+    files = sorted(data_dir.statements.glob("source=*/*.parquet"))
+    stored = pq.read_table(files[0])
+    pq.write_table(stored.drop_columns(["fee_cents"]), files[0])
+    report = import_statements([path], data_dir)
+    assert (report.imported, report.duplicate) == (0, 1)
+    assert by_e2e(data_dir)[E2]["fee_cents"] is None
+
+
+@pytest.mark.parametrize(
+    ("tarifa", "says"),
+    [(0.99, "must be decimal text"), ("10.00", "less than valor"), ("x", "")],
+)
+def test_a_bad_tarifa_names_its_field(
+    tmp_path: Path, data_dir: DataDir, tarifa: Any, says: str
+) -> None:
+    path = _write(tmp_path / "bad.json", {"pix": [_pix(E1, gnExtras={"tarifa": tarifa})]})
+    with pytest.raises(StatementParseError) as err:
+        import_statements([path], data_dir)
+    assert err.value.field == "gnExtras.tarifa" and says in str(err.value)

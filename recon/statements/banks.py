@@ -87,6 +87,10 @@ VOCABULARY: dict[str, frozenset[str]] = {
         "Valor Lançamento",
         "Valor do Lançamento",
         "TRANSACTION_NET_AMOUNT",
+        # Mercado Pago's settlement report ("Todas as transações": TRANSACTION_AMOUNT,
+        # FEE_AMOUNT, SETTLEMENT_NET_AMOUNT) and release report (GROSS_AMOUNT, MP_FEE_AMOUNT,
+        # NET_CREDIT_AMOUNT / NET_DEBIT_AMOUNT): the net is what moved in the account
+        "SETTLEMENT_NET_AMOUNT",
         "Net Amount",
         "Valor Líquido",
         "Montante",
@@ -96,9 +100,30 @@ VOCABULARY: dict[str, frozenset[str]] = {
         "Importe",
     ),
     "credit": _names(
-        "Crédito", "Créditos", "Entrada", "Entradas", "Credit", "Money In", "Valor Crédito"
+        "Crédito",
+        "Créditos",
+        "Entrada",
+        "Entradas",
+        "Credit",
+        "Money In",
+        "Valor Crédito",
+        "NET_CREDIT_AMOUNT",
     ),
-    "debit": _names("Débito", "Débitos", "Saída", "Saídas", "Debit", "Money Out", "Valor Débito"),
+    "debit": _names(
+        "Débito",
+        "Débitos",
+        "Saída",
+        "Saídas",
+        "Debit",
+        "Money Out",
+        "Valor Débito",
+        "NET_DEBIT_AMOUNT",
+    ),
+    # a PSP's fee on the line, and the line before it (recon.statements.formats.csv: fee, gross)
+    "fee": _names(
+        "FEE_AMOUNT", "MP_FEE_AMOUNT", "Fee Amount", "Tarifa", "Valor da Tarifa", "Valor Tarifa"
+    ),
+    "gross": _names("TRANSACTION_AMOUNT", "GROSS_AMOUNT", "Gross Amount", "Valor Bruto"),
     "indicator": FLAG_ONLY
     | _names(
         "Tipo Lançamento",

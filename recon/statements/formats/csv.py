@@ -28,7 +28,9 @@ Profiles (`--csv-profile`):
       amount = "Valor"             # required unless sign = "split" (credit, debit)
       # credit, debit, indicator, kind, end_to_end_id, txid, refund_of, refund_id,
       # counterparty_name, counterparty_document, counterparty_key, description,
-      # detail (a second text column, joined with " - "), bank_reference, balance
+      # detail (a second text column, joined with " - "), bank_reference, balance,
+      # fee (the PSP's fee taken from the line, its sign ignored), gross (the line before
+      # the fee: the fee is gross - |amount|); amount is then what moved, net of the fee
       [kinds]                      # values of the kind column -> recon kind
       "PIX RECEBIDO" = "pix_in"
 
@@ -102,6 +104,8 @@ TARGETS = (
     "detail",
     "bank_reference",
     "balance",
+    "fee",
+    "gross",
 )
 SIGNS = ("signed", "inverted", "split", "indicator")
 _CREDIT_KINDS = frozenset({"pix_in", "pix_refund_in"})
@@ -623,6 +627,8 @@ def _fast(
         and profile.date_format == "iso"
         and "kind" in where
         and "balance" not in where
+        and "fee" not in where
+        and "gross" not in where
     ):
         return None
     table = _fast_table(text, header_line, width, profile)
@@ -736,11 +742,12 @@ def is_balance_label(text: str) -> bool:
 class _Row:
     """The pieces of one line, kept until its continuation rows (if any) are read."""
 
-    __slots__ = ("booked", "cents", "direction", "fields", "kind", "line", "text")
+    __slots__ = ("booked", "cents", "direction", "fee", "fields", "kind", "line", "text")
 
     def __init__(self, line: int, booked: str, cents: int, direction: str) -> None:
         self.line, self.booked, self.cents, self.direction = line, booked, cents, direction
         self.kind = ""
+        self.fee: int | None = None
         self.fields: list[str | None] = []
         self.text: str | None = None
 
@@ -771,6 +778,7 @@ class _Rows(_Reader):
         self.i_ind, self.i_kind = get("indicator"), get("kind")
         self.i_balance = None if profile.daily_balance else get("balance")
         self.i_desc, self.i_detail = get("description"), get("detail")
+        self.i_fee, self.i_gross = get("fee"), get("gross")
         self.as_written = [get(t) for t in _AS_WRITTEN]
         self.money_cells = [
             i for i in (self.i_amount, self.i_credit, self.i_debit) if i is not None
@@ -862,6 +870,7 @@ class _Rows(_Reader):
         booked = self.booked(cells[self.i_booked])
         row = _Row(line, booked, cents, "debit" if cents < 0 else "credit")
         row.text = desc
+        row.fee = self.fee_of(cells, cents)
         values = [(clean(cells[i]) if i is not None else None) for i in self.as_written]
         if self.i_kind is not None and not self.p.card:
             row.kind = self.kind_of(cells, cents)
@@ -1046,7 +1055,22 @@ class _Rows(_Reader):
             cp_key,
             desc,
             ref or refund_id,
+            row.fee,
         )
+
+    def fee_of(self, cells: list[str], cents: int) -> int | None:
+        """The PSP's fee on a line: its fee column (a magnitude: reports write it negative),
+        else what its gross column and the amount that moved differ by (a credit moves the
+        gross less the fee, a debit the gross and the fee); None when neither says one."""
+        if self.i_fee is not None and (text := cells[self.i_fee].strip()):
+            return abs(self.cents(text, "fee"))
+        if self.i_gross is not None and (text := cells[self.i_gross].strip()):
+            gross = abs(self.cents(text, "gross"))
+            fee = gross - cents if cents >= 0 else -cents - gross
+            if fee < 0:
+                raise LineError("gross", f"gross {text[:40]!r} and amount {cents} leave no fee")
+            return fee
+        return None
 
     def text_of(self, cells: list[str]) -> str | None:
         """The line's text: its description, and its detail column after " - "."""

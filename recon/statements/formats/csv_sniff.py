@@ -457,6 +457,8 @@ class _Columns:
             "counterparty_name",
             "counterparty_document",
             "counterparty_key",
+            "fee",
+            "gross",
         ):
             for i in found.get(target, []):
                 if i not in self.used:

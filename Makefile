@@ -59,7 +59,7 @@ java:
 	fi
 
 pytest: $(STAMP) browser java
-	MPLBACKEND=Agg RECON_CHROMIUM=$(CHROMIUM) $(BIN)/pytest -n 2 --timeout=600 -q
+	MPLBACKEND=Agg RECON_CHROMIUM=$(CHROMIUM) $(BIN)/pytest -n 2 --timeout=600 -q --durations=25
 
 test: lint typecheck pytest
 

@@ -77,6 +77,7 @@ def run_resolve(args: argparse.Namespace) -> int:
         return 0
     outcome = workflow.resolve(args.break_id, args.note, data=dd, decided_by=args.by)
     if isinstance(outcome, workflow.Request):
+        _announce_request(dd, outcome, getattr(args, "config", None))
         print(
             f"break {outcome.break_id} is P1 and four-eyes is on: resolution requested by "
             f"{outcome.requested_by}; it stays open until a different approver approves it"
@@ -87,6 +88,17 @@ def run_resolve(args: argparse.Namespace) -> int:
         "later runs list it as decided, not open"
     )
     return 0
+
+
+def _announce_request(dd: Any, request: Any, config: str | None) -> None:
+    """Tell the approvers ([notify] of recon.toml) that a P1 resolution waits for them."""
+    from recon.config import load_config
+    from recon.reconciliation import workflow
+    from recon.review.notify import notify_requests
+
+    row = workflow.latest_break(dd, request.break_id) or {"break_id": request.break_id}
+    pending = {request.break_id: {"by": request.requested_by, "note": request.note}}
+    notify_requests([row], pending, load_config(config, dd))
 
 
 def run_pair(args: argparse.Namespace) -> int:

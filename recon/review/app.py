@@ -24,8 +24,8 @@ import html
 import io
 import logging
 import re
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ import anyio
 import anyio.to_thread
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -44,10 +45,11 @@ from starlette.staticfiles import StaticFiles
 from recon import i18n
 from recon.config import DataDir, load_config, ui_language
 from recon.errors import ConfigError, UsageError
+from recon.i18n import N_
 from recon.money import format_brl
 from recon.reconciliation import ReconcileSettings, audit, workflow
 from recon.report.exports import write_br_csv, write_xlsx
-from recon.review import auth, guard
+from recon.review import auth, guard, notify
 from recon.review.queue import (
     COVERAGE,
     DECISIONS,
@@ -59,7 +61,7 @@ from recon.review.queue import (
     Page,
     Store,
 )
-from recon.schemas import CATEGORIES
+from recon.schemas import CATEGORIES, category_label
 
 log = logging.getLogger(__name__)
 
@@ -68,17 +70,33 @@ __all__ = ["ReviewSettings", "create_app"]
 COOKIE = "recon_review"
 MAX_FORM_BYTES = 64 * 1024
 _BREAK_ID = re.compile(r"^[0-9a-f]{8,64}$")
+MAX_BULK = 1000  # breaks one bulk action may touch
 DONE = {
-    "assigned": "Assignment saved.",
-    "commented": "Comment added.",
-    "resolved": "Resolved: the next run lists the break as decided.",
-    "reopened": "Reopened: the next run lists the break as open again.",
-    "confirmed": "Candidate confirmed: the next run matches it (rule manual).",
-    "paired": "Paired: the next run matches them (rule manual); a difference stays a break.",
-    "unpaired": "Pair undone: the next run matches the line as the passes would.",
-    "requested": "Resolution requested: a different approver must approve it (P1, four-eyes).",
-    "approved": "Approved and resolved.",
+    "assigned": N_("Assignment saved."),
+    "commented": N_("Comment added."),
+    "resolved": N_("Resolved: the next run lists the break as decided."),
+    "reopened": N_("Reopened: the next run lists the break as open again."),
+    "confirmed": N_("Candidate confirmed: the next run matches it (rule manual)."),
+    "paired": N_("Paired: the next run matches them (rule manual); a difference stays a break."),
+    "unpaired": N_("Pair undone: the next run matches the line as the passes would."),
+    "requested": N_("Resolution requested: a different approver must approve it (P1, four-eyes)."),
+    "approved": N_("Approved and resolved."),
 }
+# the words a page shows for the values of the queue's filters and the audit log's actions
+LABELS = {
+    "open": N_("open"), "pending": N_("awaiting approval"), "closed": N_("closed"),
+    "all": N_("all"), "new": N_("new"), "persisting": N_("persisting"),
+    "covered": N_("covered"), "not_covered": N_("not covered"), "unknown": N_("unknown"),
+    "priority": N_("priority, then money at stake"), "age": N_("oldest first"),
+    "-age": N_("newest first"), "amount": N_("most money at stake first"),
+    "-amount": N_("least money at stake first"), "category": N_("category"),
+    "first_seen": N_("first seen"), "assign": N_("assigned"), "comment": N_("commented"),
+    "request_approval": N_("asked for approval"), "approve": N_("approved"),
+    "resolve": N_("resolved"), "reopen": N_("reopened"), "confirm": N_("confirmed a candidate"),
+    "pair": N_("paired by hand"), "unpair": N_("undid a pair"),
+    "approved": N_("approved"), "resolved": N_("resolved"), "paired": N_("paired"),
+    "cleared by the data": N_("cleared by the data"),
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -95,6 +113,7 @@ class ReviewSettings:
     idle_minutes: int = auth.IDLE_SECONDS // 60
     session_hours: int = auth.SESSION_SECONDS // 3600
     listen: tuple[str, ...] = ()  # the addresses served on (trusted as Host names too)
+    notify: Mapping[str, Any] = field(default_factory=dict)  # recon.toml: [notify], [review]
 
     @property
     def auth(self) -> bool:
@@ -137,6 +156,7 @@ class ReviewSettings:
             trust_proxy=bool(section.get("trust_proxy", False)),
             idle_minutes=section.get("idle_minutes", cls.idle_minutes),
             session_hours=section.get("session_hours", cls.session_hours),
+            notify={k: toml[k] for k in ("notify", "review") if k in toml},
         )  # fmt: skip
 
 
@@ -205,7 +225,12 @@ def _environment(tz: ZoneInfo, lang: str) -> Environment:
     )
     i18n.install_jinja(env, lang)
     env.globals["time_zone"] = str(tz)
-    env.filters.update(brl=_brl, when=lambda v: _when(v, tz, lang), short=_short)
+    env.filters.update(
+        brl=_brl, when=lambda v: _when(v, tz, lang), short=_short,
+        category=lambda name: category_label(str(name or ""), lang),
+        label=lambda value: i18n.gettext(LABELS[value], lang) if value in LABELS else value,
+    )  # fmt: skip
+    env.globals["urlencode"] = urlencode
     return env
 
 
@@ -304,14 +329,25 @@ class ReviewApp:
             if len(body) > MAX_FORM_BYTES:
                 return None
         try:
-            parsed = parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=50)
+            parsed = parse_qs(
+                body.decode("utf-8"), keep_blank_values=True, max_num_fields=MAX_BULK + 20
+            )
         except (UnicodeDecodeError, ValueError):
             return None
         return Form(parsed)
 
-    def _forbidden(self, message: str) -> HTMLResponse:
+    def gettext(self, message: str) -> str:
+        """`message` in the app's language."""
+        return i18n.gettext(message, self.settings.language)
+
+    def _forbidden(self) -> HTMLResponse:
+        message = self.gettext(
+            "The form's security token is missing or wrong; nothing was changed. "
+            "Reload the page and try again."
+        )
         return HTMLResponse(
-            f"<!doctype html><title>Forbidden</title><p>{message}</p>",
+            f'<!doctype html><html lang="{i18n.html_lang(self.settings.language)}">'
+            f"<title>403</title><p>{html.escape(message)}</p>",
             status_code=403,
         )
 
@@ -330,14 +366,42 @@ class ReviewApp:
             filters = Filters()
             page = self.store.queue(filters)
             return self._render(
-                "queue.html", session, new, 400, page=page, error=str(exc), **self._choices()
-            )
+                "queue.html", session, new, 400, page=page, error=str(exc), actor=actor,
+                done="", **self._choices(actor),
+            )  # fmt: skip
         page = self.store.queue(filters)
         if _wants_json(request):
             return JSONResponse(_page_json(page))
-        return self._render("queue.html", session, new, page=page, error="", **self._choices())
+        return self._render(
+            "queue.html", session, new, page=page, error="", actor=actor,
+            done=self._bulk_done(request.query_params), **self._choices(actor),
+        )  # fmt: skip
 
-    def _choices(self) -> dict[str, Any]:
+    def _bulk_done(self, params: Any) -> str:
+        """The flash after a bulk action (?bulk=<action>&n=<done>&asked=<requests>)."""
+        n, asked = _count(params.get("n")), _count(params.get("asked"))
+        if params.get("bulk") not in ("assign", "resolve") or n + asked == 0:
+            return ""
+        lang = self.settings.language
+        parts = []
+        if n:
+            word = (
+                i18n.ngettext("%(n)s break assigned.", "%(n)s breaks assigned.", n, lang)
+                if params.get("bulk") == "assign"
+                else i18n.ngettext("%(n)s break resolved.", "%(n)s breaks resolved.", n, lang)
+            )
+            parts.append(word % {"n": n})
+        if asked:
+            parts.append(
+                i18n.ngettext(
+                    "%(n)s P1 resolution waits for a second approver (four-eyes).",
+                    "%(n)s P1 resolutions wait for a second approver (four-eyes).",
+                    asked, lang,
+                ) % {"n": asked}
+            )  # fmt: skip
+        return " ".join(parts)
+
+    def _choices(self, actor: Actor | None = None) -> dict[str, Any]:
         people = sorted(set(self.settings.users) | set(self.store.assignees()))
         return {
             "categories": list(CATEGORIES),
@@ -345,7 +409,7 @@ class ReviewApp:
             "coverages": COVERAGE,
             "sorts": list(SORTS),
             "people": people,
-            "urlencode": urlencode,
+            "inbox": self.store.awaiting(actor) if actor is not None else [],
         }
 
     async def break_page(self, request: Request) -> Response:
@@ -357,8 +421,10 @@ class ReviewApp:
         view = self.store.find(break_id) if _BREAK_ID.match(break_id) else None
         if view is None:
             return self._render("missing.html", session, new, 404, break_id=break_id, actor=actor)
-        done = DONE.get(request.query_params.get("done", ""), "")
-        return self._page(session, new, view, actor, done=done)
+        key = request.query_params.get("done", "")
+        done = self.gettext(DONE[key]) if key in DONE else ""
+        filters = _filters_of(request.query_params)
+        return self._page(session, new, view, actor, done=done, filters=filters)
 
     def _page(
         self,
@@ -371,7 +437,9 @@ class ReviewApp:
         error: str = "",
         done: str = "",
         form: dict[str, str] | None = None,
+        filters: Filters | None = None,
     ) -> HTMLResponse:
+        filters = filters or Filters()
         return self._render(
             "break.html",
             session,
@@ -387,6 +455,8 @@ class ReviewApp:
             pair_options=self.store.pair_options(view),
             paired=self.store.paired(view),
             people=sorted(set(self.settings.users) | set(self.store.assignees())),
+            nav=self.store.neighbours(filters, _bid(view)),
+            qs=urlencode(filters.query()),
         )
 
     # ------------------------------------------------------------------ exports
@@ -429,9 +499,7 @@ class ReviewApp:
         if form is None or not self.sessions.csrf_ok(
             None if new else session, form.get("csrf_token")
         ):
-            return self._forbidden(
-                "The form's security token is missing or wrong; nothing was changed. Reload the page and try again."
-            )
+            return self._forbidden()
         if not self.settings.auth:
             return RedirectResponse("/", status_code=303)
         name, password = form.get("name", "").strip(), form.get("password", "")
@@ -441,8 +509,10 @@ class ReviewApp:
         if wait:
             response = self._render(
                 "login.html", session, new, 429, next=nxt, name=name, actor=None,
-                error=f"Too many failed sign-ins for this user or from this address: "
-                f"wait {wait} seconds, then try again.",
+                error=self.gettext(
+                    "Too many failed sign-ins for this user or from this address: "
+                    "wait %(seconds)s seconds, then try again."
+                ) % {"seconds": wait},
             )  # fmt: skip
             response.headers["Retry-After"] = str(wait)
             return response
@@ -450,7 +520,7 @@ class ReviewApp:
         if not await self._password_ok(user, password):
             self.throttle.failed(name, address)
             return self._render(
-                "login.html", session, new, 400, error="Wrong user name or password.",
+                "login.html", session, new, 400, error=self.gettext("Wrong user name or password."),
                 next=nxt, name=name, actor=None,
             )  # fmt: skip
         assert user is not None  # _password_ok is False without a user
@@ -474,9 +544,7 @@ class ReviewApp:
         session, new = self._session(request)
         form = await self._form(request)
         if form is None or new or not self.sessions.csrf_ok(session, form.get("csrf_token")):
-            return self._forbidden(
-                "The form's security token is missing or wrong; nothing was changed."
-            )
+            return self._forbidden()
         actor = self._actor(session)
         if actor is not None and actor.signed_in:
             self.sessions.end_all(actor.name)  # every session of the user, everywhere
@@ -485,39 +553,127 @@ class ReviewApp:
 
     # ------------------------------------------------------------------ actions
 
-    async def action(self, request: Request) -> Response:
+    async def _posted(
+        self, request: Request
+    ) -> tuple[dict[str, Any], bool, Form, Actor] | Response:
+        """(session, is_new, form, actor) of a POST that may act, else the response that
+        refuses it: the CSRF token first (without it nothing changes, whoever sends it),
+        then a signed-in person."""
         session, new = self._session(request)
         form = await self._form(request)
-        # the token first: a POST without it changes nothing, whoever sends it
         if form is None or new or not self.sessions.csrf_ok(session, form.get("csrf_token")):
-            return self._forbidden(
-                "The form's security token is missing or wrong; nothing was changed. "
-                "Reload the page and try again."
-            )
+            return self._forbidden()
         actor = self._actor(session)
         if actor is None:
             return self._login_redirect(request)
+        return session, new, form, actor
+
+    async def action(self, request: Request) -> Response:
+        posted = await self._posted(request)
+        if isinstance(posted, Response):
+            return posted
+        session, new, form, actor = posted
         break_id = request.path_params["break_id"]
         # /breaks/<id>/<action>, or /breaks/<id> with the action in the form
         name = request.path_params.get("action") or form.get("action", "")
+        filters = _filters_of(request.query_params)  # the queue's filter the page came from
         view = self.store.find(break_id) if _BREAK_ID.match(break_id) else None
         if view is None:
             return self._render("missing.html", session, new, 404, break_id=break_id, actor=actor)
         handler = _ACTIONS.get(name)
         if handler is None:
             return self._page(
-                session, new, view, actor, status=404, error=f"unknown action {name!r}"
-            )
+                session, new, view, actor, status=404, error=f"unknown action {name!r}",
+                filters=filters,
+            )  # fmt: skip
         try:
             workflow.permit(actor, name)
             done = handler(self, view, actor, form)
         except workflow.NotAllowed as exc:
             return self._page(
-                session, new, view, actor, status=403, error=_sentence(exc), form=form
-            )
+                session, new, view, actor, status=403, error=_sentence(exc), form=form,
+                filters=filters,
+            )  # fmt: skip
         except UsageError as exc:
-            return self._page(session, new, view, actor, status=400, error=str(exc), form=form)
-        return RedirectResponse(f"/breaks/{break_id}?done={done}", status_code=303)
+            return self._page(
+                session, new, view, actor, status=400, error=str(exc), form=form, filters=filters
+            )
+        target = f"/breaks/{break_id}?" + urlencode({"done": done, **filters.query()})
+        return RedirectResponse(target, status_code=303, background=self._announce(done, [view]))
+
+    async def bulk(self, request: Request) -> Response:
+        """One action on every break ticked in the queue (`break_id` repeated): assign (to
+        `assignee`, or to the person acting with `action=assign-me`) or resolve with one note;
+        a P1 under four-eyes becomes a request. Back to the same filter with the counts."""
+        posted = await self._posted(request)
+        if isinstance(posted, Response):
+            return posted
+        session, new, form, actor = posted
+        filters = _filters_of(request.query_params)
+        name = form.get("action", "")
+        if name == "assign-me":
+            name, form["assignee"] = "assign", actor.name
+        ids = list(dict.fromkeys(form.getlist("break_id")))
+        problem = ""
+        if name not in ("assign", "resolve"):
+            problem = self.gettext("Choose what to do with the ticked breaks: assign or resolve.")
+        elif not ids:
+            problem = self.gettext("Tick at least one break first.")
+        elif len(ids) > MAX_BULK:
+            problem = self.gettext("At most %(n)s breaks at once.") % {"n": MAX_BULK}
+        results = [] if problem else self._bulk_each(name, ids, actor, form)
+        failed = [f"{_short(bid, 8)}: {why}" for bid, why in results if why not in DONE]
+        if problem or failed:
+            page = self.store.queue(filters)
+            done = self._bulk_counts(name, results)
+            return self._render(
+                "queue.html", session, new, 400, page=page, actor=actor,
+                error=problem or "; ".join(failed), done=done, **self._choices(actor),
+            )  # fmt: skip
+        asked = sum(why == "requested" for _bid_, why in results)
+        query = {"bulk": name, "n": str(len(results) - asked), "asked": str(asked)}
+        views = [v for v in (self.store.find(bid) for bid, why in results if why == "requested")
+                 if v is not None]  # fmt: skip
+        return RedirectResponse(
+            "/?" + urlencode({**filters.query(), **query}), status_code=303,
+            background=self._announce("requested" if views else "", views),
+        )  # fmt: skip
+
+    def _bulk_each(
+        self, name: str, ids: list[str], actor: Actor, form: Form
+    ) -> list[tuple[str, str]]:
+        """(break id, the DONE key or why it failed) for each break, in order."""
+        handler = _ACTIONS[name]
+        out = []
+        for bid in ids:
+            view = self.store.find(bid) if _BREAK_ID.match(bid) else None
+            if view is None:
+                out.append((bid, self.gettext("no such break")))
+                continue
+            try:
+                workflow.permit(actor, name)
+                out.append((bid, handler(self, view, actor, form)))
+            except (workflow.NotAllowed, UsageError) as exc:
+                out.append((bid, str(exc)))
+        return out
+
+    def _bulk_counts(self, name: str, results: list[tuple[str, str]]) -> str:
+        done = [why for _bid_, why in results if why in DONE]
+        asked = done.count("requested")
+        params = {"bulk": name, "n": str(len(done) - asked), "asked": str(asked)}
+        return self._bulk_done(params)
+
+    def _announce(self, done: str, views: list[BreakView]) -> BackgroundTask | None:
+        """After the response: tell the approvers a P1 resolution waits for them
+        ([notify] of recon.toml, the channels `recon daily` uses)."""
+        if done != "requested" or not views:
+            return None
+        rows = [v.row for v in views]
+        state = self.store.state()
+        return BackgroundTask(
+            notify.notify_requests, rows, state.pending, self.settings.notify,
+            lang=self.settings.language,
+        )  # fmt: skip
 
     # each returns the DONE key, or raises UsageError (nothing written); the rules, and the
     # checks against the state under the data dir's lock, are recon.reconciliation.workflow's
@@ -620,6 +776,18 @@ def _bid(view: BreakView) -> str:
     return str(view.row["break_id"])
 
 
+def _filters_of(params: Any) -> Filters:
+    """The queue filter in `params` (a bad one reads as the default queue)."""
+    try:
+        return Filters.parse(params)
+    except FilterError:
+        return Filters()
+
+
+def _count(value: str | None) -> int:
+    return int(value) if value and value.isdigit() and len(value) < 8 else 0
+
+
 def _safe_next(target: str) -> str:
     """Only a local path: never an open redirect to another site."""
     if not target.startswith("/") or target.startswith("//") or "\\" in target:
@@ -665,6 +833,7 @@ def create_app(
         Route("/breaks/{break_id}", handler(review.break_page), methods=["GET"]),
         Route("/breaks/{break_id}", handler(review.action), methods=["POST"]),
         Route("/breaks/{break_id}/{action}", handler(review.action), methods=["POST"]),
+        Route("/bulk", handler(review.bulk), methods=["POST"]),
         Route("/export.{fmt}", handler(review.export), methods=["GET"]),
         Route("/login", handler(review.login_page), methods=["GET"]),
         Route("/login", handler(review.login), methods=["POST"]),

@@ -33,7 +33,7 @@ import os
 import smtplib
 import ssl
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.message import EmailMessage
@@ -43,12 +43,21 @@ from typing import Any
 import httpx
 import pyarrow.parquet as pq
 
+from recon import i18n
 from recon.errors import ConfigError, redact
 from recon.money import format_brl
+from recon.schemas import category_label
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Message", "NotifySettings", "build_message", "notify_run"]
+__all__ = [
+    "Message",
+    "NotifySettings",
+    "build_message",
+    "notify_requests",
+    "notify_run",
+    "request_message",
+]
 
 DEFAULT_WEBHOOK_ENV = "RECON_NOTIFY_WEBHOOK_URL"
 MAX_P1_LISTED = 20
@@ -130,6 +139,18 @@ class Message:
     text: str
     payload: dict[str, Any]
 
+    @classmethod
+    def of(cls, subject: str, text: str) -> Message:
+        """The message with its webhook body (a Slack-compatible header and section)."""
+        payload = {
+            "text": text,
+            "blocks": [
+                {"type": "header", "text": {"type": "plain_text", "text": subject[:150]}},
+                {"type": "section", "text": {"type": "mrkdwn", "text": text[:2900]}},
+            ],
+        }
+        return cls(subject, text, payload)
+
 
 @dataclass
 class Outcome:
@@ -190,15 +211,7 @@ def build_message(
     if link:
         lines.append("")
         lines.append(f"Review: {link}")
-    text = "\n".join(lines)
-    payload = {
-        "text": text,
-        "blocks": [
-            {"type": "header", "text": {"type": "plain_text", "text": subject[:150]}},
-            {"type": "section", "text": {"type": "mrkdwn", "text": text[:2900]}},
-        ],
-    }
-    return Message(subject, text, payload)
+    return Message.of(subject, "\n".join(lines))
 
 
 def notify_run(
@@ -212,25 +225,106 @@ def notify_run(
     audit_head: str = "",
 ) -> Outcome:
     """Send the run's notification by every configured channel; never raises."""
+
+    def compose(settings: NotifySettings) -> Message | str:
+        if settings.when == "breaks" and exit_code != 1:
+            return "no break crosses the thresholds"
+        link = settings.link or (str(report) if report else "")
+        return build_message(
+            run_dir, link=link, exit_code=exit_code, date=date, audit_head=audit_head
+        )
+
+    return _send(config, env, compose)
+
+
+def request_message(
+    rows: Sequence[Mapping[str, Any]],
+    pending: Mapping[str, Mapping[str, Any]],
+    *,
+    link: str,
+    lang: str | None = None,
+) -> Message:
+    """The message that tells approvers P1 resolutions wait for them: each break with its
+    category, money, reason, who asked and why, and a link to its page when the review
+    app's address is known."""
+    with i18n.override(lang):
+        n = len(rows)
+        subject = i18n.ngettext(
+            "recon: %(n)s P1 resolution waits for your approval",
+            "recon: %(n)s P1 resolutions wait for your approval", n, lang,
+        ) % {"n": n}  # fmt: skip
+        lines = [subject.removeprefix("recon: ") + ":"]
+        for row in rows:
+            bid = str(row["break_id"])
+            asked = pending.get(bid, {})
+            money = row.get("expected_cents") or row.get("actual_cents")
+            amount = f" ({format_brl(abs(int(money)))})" if money else ""
+            who = i18n.gettext("asked by %(who)s", lang) % {"who": asked.get("by", "?")}
+            lines.append(
+                f"• {category_label(str(row.get('category')), lang)}{amount}: {row.get('reason')}"
+                f" — {who}: “{asked.get('note', '')}”"
+            )
+            if link:
+                lines.append(f"  {link.rstrip('/')}/breaks/{bid}")
+        if link:
+            inbox = i18n.gettext("Everything awaiting approval: %(link)s", lang)
+            lines += ["", inbox % {"link": f"{link.rstrip('/')}/?decision=pending"}]
+    return Message.of(subject, "\n".join(lines))
+
+
+def notify_requests(
+    rows: Sequence[Mapping[str, Any]],
+    pending: Mapping[str, Mapping[str, Any]],
+    config: Mapping[str, Any],
+    *,
+    lang: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Outcome:
+    """Tell the approvers, by every channel of `[notify]` (whatever its `when`), that P1
+    resolutions wait for a second approver (four-eyes); never raises."""
+
+    def compose(settings: NotifySettings) -> Message:
+        review = config.get("review", {})
+        link = (review.get("base_url") if isinstance(review, Mapping) else "") or settings.link
+        return request_message(rows, pending, link=str(link or ""), lang=lang)
+
+    return _send(config, env, compose)
+
+
+def _send(
+    config: Mapping[str, Any],
+    env: Mapping[str, str] | None,
+    compose: Callable[[NotifySettings], Message | str],
+) -> Outcome:
+    """The message `compose` makes from the settings (or the reason it skips), sent by every
+    configured channel. Nothing raises: a notification never fails what it reports on."""
     outcome = Outcome()
     try:
         settings = NotifySettings.from_config(config)
         environ = os.environ if env is None else env
-        if settings.when == "breaks" and exit_code != 1:
-            outcome.skipped = "no break crosses the thresholds"
-            return outcome
-        link = settings.link or (str(report) if report else "")
         webhook = environ.get(settings.webhook_url_env, "")
         if not webhook and settings.email is None:
             outcome.skipped = "no channel configured"
             return outcome
-        message = build_message(
-            run_dir, link=link, exit_code=exit_code, date=date, audit_head=audit_head
-        )
-    except Exception as exc:  # a notification never fails the run
+        message = compose(settings)
+        if isinstance(message, str):
+            outcome.skipped = message
+            return outcome
+    except Exception as exc:
         log.warning("notify: could not prepare the notification: %s", exc)
         outcome.failed["prepare"] = str(exc)
         return outcome
+    return _deliver(settings, message, webhook, environ, outcome)
+
+
+def _deliver(
+    settings: NotifySettings,
+    message: Message,
+    webhook: str,
+    environ: Mapping[str, str],
+    outcome: Outcome,
+) -> Outcome:
+    """Send `message` by the webhook (when its URL is set) and e-mail (when configured)."""
     if webhook:
         try:
             _post_webhook(webhook, message, settings.timeout_s)

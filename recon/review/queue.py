@@ -41,6 +41,7 @@ __all__ = [
     "BreakView",
     "FilterError",
     "Filters",
+    "Neighbours",
     "Page",
     "ReviewState",
     "Store",
@@ -163,6 +164,17 @@ class Page:
     run_id: str | None
     counts: dict[str, int]  # open breaks per priority, whole run
     at_stake_total: int = 0  # cents at stake over every page of the filter
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """A break's place in the filtered queue: the previous and next break, its position
+    (1-based; 0 when the filter does not hold it) and the filter's total."""
+
+    previous: str | None
+    next: str | None
+    position: int
+    total: int
 
 
 ReviewState = workflow.State  # the review state, replayed once for every door
@@ -337,9 +349,34 @@ class Store:
 
     def queue(self, filters: Filters) -> Page:
         """One page of the breaks that pass `filters`, sorted."""
+        run, df, st, hits = self._hits(filters)
+        counts = self._counts(df)
+        total = len(hits)
+        pages = max(1, -(-total // filters.per_page))
+        page = min(filters.page, pages)
+        start = (page - 1) * filters.per_page
+        chunk = df.iloc[hits[start : start + filters.per_page]]
+        rows = []
+        pairs = load_manual_matches(self.data) if filters.decision in ("closed", "all") else []
+        for raw in chunk.drop(columns=["_hay"]).to_dict("records"):
+            rec = {str(k): v for k, v in raw.items()}
+            bid = rec["break_id"]
+            rec["assignee"] = st.assignee.get(bid, "")
+            rec["comments"] = st.comments.get(bid, 0)
+            rec["decided"] = st.decided.get(bid)
+            rec["pending"] = bid in st.pending
+            rec["manual"] = bool(rec.get("line_id") and rec["line_id"] in st.manual)
+            rec["closed"] = _closed(rec, st, pairs)
+            rows.append({str(k): (None if _isna(v) else v) for k, v in rec.items()})
+        stake = int(df["money_at_stake"].to_numpy()[hits].sum())
+        return Page(rows, total, page, pages, filters, run.name if run else None, counts, stake)
+
+    def _hits(
+        self, filters: Filters
+    ) -> tuple[Path | None, pd.DataFrame, ReviewState, np.ndarray[Any, Any]]:
+        """(run, frame, state, the frame's row positions that pass `filters`, in its order)."""
         run, df = self.frame()
         st = self.state()
-        counts = self._counts(df)
         mask = pd.Series(True, index=df.index)
         ids = df["break_id"]
         latest = df["in_latest"]
@@ -349,14 +386,9 @@ class Store:
             mask &= ~latest | ids.isin(st.decided.keys())
         elif filters.decision == "pending":
             mask &= latest & ids.isin(st.pending.keys())
-        if filters.category:
-            mask &= df["category"] == filters.category
-        if filters.priority:
-            mask &= df["priority"] == filters.priority
-        if filters.state:
-            mask &= df["state"] == filters.state
-        if filters.coverage:
-            mask &= df["coverage"] == filters.coverage
+        for column in ("category", "priority", "state", "coverage"):
+            if getattr(filters, column):
+                mask &= df[column] == getattr(filters, column)
         if filters.min_age is not None:
             mask &= df["age_days"] >= filters.min_age
         if filters.max_age is not None:
@@ -372,25 +404,20 @@ class Store:
             mask &= self._search(df, filters.q)
         # the frame's rows in this sort's order (computed once per run), kept where the mask is
         order = self._order(df, filters.sort)
-        hits = order[mask.to_numpy()[order]]
-        total = len(hits)
-        pages = max(1, -(-total // filters.per_page))
-        page = min(filters.page, pages)
-        start = (page - 1) * filters.per_page
-        chunk = df.iloc[hits[start : start + filters.per_page]]
-        rows = []
-        pairs = load_manual_matches(self.data) if filters.decision in ("closed", "all") else []
-        for rec in chunk.drop(columns=["_hay"]).to_dict("records"):
-            bid = rec["break_id"]
-            rec["assignee"] = st.assignee.get(bid, "")
-            rec["comments"] = st.comments.get(bid, 0)
-            rec["decided"] = st.decided.get(bid)
-            rec["pending"] = bid in st.pending
-            rec["manual"] = bool(rec.get("line_id") and rec["line_id"] in st.manual)
-            rec["closed"] = _closed(rec, st, pairs)
-            rows.append({str(k): (None if _isna(v) else v) for k, v in rec.items()})
-        stake = int(df["money_at_stake"].to_numpy()[hits].sum())
-        return Page(rows, total, page, pages, filters, run.name if run else None, counts, stake)
+        return run, df, st, order[mask.to_numpy()[order]]
+
+    def neighbours(self, filters: Filters, break_id: str) -> Neighbours:
+        """Where `break_id` stands in the queue under `filters`: the break before and after
+        it (None at an end, or when the filter does not hold it)."""
+        _run, df, _st, hits = self._hits(filters)
+        ids = df["break_id"].to_numpy()[hits]
+        where = np.flatnonzero(ids == break_id)
+        if not len(where):
+            return Neighbours(None, None, 0, len(ids))
+        at = int(where[0])
+        before = str(ids[at - 1]) if at > 0 else None
+        after = str(ids[at + 1]) if at + 1 < len(ids) else None
+        return Neighbours(before, after, at + 1, len(ids))
 
     def _counts(self, df: pd.DataFrame) -> dict[str, int]:
         """Open breaks per priority in the whole run (cached with the frame)."""
@@ -434,6 +461,28 @@ class Store:
                     | (df["delta_cents"].abs() == cents)
                 ).fillna(False)
         return found
+
+    def awaiting(self, actor: workflow.Actor) -> list[dict[str, Any]]:
+        """The open breaks whose resolution waits for `actor`'s approval (four-eyes: asked
+        for by someone else; nothing unless `actor` is an approver), oldest request first."""
+        if not actor.can("approver"):
+            return []
+        st = self.state()
+        waiting = {
+            b: e for b, e in st.pending.items()
+            if b not in st.decided and not actor.same_person(e.get("by"))
+        }  # fmt: skip
+        if not waiting:
+            return []
+        _run, df = self.frame()
+        rows = df[df["in_latest"] & df["break_id"].isin(waiting.keys())]
+        out: list[dict[str, Any]] = []
+        for raw in rows.drop(columns=["_hay"]).to_dict("records"):
+            rec = {str(k): (None if _isna(v) else v) for k, v in raw.items()}
+            entry = waiting[str(rec["break_id"])]
+            out.append(rec | {"asked_by": entry.get("by"), "asked_at": entry.get("at"),
+                              "asked_note": entry.get("note", "")})  # fmt: skip
+        return sorted(out, key=lambda r: (str(r["asked_at"]), r["break_id"]))
 
     def assignees(self) -> list[str]:
         return sorted({who for who in self.state().assignee.values() if who})

@@ -95,7 +95,7 @@ def test_the_break_page_shows_evidence_and_candidates(rworld: ReviewWorld, open_
     assert page.status_code == 200
     text = page.text
     assert uid(1) in text and uid(2) in text  # both candidates, to choose from
-    assert "extrato.csv, line 1 (csv)" in text  # the line with its source file and line
+    assert "extrato.csv, linha 1 (csv)" in text  # the line with its source file and line
     assert "R$ 50,00" in text and "JOAO PEREIRA" in text
     missing = c.get(f"/breaks/{rworld.missing}").text
     assert "ORD-3" in missing and "completed" in missing  # the intent as the snapshot showed it
@@ -219,7 +219,7 @@ def test_sign_in_roles_and_four_eyes(rworld: ReviewWorld, open_app) -> None:
     assert r.status_code == 303 and r.headers["location"].startswith("/login")
     token = csrf(c, "/login")
     bad = c.post("/login", data={"name": "ana", "password": "wrong", "csrf_token": token})
-    assert bad.status_code == 400 and "Wrong user name or password" in bad.text
+    assert bad.status_code == 400 and "Usuário ou senha errados" in bad.text
     nobody = c.post("/login", data={"name": "zed", "password": "x", "csrf_token": token})
     assert nobody.status_code == 400
     assert c.post("/login", data={"name": "ana", "password": "approver-pass-1"}).status_code == 403
@@ -250,7 +250,8 @@ def test_sign_in_roles_and_four_eyes(rworld: ReviewWorld, open_app) -> None:
 
     ana = open_app(rworld.data, four_eyes=True)
     sign_in(ana, "ana")
-    assert "awaiting approval" in ana.get("/?status=pending").text
+    pending = ana.get("/?status=pending").text
+    assert "aguardando aprovação" in pending and "1 aguarda sua aprovação" in pending
     assert act(ana, rworld.missing, "approve").headers["location"].endswith("done=approved")
     decided = load_decisions(rworld.data)[rworld.missing]
     assert decided.decided_by == "ana" and "requested by rita, approved by ana" in decided.note
@@ -304,7 +305,7 @@ def test_manual_matches_csv_written_by_the_app(rworld: ReviewWorld, open_app) ->
     [m] = load_manual_matches(rworld.data)
     assert (m.intent_id, m.line_id, m.break_id) == (uid(1), rworld.credit_line, rworld.ambiguous)
     page = c.get(f"/breaks/{rworld.ambiguous}").text
-    assert "the next run matches it" in page
+    assert "a próxima execução o concilia" in page
     assert io.StringIO(page)  # rendered
 
 
@@ -369,7 +370,7 @@ def test_coverage_filter_tells_covered_from_not_covered(data_dir, open_app) -> N
 def test_an_empty_data_dir_shows_an_empty_queue(data_dir, open_app) -> None:
     c = open_app(data_dir)
     page = c.get("/")
-    assert page.status_code == 200 and "none yet" in page.text and listed(page.text) == []
+    assert page.status_code == 200 and "nenhuma ainda" in page.text and listed(page.text) == []
     assert c.get("/?format=json").json()["total"] == 0
     assert c.get("/breaks/0123456789abcdef").status_code == 404
 
@@ -455,7 +456,7 @@ def test_the_queue_ranks_by_money_at_stake(data_dir, open_app) -> None:
     assert [b["break_id"] for b in p1["breaks"]] == ["aa01", "aa02", "aa03"]
     assert p1["at_stake_cents_total"] == 180_001
     html = c.get("/?priority=P1").text
-    assert "R$ 1.800,01 at stake" in html
+    assert "R$ 1.800,01 em risco" in html
 
 
 def test_closed_work_stays_findable_across_runs(rworld: ReviewWorld, open_app) -> None:
@@ -483,5 +484,5 @@ def test_closed_work_stays_findable_across_runs(rworld: ReviewWorld, open_app) -
     everything = {b["break_id"] for b in c.get("/?decision=all&format=json").json()["breaks"]}
     assert everything == opened | set(how)
     html = c.get("/?decision=closed").text
-    assert set(listed(html)) == set(how) and "Closed: resolved by" in html
+    assert set(listed(html)) == set(how) and "Encerrada: resolvida por" in html
     assert listed(c.get("/?status=resolved").text) == listed(html)  # the older names

@@ -6,7 +6,8 @@ is missing). A missing browser fails this test: it is never skipped.
 
 The test signs in, filters the queue, opens a break, confirms a candidate, resolves a break
 with a note, reopens it, and checks that the audit log and the next run agree. It saves
-screenshots of the queue and a break page at 1400 and 800 px in build/review-screenshots/.
+screenshots of the queue and a break page at 1400, 800 and 390 px in
+build/review-screenshots/.
 """
 
 from __future__ import annotations
@@ -35,8 +36,11 @@ ARGS = [
 SHOTS = Path(__file__).resolve().parents[2] / "build" / "review-screenshots"
 
 
+WIDTHS = (1400, 800, 390)  # a desk, a half screen, a phone
+
+
 def _shoot(page: Page, name: str) -> None:
-    for width in (1400, 800):
+    for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
         page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)
         # nothing may stick out sideways: the page scrolls down, never right
@@ -76,7 +80,7 @@ def test_review_in_a_real_browser(rworld: ReviewWorld) -> None:
         page.fill("input[name=name]", "ana")
         page.fill("input[name=password]", "wrong password")
         page.click("button[type=submit]")
-        expect(page.locator(".error")).to_contain_text("Wrong user name or password")
+        expect(page.locator(".error")).to_contain_text("Usuário ou senha errados")
         page.fill("input[name=password]", PASSWORDS["ana"])
         page.click("button[type=submit]")
         expect(page.locator("[data-testid=who]")).to_have_text("ana · approver")
@@ -89,14 +93,14 @@ def test_review_in_a_real_browser(rworld: ReviewWorld) -> None:
         expect(page.locator("tr[data-break-id]")).to_have_count(1)
         assert "category=ambiguous_match" in page.url
         page.click(f"tr[data-break-id='{rworld.ambiguous}'] td.reason a")
-        expect(page).to_have_url(f"{base}/breaks/{rworld.ambiguous}")
+        expect(page).to_have_url(f"{base}/breaks/{rworld.ambiguous}?category=ambiguous_match")
         _shoot(page, "break")
 
         # confirm one candidate
         page.check(f"input[name=intent_id][value='{uid(2)}']")
         page.fill("[data-testid=confirm-form] input[name=note]", "payer confirmed by phone")
         page.click("[data-testid=confirm-form] button[type=submit]")
-        expect(page.locator(".done").first).to_contain_text("Candidate confirmed")
+        expect(page.locator(".done").first).to_contain_text("Candidato confirmado")
 
         # resolve the unexplained credit with a note, then reopen it
         page.goto(base + "/?q=maria")
@@ -104,13 +108,13 @@ def test_review_in_a_real_browser(rworld: ReviewWorld) -> None:
         page.click(f"tr[data-break-id='{rworld.stranger}'] td.reason a")
         page.fill("[data-testid=resolve-form] textarea", "returned to the payer, FIN-7")
         page.click("[data-testid=resolve-form] button[type=submit]")
-        expect(page.locator("[data-testid=decision]")).to_contain_text("resolved by ana")
+        expect(page.locator("[data-testid=decision]")).to_contain_text("resolvida por ana")
         page.goto(base + "/")
         expect(page.locator("tr[data-break-id]")).to_have_count(2)
         page.goto(f"{base}/breaks/{rworld.stranger}")
         page.fill("[data-testid=reopen-form] textarea", "the return bounced")
         page.click("[data-testid=reopen-form] button[type=submit]")
-        expect(page.locator("[data-testid=decision]")).to_have_text("open")
+        expect(page.locator("[data-testid=decision]")).to_have_text("aberta, sem decisão")
         expect(page.locator("[data-testid=decisions]")).to_contain_text("the return bounced")
         expect(page.locator("[data-testid=decisions]")).to_contain_text("FIN-7")
         # a bad form: a clear message, nothing written
@@ -140,7 +144,7 @@ def test_review_in_a_real_browser(rworld: ReviewWorld) -> None:
     assert load_decisions(rworld.data) == {}
     assert [d.action for d in load_history(rworld.data)[rworld.stranger]] == ["resolve", "reopen"]
     for name in ("queue", "break", "break-history"):
-        for width in (1400, 800):
+        for width in WIDTHS:
             assert (SHOTS / f"{name}-{width}.png").stat().st_size > 5_000
 
 
@@ -164,7 +168,7 @@ def test_pair_by_hand_and_undo_in_a_real_browser(rworld: ReviewWorld) -> None:
         form.locator("input[name=line_id]").check()
         form.locator("textarea[name=note]").fill("paid from her own account, R$ 1.146,56 to return")
         form.locator("button[type=submit]").click()
-        expect(page.locator(".done").first).to_contain_text("Paired")
+        expect(page.locator(".done").first).to_contain_text("Pareado")
         expect(page.locator("[data-testid=unpair-form]")).to_contain_text("rita")
         SHOTS.mkdir(parents=True, exist_ok=True)
         _shoot(page, "break-paired")
@@ -184,15 +188,109 @@ def test_pair_by_hand_and_undo_in_a_real_browser(rworld: ReviewWorld) -> None:
         page.click("form.filters button[type=submit]")
         assert "decision=closed" in page.url
         row = page.locator(f"tr[data-break-id='{rworld.missing}']")
-        expect(row.locator("[data-testid=closed]")).to_contain_text("paired by rita")
+        expect(row.locator("[data-testid=closed]")).to_contain_text("pareada por rita")
         expect(row.locator("[data-testid=closed]")).to_contain_text("her own account")
         _shoot(page, "queue-closed")
         # undo from the same page: the next run has both breaks again
         page.goto(f"{base}/breaks/{rworld.missing}")
         page.fill("[data-testid=unpair-form] input[name=note]", "wrong payer after all")
         page.click("[data-testid=unpair-form] button[type=submit]")
-        expect(page.locator(".done").first).to_contain_text("Pair undone")
+        expect(page.locator(".done").first).to_contain_text("Pareamento desfeito")
     third = rworld.rerun("20261102T210000000000Z-0003")
     open_now = {r["break_id"] for r in pq.read_table(third.exceptions_path).to_pylist()}
     assert {rworld.missing, rworld.stranger} <= open_now
     assert [e["action"] for e in audit.read_entries(rworld.data)] == ["pair", "unpair"]
+
+
+def _no_serious_violation(page: Page, what: str) -> None:
+    """axe-core (bundled by axe-playwright-python, injected from disk: nothing fetched) finds
+    no serious or critical accessibility violation on the page."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    bad = [
+        f"{v['id']} ({v['impact']}): {v['help']} — "
+        + "; ".join(n["target"][0] for n in v["nodes"][:3])
+        for v in results.response["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+    assert not bad, f"{what}: " + " | ".join(bad)
+
+
+@pytest.mark.slow
+def test_the_desk_in_a_real_browser(rworld: ReviewWorld, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bulk resolve under four-eyes, the approver's inbox, the closed filter after the next
+    run, the keyboard path to the first break, pt-BR and English, and axe-core on every page
+    (the queue, a break, sign-in and the report)."""
+    from recon.report import render
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    add_users(rworld.data)
+    rworld.data.config_path.write_text("[review]\nfour_eyes_p1 = true\n", encoding="utf-8")
+    with _browser(rworld) as (base, page):
+        page.goto(base + "/login")
+        assert page.get_attribute("html", "lang") == "pt-BR"
+        _no_serious_violation(page, "sign-in")
+        _sign_in(page, base, "rita")
+        # the keyboard: the first Tab reaches the skip link, Enter lands on the first break
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.className") == "skip"
+        page.keyboard.press("Enter")
+        assert page.evaluate("document.activeElement.hasAttribute('data-row-link')")
+        page.keyboard.press("j")
+        second = page.evaluate("document.activeElement.closest('tr').dataset.breakId")
+        assert second == page.locator("tr[data-break-id]").nth(1).get_attribute("data-break-id")
+        _no_serious_violation(page, "queue")
+        # bulk: the P1 and the P2 ticked, one note; the P1 waits for a second approver
+        for bid in (rworld.missing, rworld.stranger):
+            page.check(f"tr[data-break-id='{bid}'] input[name=break_id]")
+        page.fill("[data-testid=bulk-form] input[name=note]", "conferido com o banco")
+        page.click("[data-testid=bulk-form] button[value=resolve]")
+        done = page.locator("[data-testid=done]")
+        expect(done).to_contain_text("1 divergência resolvida.")
+        expect(done).to_contain_text("1 resolução P1 aguarda um segundo aprovador")
+        expect(page.locator("tr[data-break-id]")).to_have_count(2)
+        page.click("header form button")  # sign out
+        # the approver sees first what waits for her, and approves it from there
+        _sign_in(page, base, "ana")
+        inbox = page.locator("[data-testid=inbox]")
+        expect(inbox).to_contain_text("1 aguarda sua aprovação")
+        expect(inbox).to_contain_text("pedido por rita")
+        _shoot(page, "queue-inbox")
+        inbox.locator("a").first.click()
+        expect(page.locator("[data-testid=approve-form]")).to_contain_text("conferido com o banco")
+        _no_serious_violation(page, "break page")
+        page.click("[data-testid=approve-form] button[type=submit]")
+        expect(page.locator(".done").first).to_contain_text("Aprovada e resolvida")
+        page.goto(base + "/")
+        expect(page.locator("[data-testid=inbox]")).to_have_count(0)
+        # the next run leaves both out; the closed filter still finds them, who and why
+        run = rworld.rerun("20261102T200000000000Z-0002")
+        page.goto(base + "/")
+        page.select_option("select[name=decision]", "closed")
+        page.click("form.filters button[type=submit]")
+        closed = page.locator("[data-testid=closed]")
+        expect(closed).to_have_count(2)
+        expect(page.locator(f"tr[data-break-id='{rworld.missing}']")).to_contain_text(
+            "aprovada por ana"
+        )
+        expect(page.locator(f"tr[data-break-id='{rworld.stranger}']")).to_contain_text(
+            "resolvida por rita"
+        )
+        _shoot(page, "queue-closed-after-run")
+        # the report of that run, as a file: no serious violation, no sideways scroll
+        report = render(run.path, charts=False)
+        page.goto(report.as_uri())
+        _no_serious_violation(page, "report")
+        _shoot(page, "report")
+    # English when the person chose it
+    monkeypatch.setenv("RECON_LANG", "en")
+    with _browser(rworld) as (base, page):
+        _sign_in(page, base, "ana")
+        assert page.get_attribute("html", "lang") == "en"
+        expect(page.locator("table.queue")).to_contain_text("Ambiguous match")
+        expect(page.locator("[data-testid=total]")).to_contain_text("1 break matches")
+        _no_serious_violation(page, "queue in English")
+    for name in ("queue-inbox", "queue-closed-after-run", "report"):
+        for width in WIDTHS:
+            assert (SHOTS / f"{name}-{width}.png").stat().st_size > 5_000

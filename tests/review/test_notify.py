@@ -298,3 +298,91 @@ def test_the_daily_job_anchors_the_audit_head_and_logs_no_secret_at_vv(
     record = json.loads((data_dir.root / "daily" / "2026-11-20.json").read_text())
     assert record["audit_head"] == f"1 {head}"
     assert f"recon audit verify --expect-head {head}" in received[0]["json"]["text"]
+
+
+def _wait_for(check: Any, seconds: float = 15) -> None:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, "nothing arrived"
+        time.sleep(0.05)
+
+
+def _request_config(data: DataDir, port: int, cafile: Path, four_eyes: bool = True) -> None:
+    data.config_path.write_text(
+        f"[review]\nfour_eyes_p1 = {'true' if four_eyes else 'false'}\n\n"
+        '[notify]\nlink = "http://desk.example/review/"\nwebhook_url_env = "TEST_WEBHOOK_URL"\n\n'
+        f'[notify.email]\nhost = "127.0.0.1"\nport = {port}\nfrom = "recon@example.com"\n'
+        'to = ["approvers@example.com"]\nusername = "recon"\n'
+        f'password_env = "TEST_SMTP_PASSWORD"\ncafile = "{cafile}"\ntimeout_s = 5\n',
+        encoding="utf-8",
+    )
+
+
+def _channels(
+    rworld: ReviewWorld, webhook: Any, smtp: Any, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[Any], _Inbox]:
+    """recon.toml with four-eyes and both channels, their secrets in the environment:
+    (the webhook's bodies, the SMTP inbox)."""
+    url, received, _status = webhook
+    port, inbox, cafile = smtp
+    monkeypatch.setenv("TEST_WEBHOOK_URL", url)
+    monkeypatch.setenv("TEST_SMTP_PASSWORD", "s3cret")
+    _request_config(rworld.data, port, cafile)
+    return received, inbox
+
+
+def test_a_p1_resolution_request_tells_the_approvers(
+    rworld: ReviewWorld, webhook, smtp, open_app, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from .conftest import add_users, csrf, sign_in
+
+    received, inbox = _channels(rworld, webhook, smtp, monkeypatch)
+    add_users(rworld.data)
+    rita = open_app(rworld.data, four_eyes=True)
+    sign_in(rita, "rita")
+    # a P2 resolved at once tells nobody
+    token = csrf(rita, f"/breaks/{rworld.stranger}")
+    r = rita.post(f"/breaks/{rworld.stranger}/resolve", data={"note": "ok", "csrf_token": token})
+    assert r.status_code == 303 and received == [] and inbox.messages == []
+    token = csrf(rita, f"/breaks/{rworld.missing}")
+    r = rita.post(
+        f"/breaks/{rworld.missing}/resolve",
+        data={"note": "devolvido ao cliente", "csrf_token": token},
+    )
+    assert r.headers["location"].startswith(f"/breaks/{rworld.missing}?done=requested")
+    _wait_for(lambda: received and inbox.messages)
+    [hook] = received
+    text = hook["json"]["text"]
+    assert "1 resolução P1 aguarda sua aprovação" in text
+    assert "Crédito PIX não encontrado (R$ 88,00)" in text
+    assert "pedido por rita: “devolvido ao cliente”" in text
+    assert f"http://desk.example/review/breaks/{rworld.missing}" in text
+    assert "http://desk.example/review/?decision=pending" in text
+    [(envelope, mail)] = inbox.messages
+    assert envelope.rcpt_tos == ["approvers@example.com"]
+    from email.header import decode_header, make_header
+
+    subject = str(make_header(decode_header(mail["Subject"])))
+    assert subject == "recon: 1 resolução P1 aguarda sua aprovação"
+    assert rworld.missing in mail.get_payload(decode=True).decode()
+
+
+def test_recon_resolve_of_a_p1_under_four_eyes_tells_the_approvers(
+    rworld: ReviewWorld, webhook, smtp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recon.cli import main
+
+    received, inbox = _channels(rworld, webhook, smtp, monkeypatch)
+    port, cafile = smtp[0], smtp[2]
+    root = str(rworld.data.root)
+    args = ["resolve", rworld.missing, "--note", "pago", "--by", "rita", "--data", root]
+    assert main(args) == 0
+    [hook] = received
+    assert "pedido por rita: “pago”" in hook["json"]["text"]
+    assert len(inbox.messages) == 1
+    # without four-eyes a resolution is a resolution: nobody is asked
+    _request_config(rworld.data, port, cafile, four_eyes=False)
+    assert main(["resolve", rworld.stranger, "--note", "ok", "--data", root]) == 0
+    assert len(received) == 1 and len(inbox.messages) == 1

@@ -187,7 +187,7 @@ def test_sign_in_is_throttled_per_user_and_per_address(rworld: ReviewWorld) -> N
             assert _login(c, "ana", "wrong-password").status_code == 400
         r = _login(c, "ana", PASSWORDS["ana"])  # even the right password waits
         assert r.status_code == 429 and r.headers["Retry-After"] == "1"
-        assert "Too many failed sign-ins" in r.text and "wait 1 seconds" in r.text
+        assert "Muitas tentativas de entrada falharam" in r.text and "espere 1 segundos" in r.text
         now[0] += 1
         assert _login(c, "ana", "wrong-password").status_code == 400
         r = _login(c, "ANA", "wrong-password")  # names are counted whatever their case

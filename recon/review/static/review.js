@@ -1,9 +1,73 @@
-// recon review: the only script. Click an id to copy its full value.
+// recon review: the only script. Everything works without it; it adds copying an id,
+// ticking every break of a page, and the keyboard shortcuts each page lists.
+"use strict";
+
 document.addEventListener("click", (event) => {
   const el = event.target.closest("[data-copy]");
   if (!el || !navigator.clipboard) return;
   navigator.clipboard.writeText(el.dataset.copy).then(() => {
     el.classList.add("copied");
-    el.setAttribute("title", "copied: " + el.dataset.copy);
+    el.setAttribute("title", el.dataset.copy);
   });
+});
+
+// a skip link moves the focus to its target (the first break's link, or the actions)
+document.addEventListener("click", (event) => {
+  const skip = event.target.closest("a.skip");
+  if (!skip) return;
+  const target = document.querySelector(skip.getAttribute("href"));
+  if (!target) return;
+  event.preventDefault();
+  const first = target.querySelector("a[data-row-link]") || target;
+  first.focus();
+});
+
+document.addEventListener("change", (event) => {
+  const all = event.target.closest("[data-check-all]");
+  if (!all) return;
+  const form = all.dataset.checkAll;
+  document.querySelectorAll(`input[type=checkbox][form="${form}"]`).forEach((box) => {
+    box.checked = all.checked;
+  });
+});
+
+function rowLinks() {
+  return Array.from(document.querySelectorAll("a[data-row-link]"));
+}
+
+function moveInQueue(step) {
+  const links = rowLinks();
+  if (!links.length) return;
+  const at = links.indexOf(document.activeElement);
+  const next = links[Math.min(links.length - 1, Math.max(0, at < 0 ? 0 : at + step))];
+  document.querySelectorAll("tr.current").forEach((tr) => tr.classList.remove("current"));
+  next.closest("tr").classList.add("current");
+  next.focus();
+}
+
+document.addEventListener("keydown", (event) => {
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  const typing = event.target.closest("input, textarea, select, [contenteditable]");
+  if (typing) return;
+  const key = event.key;
+  const links = rowLinks();
+  if (links.length && (key === "j" || key === "k")) {
+    event.preventDefault();
+    moveInQueue(key === "j" ? 1 : -1);
+    return;
+  }
+  if (links.length && key === "x") {
+    const row = document.activeElement.closest("tr");
+    const box = row && row.querySelector("input[type=checkbox]");
+    if (box) {
+      event.preventDefault();
+      box.checked = !box.checked;
+    }
+    return;
+  }
+  const el = document.querySelector(`[data-key="${CSS.escape(key)}"]`);
+  if (!el) return;
+  event.preventDefault();
+  if (el.matches("input, textarea, select")) el.focus();
+  else el.click();
 });

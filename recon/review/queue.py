@@ -516,14 +516,7 @@ class Store:
                 "ORDER BY snapshot_at, run_id",
                 [row.get("intent_id")],
             )
-            lines = _records(
-                con,
-                "SELECT line_id, source_format, source_file, source_line, account, booked_at, "
-                "amount_cents, direction, kind, end_to_end_id, txid, counterparty_name, "
-                "counterparty_document, counterparty_key, description, bank_reference "
-                "FROM statement_lines WHERE line_id = ?",
-                [row.get("line_id")],
-            )
+            lines = self._lines(con, row)
             candidates: list[dict[str, Any]] = []
             cand_file = self.data.runs / str(row.get("run_id")) / "candidates.parquet"
             if row.get("category") == "ambiguous_match" and cand_file.is_file():
@@ -554,6 +547,37 @@ class Store:
             decided=st.decided.get(break_id),
             manual_intent=st.manual.get(str(row.get("line_id"))) if row.get("line_id") else None,
         )
+
+    def _lines(self, con: duckdb.DuckDBPyConnection, row: dict[str, Any]) -> list[dict[str, Any]]:
+        """Every statement line the break involves: its own, and the lines its run matched to
+        its intent (a duplicate shows the first payout beside the second), its own first; each
+        with the file it came from as it is found now (`file_now`; `file_was` when the file
+        moved, as `recon daily` moves an imported file to inbox/processed/<date>/)."""
+        matches = self.data.runs / str(row.get("run_id")) / "matches.parquet"
+        ids = [row.get("line_id")]
+        if row.get("intent_id") and matches.is_file():
+            ids += [
+                r["line_id"] for r in _records(
+                    con, "SELECT line_id FROM read_parquet(?) WHERE intent_id = ? "
+                    "ORDER BY line_id", [str(matches), row.get("intent_id")],
+                )
+            ]  # fmt: skip
+        ids = [i for i in dict.fromkeys(ids) if i]
+        if not ids:
+            return []
+        lines = _records(
+            con,
+            "SELECT line_id, source_format, source_file, source_line, account, booked_at, "
+            "amount_cents, direction, kind, end_to_end_id, txid, counterparty_name, "
+            "counterparty_document, counterparty_key, description, bank_reference "
+            "FROM statement_lines WHERE list_contains(?, line_id)",
+            [ids],
+        )
+        lines.sort(key=lambda r: ids.index(r["line_id"]))
+        for ln in lines:
+            ln["own"] = ln["line_id"] == row.get("line_id")
+            ln |= evidence_file(self.data, str(ln.get("source_file") or ""))
+        return lines
 
     def _runs_of(self, break_id: str) -> list[dict[str, Any]]:
         """The break as every run listed it, oldest first."""
@@ -627,6 +651,26 @@ def _closed(
             return {"how": "paired", "by": m.confirmed_by, "at": m.confirmed_at, "note": m.note}
     return {"how": "cleared by the data", "by": "", "at": "",
             "note": f"not listed after run {rec.get('run_id')}"}  # fmt: skip
+
+
+def evidence_file(data: DataDir, source_file: str) -> dict[str, str]:
+    """Where a line's source file is now: {"file_now": ...} (under the data dir, relative to
+    it), plus "file_was" when it is no longer where it was imported from and a file of its
+    name waits in inbox/processed/<date>/ (the latest such date)."""
+    path = Path(source_file)
+
+    def shown(p: Path) -> str:
+        try:
+            return str(p.resolve().relative_to(data.root.resolve()))
+        except (ValueError, OSError):
+            return str(p)
+
+    if not source_file or not path.is_absolute() or path.is_file():
+        return {"file_now": shown(path) if path.is_absolute() else source_file}
+    moved = sorted((data.inbox / "processed").glob(f"*/{path.name}"))
+    if not moved:
+        return {"file_now": shown(path)}
+    return {"file_now": shown(moved[-1]), "file_was": shown(path)}
 
 
 # breaks whose money moved, but by the wrong amount: what is at stake is the difference

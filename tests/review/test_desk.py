@@ -181,3 +181,45 @@ def test_the_approver_sees_first_what_waits_for_them(rworld: ReviewWorld, open_a
     r = ana.post(f"/breaks/{rworld.missing}/approve", data={"csrf_token": token})
     assert r.status_code == 303
     assert 'data-testid="inbox"' not in ana.get("/").text
+
+
+def test_evidence_shows_every_line_and_where_the_file_is_now(data_dir, open_app) -> None:
+    """A duplicate payout shows both payouts; a file `recon daily` moved to
+    inbox/processed/<date>/ is shown there, with the path it was imported from."""
+    from datetime import timedelta
+
+    from recon.reconciliation import ReconcileSettings, reconcile
+    from recon.testing.handbuilt import T0, World, intent, line
+
+    from .conftest import AS_OF
+
+    world = World(data_dir)
+    ana = {"name": "ANA LIMA", "doc": "***.222.333-**"}
+    world.snapshot(
+        [intent(24, type="offramp", amount=50_000, client_reference="OFF-0024",
+                destination="111.222.333-44", **ana)],
+        AS_OF,
+    )  # fmt: skip
+    pay = {"kind": "pix_out", **ana, "key": "11122233344", "description": "OFF-0024"}
+    imported = data_dir.inbox / "pix-2026-11-02.csv"  # moved away after its import
+    first = line(24, amount=50_000, at=T0 + timedelta(minutes=10), **pay)
+    second = line(240, amount=50_000, at=T0 + timedelta(minutes=30), **pay)
+    for ln in (first, second):
+        ln["source_file"] = str(imported)
+    world.statement([first, second], batch="b")
+    moved = data_dir.inbox / "processed" / "2026-11-02" / imported.name
+    moved.parent.mkdir(parents=True)
+    moved.write_text("masked copy\n", encoding="utf-8")
+    result = reconcile(data_dir, settings=ReconcileSettings(), run_id="20261102T190000000000Z-0001")
+    import pyarrow.parquet as pq
+
+    [dup] = [
+        r for r in pq.read_table(result.exceptions_path).to_pylist()
+        if r["category"] == "offramp_duplicate_payout"
+    ]  # fmt: skip
+    page = open_app(data_dir).get(f"/breaks/{dup['break_id']}").text
+    assert page.count('data-testid="line"') == 2  # both payouts
+    assert first["end_to_end_id"] in page and second["end_to_end_id"] in page
+    assert "a linha desta divergência" in page and "conciliada com a intenção" in page
+    assert "inbox/processed/2026-11-02/pix-2026-11-02.csv, linha" in page
+    assert "importado como inbox/pix-2026-11-02.csv" in page

@@ -152,6 +152,7 @@ class State:
     manual: dict[str, str] = field(default_factory=dict)  # line_id -> intent_id, in force
     entries: list[dict[str, Any]] = field(default_factory=list)  # the audit log, verified
     approved: set[str] = field(default_factory=set)  # resolved through a four-eyes approval
+    last_comment: dict[str, str] = field(default_factory=dict)  # break_id -> its last comment
 
     @classmethod
     def read(cls, data: DataDir) -> State:
@@ -168,6 +169,7 @@ class State:
                 st.assignee[bid] = str(entry.get("after", {}).get("assignee") or "")
             elif action == "comment":
                 st.comments[bid] = st.comments.get(bid, 0) + 1
+                st.last_comment[bid] = str(entry.get("note") or "")
             elif action == "request_approval":
                 st.pending[bid] = entry
             elif action in ("approve", "resolve", "reopen"):

@@ -686,10 +686,11 @@ def _write_atomic(path: Path, write: Callable[[Path], object]) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def write_breaks(breaks: pa.Table, folder: Path) -> tuple[Path, Path]:
+def write_breaks(breaks: pa.Table, folder: Path, *, lang: str | None = None) -> tuple[Path, Path]:
     """Write the breaks, most urgent first, as ``breaks.csv`` (UTF-8, cents: for scripts) and
-    Parquet, and for people ``breaks.xlsx`` and ``breaks_br.csv`` (reais; recon.report.exports).
-    Returns the paths of breaks.csv and breaks.parquet."""
+    Parquet, and for people ``breaks.xlsx`` and ``breaks_br.csv`` (reais, headers and category
+    labels in `lang`; recon.report.exports). Returns the paths of breaks.csv and
+    breaks.parquet."""
     rows = sorted(breaks.to_pylist(), key=_sort_key)
     ordered = pa.Table.from_pylist(rows, schema=EXCEPTIONS_SCHEMA)
 
@@ -706,8 +707,8 @@ def write_breaks(breaks: pa.Table, folder: Path) -> tuple[Path, Path]:
     _write_atomic(csv_path, csv_out)
     _write_atomic(parquet_path, lambda tmp: pq.write_table(ordered, tmp))
     # for people: a spreadsheet with R$ as numbers, and the CSV a Brazilian Excel reads
-    _write_atomic(folder / BREAKS_XLSX, lambda tmp: exports.write_xlsx(rows, tmp))
-    _write_atomic(folder / BREAKS_BR_CSV, lambda tmp: exports.write_br_csv(rows, tmp))
+    _write_atomic(folder / BREAKS_XLSX, lambda tmp: exports.write_xlsx(rows, tmp, lang=lang))
+    _write_atomic(folder / BREAKS_BR_CSV, lambda tmp: exports.write_br_csv(rows, tmp, lang=lang))
     return csv_path, parquet_path
 
 
@@ -739,5 +740,5 @@ def render(
         html_path = target if target.suffix.lower() in (".html", ".htm") else target / REPORT_NAME
     html = render_html(data, charts=charts, flows=flows, now=now, lang=lang)
     _write_atomic(html_path, lambda tmp: tmp.write_text(html, encoding="utf-8"))
-    write_breaks(data.breaks, html_path.parent)
+    write_breaks(data.breaks, html_path.parent, lang=lang)
     return html_path

@@ -48,7 +48,7 @@ from recon.errors import ConfigError, UsageError
 from recon.i18n import N_
 from recon.money import format_brl
 from recon.reconciliation import ReconcileSettings, audit, workflow
-from recon.report.exports import write_br_csv, write_xlsx
+from recon.report.exports import REVIEW_COLUMNS, write_br_csv, write_xlsx
 from recon.review import auth, guard, notify
 from recon.review.queue import (
     COVERAGE,
@@ -82,6 +82,12 @@ DONE = {
     "requested": N_("Resolution requested: a different approver must approve it (P1, four-eyes)."),
     "approved": N_("Approved and resolved."),
 }
+# what the export's decision column says of a break
+DECISION_WORDS = {
+    "open": N_("open, no decision yet"), "pending": N_("awaiting approval"),
+    "resolved": N_("resolved"), "approved": N_("approved"), "paired": N_("paired"),
+    "cleared by the data": N_("cleared by the data"),
+}  # fmt: skip
 # the words a page shows for the values of the queue's filters and the audit log's actions
 LABELS = {
     "open": N_("open"), "pending": N_("awaiting approval"), "closed": N_("closed"),
@@ -243,7 +249,7 @@ class ReviewApp:
     def __init__(self, data: DataDir, settings: ReviewSettings):
         self.data = data
         self.settings = settings
-        self.store = Store(data)
+        self.store = Store(data, settings.business_tz)
         self.sessions = auth.Sessions(
             auth.load_secret(data), auth.sessions_path(data),
             idle_seconds=settings.idle_minutes * 60, max_seconds=settings.session_hours * 3600,
@@ -476,13 +482,40 @@ class ReviewApp:
         page = self.store.queue(replace(filters, page=1, per_page=MAX_PER_PAGE))
         writer, media = EXPORTS[fmt]
         body = io.BytesIO()
-        writer(page.rows, body)
+        rows = [self._export_row(r) for r in page.rows]
+        writer(
+            rows, body, columns=REVIEW_COLUMNS, lang=self.settings.language,
+            tz=self.settings.business_tz,
+        )  # fmt: skip
         name = f"breaks-{page.run_id or 'none'}.{fmt}"
         return Response(
             body.getvalue(),
             media_type=media,
             headers={"Content-Disposition": f'attachment; filename="{name}"'},
         )
+
+    def _export_row(self, row: dict[str, Any]) -> dict[str, Any]:
+        """A queue row with the team's work in words: the counterparty, the decision (open,
+        awaiting approval, or what closed it), the approval state, and when it was decided."""
+        closed = row.get("closed") or {}
+        how = closed.get("how") or ("pending" if row.get("pending") else "open")
+        approval = ""
+        if row.get("pending"):
+            asked = self.store.state().pending.get(str(row["break_id"]), {})
+            approval = self.gettext("awaiting approval (asked by %(who)s)") % {
+                "who": asked.get("by", "?")
+            }
+        elif how == "approved":
+            approval = self.gettext("approved by %(who)s") % {"who": closed.get("by", "")}
+        by = closed.get("by") if how not in ("approved", "open", "pending") else ""
+        decision = self.gettext(DECISION_WORDS[how]) + (
+            " " + self.gettext("by %(who)s") % {"who": by} if by else ""
+        )
+        return row | {
+            "counterparty": row.get("line_name") or row.get("intent_name") or "",
+            "created_at": row.get("intent_created_at"), "booked_at": row.get("line_booked_at"),
+            "decision": decision, "approval": approval, "decided_at": closed.get("at") or None,
+        }  # fmt: skip
 
     # ------------------------------------------------------------------ sign-in
 
@@ -724,7 +757,7 @@ class ReviewApp:
         return "unpaired"
 
 
-EXPORTS: dict[str, tuple[Callable[[Any, Any], None], str]] = {
+EXPORTS: dict[str, tuple[Callable[..., None], str]] = {
     "xlsx": (
         write_xlsx,
         "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",

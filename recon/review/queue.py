@@ -14,8 +14,10 @@ import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import duckdb
 import numpy as np
@@ -78,6 +80,8 @@ class Filters:
     sort: str = "priority"
     page: int = 1
     per_page: int = 50
+    decided_from: date | None = None  # the period view: closed by a person on these days
+    decided_to: date | None = None  # (inclusive, business time zone)
 
     @classmethod
     def parse(cls, params: Mapping[str, str]) -> Filters:
@@ -106,8 +110,23 @@ class Filters:
         state = text("state")
         if state and state not in ("new", "persisting"):
             raise FilterError(f"state must be new or persisting, got {state!r}")
-        # `status` is the parameter's older name, `resolved` its older word for closed
-        decision = text("decision") or text("status") or "open"
+
+        def day(name: str) -> date | None:
+            raw = text(name)
+            if not raw:
+                return None
+            try:
+                return date.fromisoformat(raw)
+            except ValueError:
+                raise FilterError(f"{name} must be a date as YYYY-MM-DD, got {raw!r}") from None
+
+        decided_from, decided_to = day("decided_from"), day("decided_to")
+        if decided_from and decided_to and decided_from > decided_to:
+            raise FilterError(f"decided_from {decided_from} is after decided_to {decided_to}")
+        period = decided_from is not None or decided_to is not None
+        # `status` is the parameter's older name, `resolved` its older word for closed; a
+        # period alone asks for what was closed in it
+        decision = text("decision") or text("status") or ("closed" if period else "open")
         decision = "closed" if decision == "resolved" else decision
         if decision not in DECISIONS:
             raise FilterError(f"decision must be one of {', '.join(DECISIONS)}, got {decision!r}")
@@ -139,6 +158,8 @@ class Filters:
             sort=sort,
             page=integer("page", 1, 10_000_000) or 1,
             per_page=integer("per_page", 1, MAX_PER_PAGE) or 50,
+            decided_from=decided_from,
+            decided_to=decided_to,
         )
 
     def query(self, **changes: Any) -> dict[str, str]:
@@ -218,6 +239,8 @@ SELECT
     e.break_id,
     coalesce(i.party_display_name, '') AS intent_name,
     coalesce(l.counterparty_name, '') AS line_name,
+    i.created_at AS intent_created_at,
+    l.booked_at AS line_booked_at,
     CASE
         WHEN NOT (SELECT count(*) > 0 FROM statement_coverage) THEN 'unknown'
         WHEN EXISTS (
@@ -237,8 +260,9 @@ LEFT JOIN statement_lines AS l ON l.line_id = e.line_id
 class Store:
     """Reads a data directory for the review app; safe to share between request threads."""
 
-    def __init__(self, data: DataDir):
+    def __init__(self, data: DataDir, tz: str = "America/Sao_Paulo"):
         self.data = data
+        self.tz = tz  # the business time zone: a period view's days are its days
         self._lock = threading.Lock()
         self._frame: pd.DataFrame | None = None
         self._orders: dict[str, np.ndarray[Any, Any]] = {}
@@ -270,8 +294,9 @@ class Store:
         else:
             df = pq.read_table(run / "exceptions.parquet").to_pandas(types_mapper=_INT64.get)
         extra = pd.DataFrame(
-            {"break_id": df["break_id"], "intent_name": "", "line_name": "", "coverage": "unknown"}
-        )
+            {"break_id": df["break_id"], "intent_name": "", "line_name": "", "coverage": "unknown",
+             "intent_created_at": None, "line_booked_at": None}
+        )  # fmt: skip
         if run is not None and len(df):
             try:
                 con = catalog.connect(self.data)
@@ -367,6 +392,7 @@ class Store:
             rec["pending"] = bid in st.pending
             rec["manual"] = bool(rec.get("line_id") and rec["line_id"] in st.manual)
             rec["closed"] = _closed(rec, st, pairs)
+            rec["last_comment"] = st.last_comment.get(bid, "")
             rows.append({str(k): (None if _isna(v) else v) for k, v in rec.items()})
         stake = int(df["money_at_stake"].to_numpy()[hits].sum())
         return Page(rows, total, page, pages, filters, run.name if run else None, counts, stake)
@@ -402,9 +428,35 @@ class Store:
                 mask &= ids.isin(mine)
         if filters.q:
             mask &= self._search(df, filters.q)
+        if filters.decided_from or filters.decided_to:
+            mask &= self._decided_within(ids, st, filters.decided_from, filters.decided_to)
         # the frame's rows in this sort's order (computed once per run), kept where the mask is
         order = self._order(df, filters.sort)
         return run, df, st, order[mask.to_numpy()[order]]
+
+    def _decided_within(
+        self, ids: pd.Series, st: ReviewState, start: date | None, end: date | None
+    ) -> pd.Series:
+        """Whether each break was closed by a person (resolved, approved, paired by hand or
+        a confirmed candidate) on a business day from `start` to `end`, both included."""
+        when = {b: d.decided_at for b, d in st.decided.items()}
+        for m in load_manual_matches(self.data):
+            if m.action in ("pair", "confirm") and m.break_id:
+                when.setdefault(m.break_id, m.confirmed_at)
+        zone = ZoneInfo(self.tz)
+        days: dict[str, date] = {}
+        for bid, at in when.items():
+            try:
+                stamp = datetime.fromisoformat(str(at))
+            except ValueError:
+                continue
+            stamp = stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)
+            days[bid] = stamp.astimezone(zone).date()
+        inside = {
+            b for b, d in days.items()
+            if (start is None or d >= start) and (end is None or d <= end)
+        }  # fmt: skip
+        return ids.isin(inside)
 
     def neighbours(self, filters: Filters, break_id: str) -> Neighbours:
         """Where `break_id` stands in the queue under `filters`: the break before and after

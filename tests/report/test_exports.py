@@ -16,7 +16,13 @@ from hypothesis import strategies as st
 from recon import testing
 from recon.money import MAX_CENTS, parse_cents
 from recon.report import render
-from recon.report.exports import COLUMNS, XLSX_MONEY_FORMAT, write_br_csv, write_xlsx
+from recon.report.exports import (
+    COLUMNS,
+    XLSX_MONEY_FORMAT,
+    headers,
+    write_br_csv,
+    write_xlsx,
+)
 from recon.testing import break_row
 
 NS = {"m": "http://schemas.openxmlformats.org/spreadsheetml/2006/main"}
@@ -44,10 +50,10 @@ def _br_rows(data: bytes) -> list[list[str]]:
 
 def test_br_csv_semicolons_bom_decimal_commas_in_reais() -> None:
     out = io.BytesIO()
-    write_br_csv(ROWS, out)
+    write_br_csv(ROWS, out, lang="en")
     rows = _br_rows(out.getvalue())
     header = rows[0]
-    assert header == [h for h, _, _ in COLUMNS]
+    assert header == [h for h, _, _ in COLUMNS]  # English: the headers as written
     first = dict(zip(header, rows[1], strict=True))
     assert first["expected (R$)"] == "2156,10" and first["difference (R$)"] == "-2156,10"
     assert first["at stake (R$)"] == "2156,10"
@@ -89,7 +95,7 @@ def test_xlsx_money_is_numbers_in_reais_with_a_currency_format(tmp_path: Path) -
     path = tmp_path / "b.xlsx"
     write_xlsx(ROWS, path)
     cells, strings = _sheet(path)
-    assert strings[int(cells["A1"][1])] == "priority"
+    assert strings[int(cells["A1"][1])] == "prioridade"  # pt-BR unless told otherwise
     kind, value, fmt = cells["F2"]  # expected (R$) of the first break
     assert kind is None and float(value) == 2156.10 and fmt == XLSX_MONEY_FORMAT
     assert float(cells["H2"][1]) == -2156.10 and cells["H2"][2] == XLSX_MONEY_FORMAT
@@ -105,7 +111,10 @@ def test_report_writes_both_beside_breaks_csv(tmp_path: Path) -> None:
     html = render(run, charts=False)
     folder = html.parent
     assert (folder / "breaks.csv").is_file() and (folder / "breaks.parquet").is_file()
-    assert _br_rows((folder / "breaks_br.csv").read_bytes())[1][1] == "refund_amount_mismatch"
+    # a category by its label, in the report's language
+    assert (
+        _br_rows((folder / "breaks_br.csv").read_bytes())[1][1] == "Valor da devolução divergente"
+    )
     cells, _ = _sheet(folder / "breaks.xlsx")
     assert float(cells["F2"][1]) == 2156.10
     text = html.read_text(encoding="utf-8")
@@ -126,7 +135,7 @@ def test_a_hostile_text_cell_is_text_in_every_export(value: str, key: str) -> No
     write_br_csv([row], out)
     header, cells = _br_rows(out.getvalue())
     assert cells[[k for _, k, _ in COLUMNS].index(key)] == "'" + value
-    assert cells[header.index("difference (R$)")] == "-21,56"
+    assert cells[header.index("diferença (R$)")] == "-21,56"
     book = io.BytesIO()
     write_xlsx([row], book)
     with zipfile.ZipFile(book) as z:
@@ -144,3 +153,17 @@ def test_breaks_csv_neutralizes_text_and_keeps_numbers(tmp_path: Path) -> None:
     [rec] = list(csv.DictReader(io.StringIO((folder / "breaks.csv").read_text("utf-8"))))
     assert rec["intent_id"] == "'=1+2" and rec["delta_cents"] == "-2156"
     assert "'=1+2" in (folder / "breaks_br.csv").read_bytes().decode("utf-8-sig")
+
+
+def test_headers_and_labels_speak_the_language_the_format_stays_excel_br() -> None:
+    """pt-BR by default, English on request; either way `;`, decimal comma, plain minus."""
+    for lang, header, label in (
+        (None, "diferença (R$)", "Valor da devolução divergente"),
+        ("en", "difference (R$)", "Refund amount differs"),
+    ):
+        out = io.BytesIO()
+        write_br_csv(ROWS, out, lang=lang)
+        rows = _br_rows(out.getvalue())
+        assert rows[0] == headers(COLUMNS, lang)
+        first = dict(zip(rows[0], rows[1], strict=True))
+        assert first[header] == "-2156,10" and rows[1][1] == label

@@ -223,3 +223,89 @@ def test_evidence_shows_every_line_and_where_the_file_is_now(data_dir, open_app)
     assert "a linha desta divergência" in page and "conciliada com a intenção" in page
     assert "inbox/processed/2026-11-02/pix-2026-11-02.csv, linha" in page
     assert "importado como inbox/pix-2026-11-02.csv" in page
+
+
+def _csv_rows(content: bytes) -> list[dict[str, str]]:
+    import csv
+    import io
+
+    assert content.startswith(b"\xef\xbb\xbf")
+    rows = list(csv.reader(io.StringIO(content.decode("utf-8-sig"), newline=""), delimiter=";"))
+    return [dict(zip(rows[0], r, strict=True)) for r in rows[1:]]
+
+
+def test_the_export_carries_the_teams_work(
+    rworld: ReviewWorld, open_app, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add_users(rworld.data)
+    rita = open_app(rworld.data, four_eyes=True)
+    sign_in(rita, "rita")
+    hostile = '=HYPERLINK("http://evil.example","x")'
+    for bid, action, form in (
+        (rworld.missing, "assign", {"assignee": "rita"}),
+        (rworld.missing, "comment", {"note": "cliente diz que pagou"}),
+        (rworld.missing, "comment", {"note": hostile}),
+        (rworld.missing, "resolve", {"note": "pago em dinheiro"}),
+        (rworld.stranger, "resolve", {"note": "devolvido"}),
+    ):
+        token = csrf(rita, f"/breaks/{bid}")
+        assert (
+            rita.post(f"/breaks/{bid}/{action}", data={**form, "csrf_token": token}).status_code
+            == 303
+        )
+    rows = {
+        r["id da divergência"]: r for r in _csv_rows(rita.get("/export.csv?decision=all").content)
+    }
+    missing, stranger = rows[rworld.missing], rows[rworld.stranger]
+    assert missing["categoria"] == "Crédito PIX não encontrado"
+    assert missing["responsável"] == "rita"
+    assert missing["decisão"] == "aguardando aprovação"
+    assert missing["aprovação"] == "aguardando aprovação (pedido por rita)"
+    assert missing["último comentário"] == "'" + hostile  # text, never a formula
+    assert missing["contraparte"] == "CARLA DIAS"
+    assert re.fullmatch(r"\d\d/\d\d/2026 \d\d:\d\d", missing["criada em"])
+    assert missing["esperado (R$)"] == "88,00" and missing["diferença (R$)"] == "-88,00"
+    assert (
+        stranger["decisão"] == "resolvida por rita" and stranger["contraparte"] == "MARIA DA SILVA"
+    )
+    assert re.fullmatch(r"\d\d/\d\d/2026 \d\d:\d\d", stranger["lançada em"])
+    assert re.fullmatch(r"\d\d/\d\d/2026 \d\d:\d\d", stranger["decidida em"])
+    assert "\u2212" not in rita.get("/export.csv?decision=all").content.decode("utf-8-sig")
+    # English headers and labels when the app speaks English; the same Excel-BR format
+    monkeypatch.setenv("RECON_LANG", "en")
+    en = open_app(rworld.data, four_eyes=True)
+    sign_in(en, "ana")
+    rows = {r["break id"]: r for r in _csv_rows(en.get("/export.csv?decision=all").content)}
+    assert rows[rworld.missing]["category"] == "Missing PIX credit"
+    assert rows[rworld.missing]["decision"] == "awaiting approval"
+    assert rows[rworld.missing]["difference (R$)"] == "-88,00"
+    assert rows[rworld.stranger]["decision"] == "resolved by rita"
+
+
+def test_the_period_view_lists_what_was_decided_in_it(rworld: ReviewWorld, open_app) -> None:
+    from datetime import datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    c = open_app(rworld.data)
+    token = csrf(c, f"/breaks/{rworld.stranger}")
+    r = c.post(
+        f"/breaks/{rworld.stranger}/resolve", data={"note": "devolvido", "csrf_token": token}
+    )
+    assert r.status_code == 303
+    today = datetime.now(ZoneInfo("America/Sao_Paulo")).date()
+    day = timedelta(days=1)
+    period = {"decided_from": str(today - day), "decided_to": str(today)}
+    assert listed(c.get("/", params=period).text) == [rworld.stranger]
+    assert listed(c.get("/", params={"decided_from": str(today)}).text) == [rworld.stranger]
+    assert listed(c.get("/", params={"decided_to": str(today - day)}).text) == []
+    # still open, so not in a period view; with the open decision, nothing is "decided"
+    assert listed(c.get("/", params={**period, "decision": "open"}).text) == []
+    rows = _csv_rows(c.get("/export.csv", params=period).content)
+    assert [r["id da divergência"] for r in rows] == [rworld.stranger]
+    assert rows[0]["decisão"].startswith("resolvida por")
+    for bad, message in (
+        ({"decided_from": "29/11/2026"}, "decided_from must be a date"),
+        ({"decided_from": str(today), "decided_to": str(today - day)}, "is after decided_to"),
+    ):
+        page = c.get("/", params=bad)
+        assert page.status_code == 400 and message in page.text

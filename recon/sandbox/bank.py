@@ -126,6 +126,9 @@ class Movement:
     remittance: str | None = None  # our free text on a payout (the client reference)
     description: str = ""  # the bank's own history text
     refund: Refund | None = None  # for pix_refund_out: the devolução record
+    # a PSP's fee taken from a received PIX: amount_cents is what the account got, the payer
+    # sent amount_cents + fee_cents (API Pix states it: Efí's gnExtras.tarifa)
+    fee_cents: int | None = None
     intent_id: str | None = None  # which intent caused it (ground truth only; never exported)
 
     @property
@@ -189,15 +192,20 @@ class Bank:
         txid: str | None = None,
         info_pagador: str | None = None,
         intent_id: str | None = None,
+        fee_cents: int | None = None,
     ) -> Movement:
-        """Book a received PIX (to the account's key)."""
+        """Book a received PIX (to the account's key); with `fee_cents`, the PSP's fee is
+        taken from it: the account gets `amount_cents` less the fee."""
         at = _second(at)
         if amount_cents <= 0:
             raise ValueError("a received PIX has a positive amount")
+        if fee_cents is not None and not 0 <= fee_cents < amount_cents:
+            raise ValueError("a fee is at least 0 and less than the PIX")
         return self._book(
             PIX_IN,
             at,
-            amount_cents,
+            amount_cents - (fee_cents or 0),
+            fee_cents=fee_cents,
             end_to_end_id=self.end_to_end_id(rng, payer_ispb, at),
             txid=txid,
             counterparty_name=payer_name,

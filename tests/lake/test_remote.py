@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from recon import catalog, lake
@@ -438,3 +439,37 @@ def test_open_finance_pages_complete_each_other_across_imports_and_a_migration(
     import_statements(paths[1:], remote)
     assert covered(remote) == 1
     assert any(k.startswith("moved/statements/pages/") for k in s3.keys("moved/"))
+
+
+def test_a_table_stored_before_a_column_existed_takes_rows_with_it(s3: S3, tmp_path: Path) -> None:
+    """statements/lines created without fee_cents (an older remote data directory): an import
+    of lines that state a fee adds the column, the older rows read it as NULL."""
+    from recon import testing
+    from recon.statements import import_statements, stored
+
+    remote = DataDir.resolve(s3.uri("evolve"))
+    remote.ensure()
+    older = stored.STORED_SCHEMA.remove(stored.STORED_SCHEMA.get_field_index("fee_cents"))
+    table = remote.table(lake.STATEMENT_LINES)
+    table.create(older)
+    row = {k: v for k, v in testing.statement_line(1).items() if k != "fee_cents"}
+    table.merge_new(pa.Table.from_pylist([{**row, "fingerprint": "f1"}], schema=older), ["line_id"])
+    body = {
+        "pix": [
+            {
+                "endToEndId": "E18236120202611011000s0123456789",
+                "valor": "100.00",
+                "horario": "2026-11-01T10:00:00-03:00",
+                "gnExtras": {"tarifa": "0.99"},
+            }
+        ]
+    }
+    path = tmp_path / "pix.json"
+    path.write_text(json.dumps(body), encoding="utf-8")
+    import_statements([path], remote, account="0001/1234567-8")
+    rows = view(remote, "statement_lines")
+    got = sorted(
+        (int(a), None if pd.isna(f) else int(f))
+        for a, f in zip(rows["amount_cents"], rows["fee_cents"], strict=True)
+    )
+    assert got == [(9_901, 99), (10_000, None)]

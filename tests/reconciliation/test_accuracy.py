@@ -72,4 +72,5 @@ def test_collision_worlds_breaks_found_exactly(seed, tmp_path):
     assert faults["no_reference"] >= 10 and faults["payout_returned"] >= 1
     assert faults["lookalike_keys"] == 2 and faults["partial_refund"] >= 2
     assert faults["credit_returned"] == 2
+    assert faults["net_of_fee"] >= 1  # credits net of the PSP's fee, matched with no break
     _found_exactly(sandbox, result)

@@ -4,6 +4,7 @@ returned payouts, look-alike keys)."""
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections import Counter
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 
 from recon.cli import main
 from recon.cli.sandbox import PROFILE_NAMES
+from recon.money import format_cents
 from recon.sandbox.bank import PIX_IN, PIX_OUT, PIX_REFUND_IN, PIX_REFUND_OUT
 from recon.sandbox.compose import Sandbox, build_world
 from recon.sandbox.exports import export_statements
@@ -27,6 +29,7 @@ from recon.sandbox.world.collisions import (
     bank_key,
     bank_name,
     names_could_blur,
+    psp_fee,
 )
 from recon.schemas import CATEGORIES
 
@@ -164,6 +167,22 @@ def test_lookalike_keys_are_two_people_paid_alike(sandbox: Sandbox):
         (x.intent_id, x.end_to_end_id) for x in sandbox.truth.matches if x.intent_id in
         (a.intent_id, b.intent_id)
     }  # fmt: skip
+
+
+def test_credits_net_of_the_psp_fee_state_gross_and_fee(sandbox: Sandbox, tmp_path: Path):
+    plans = [p for p in _plans(sandbox) if p.net_of_fee]
+    assert plans and all(p.itype == "onramp" and p.fault is None for p in plans)
+    for p in plans:
+        credit = p.credit
+        assert credit is not None and credit.fee_cents == psp_fee(p.amount)
+        assert credit.amount_cents == p.amount - credit.fee_cents  # the account gets the net
+    files = export_statements(sandbox.bank, tmp_path)
+    body = json.loads(files["pix.json"].read_text(encoding="utf-8"))  # a GET /pix response
+    items = {i["endToEndId"]: i for i in body["pix"]}
+    for p in plans:
+        item = items[p.credit.end_to_end_id]
+        assert item["valor"] == format_cents(p.amount)  # what the payer sent
+        assert item["gnExtras"] == {"tarifa": format_cents(psp_fee(p.amount))}
 
 
 def test_the_default_world_plants_no_collision():

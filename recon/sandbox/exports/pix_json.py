@@ -60,12 +60,14 @@ def pix_item(
     item: dict[str, Any] = {"endToEndId": m.end_to_end_id}
     if m.txid:
         item["txid"] = m.txid
-    item["valor"] = valor(m.amount_cents)
+    item["valor"] = valor(m.amount_cents + (m.fee_cents or 0))  # what the payer sent
     item["chave"] = chave
     item["horario"] = rfc3339_local(m.booked_at)
     if m.info_pagador:
         item["infoPagador"] = m.info_pagador
     item["pagador"] = _payer(m)
+    if m.fee_cents is not None:
+        item["gnExtras"] = {"tarifa": valor(m.fee_cents)}  # Efí: the fee it took
     item["devolucoes"] = [d for r in refunds if (d := _refund(r, until)) is not None]
     return item
 

@@ -24,7 +24,11 @@ Off by default (the default world is unchanged, byte for byte); `PROFILES["colli
 - **look-alike keys**: two people whose e-mail keys differ only by a prefix
   (``souza4412@gmail.com`` and ``ana.souza4412@gmail.com``), compatible names, the same amount
   at the same time, payouts without a reference or a document: each payout must match its own
-  offramp and never the other (two clean ``attributes`` matches).
+  offramp and never the other (two clean ``attributes`` matches);
+- **net of fee**: a share of clean onramp credits reach the account net of the PSP's fee
+  (0.99 %, at least one cent: ``PSP_FEE_PPM``), which the API Pix item states as Efí does
+  (``valor`` the gross, ``gnExtras.tarifa`` the fee); each must match its onramp, its fee
+  recorded, with no break.
 
 Every collision decision draws from its own `random.Random(f"collisions|{seed}")`, so the rest
 of the world is planned exactly as without them.
@@ -36,7 +40,22 @@ import random
 import unicodedata
 from dataclasses import dataclass, fields
 
-__all__ = ["COLLISION_FAULTS", "PROFILES", "Collisions", "bank_key", "bank_name"]
+__all__ = [
+    "COLLISION_FAULTS",
+    "PROFILES",
+    "PSP_FEE_PPM",
+    "Collisions",
+    "bank_key",
+    "bank_name",
+    "psp_fee",
+]
+
+PSP_FEE_PPM = 9_900  # the sandbox PSP's fee: 0.99 % of a credit, rounded half up, min 1 cent
+
+
+def psp_fee(amount_cents: int) -> int:
+    """The sandbox PSP's fee on a credit of `amount_cents`."""
+    return max(1, (amount_cents * PSP_FEE_PPM + 500_000) // 1_000_000)
 
 
 @dataclass(frozen=True)
@@ -51,9 +70,10 @@ class Collisions:
     returned_payouts: int = 0
     returned_credits: int = 0
     lookalike_keys: int = 0
+    net_of_fee: float = 0.0
 
     def __post_init__(self) -> None:
-        for name in ("shared_amounts", "no_reference", "partial_refunds"):
+        for name in ("shared_amounts", "no_reference", "partial_refunds", "net_of_fee"):
             value = getattr(self, name)
             if not 0 <= value <= 1:
                 raise ValueError(f"{name} must be a share in [0, 1]")
@@ -83,6 +103,7 @@ PROFILES: dict[str, Collisions] = {
         returned_payouts=2,
         returned_credits=2,
         lookalike_keys=1,
+        net_of_fee=0.1,
     ),
 }
 
@@ -93,6 +114,7 @@ COLLISION_FAULTS: dict[str, tuple[str, str | None]] = {
     "payout_returned": ("offramp", "offramp_payout_returned"),
     "credit_returned": ("onramp", "onramp_credit_returned"),
     "lookalike_keys": ("offramp", None),
+    "net_of_fee": ("onramp", None),
 }
 
 #: The round amounts most intents share in a collision world (cents).

@@ -159,6 +159,7 @@ class _Plan:
     returned: bool = False  # the payee's bank sends the payout back
     med_parts: int = 0  # the payer's bank claims the credit back (MED) in this many parts
     bare_payee: bool = False  # the payout line shows no payee document
+    net_of_fee: bool = False  # the PSP takes its fee from the credit (PSP_FEE_PPM)
 
 
 # -- names and documents ----------------------------------------------------------------------
@@ -541,6 +542,10 @@ class _Planner:
             p.med_parts = 2 if n == len(claimed) - 1 else 1
         for n in range(knobs.lookalike_keys):
             self._lookalike_pair(crng, lo, hi, n)
+        if knobs.net_of_fee:
+            for p in onramps:
+                if not p.med_parts and crng.random() < knobs.net_of_fee:
+                    p.net_of_fee = True
 
     def _lookalike_pair(self, crng: random.Random, lo: datetime, hi: datetime, n: int) -> None:
         """Two people whose e-mail keys differ by a prefix, paid the same amount at once."""

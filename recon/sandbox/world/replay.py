@@ -26,7 +26,7 @@ from recon.sandbox.truth import GroundTruth
 if TYPE_CHECKING:
     from recon.sandbox.emulator import Emulator
 
-from recon.sandbox.world.collisions import bank_key, bank_name
+from recon.sandbox.world.collisions import bank_key, bank_name, psp_fee
 from recon.sandbox.world.faults import FAULTS
 from recon.sandbox.world.plan import _Party, _Plan, _Planner, _uuid
 
@@ -377,7 +377,7 @@ class World(_Planner):
         return None, text.format(reference)
 
     def _credit(self, plan: _Plan, amount: int, txid: str | None, info: str | None) -> Movement:
-        return self.bank.receive_pix(
+        credit = self.bank.receive_pix(
             self.bank_rng,
             at=self.emulator.clock.now(),
             amount_cents=amount,
@@ -387,7 +387,14 @@ class World(_Planner):
             txid=txid,
             info_pagador=info,
             intent_id=plan.intent_id,
+            fee_cents=psp_fee(amount) if plan.net_of_fee else None,
         )
+        if plan.net_of_fee and txid is not None:
+            assert plan.intent_id is not None and credit.end_to_end_id is not None
+            self.truth.expect_match(
+                plan.intent_id, credit.end_to_end_id, "txid", fault="net_of_fee"
+            )
+        return credit
 
     def _pay(self, plan: _Plan) -> None:
         rng, fault = self.rng, plan.fault

@@ -2,7 +2,9 @@
 
 Steps (each one is the same library call a real deployment makes):
 
-1. build a sandbox world (deterministic for a seed) in an in-process emulator;
+1. build a sandbox world (deterministic for a seed) in an in-process emulator, a share of
+   its onramp credits net of the PSP's fee (the collisions knob `net_of_fee`, DEMO_NET_OF_FEE:
+   the demo's account is a PSP's, as a fiat–crypto service's often is);
 2. serve it on loopback (a real HTTP server on 127.0.0.1, a free port);
 3. extract over HTTP (snapshot 1), apply the world's late events (planted status
    regressions) with ``POST /_sandbox/world/late-events``, extract again (snapshot 2);
@@ -61,6 +63,7 @@ BreakKey = tuple[str, str | None, str | None]
 # in seconds, big enough that every chart has something to show (each day is a cohort).
 DEMO_DAYS = 7
 DEMO_INTENTS_PER_DAY = 60
+DEMO_NET_OF_FEE = 0.05  # the share of plain onramp credits that come net of the PSP's fee
 
 
 @dataclass(frozen=True)
@@ -211,7 +214,9 @@ def _build(
         if on_step is not None:
             on_step(name, timings[name])
 
-    sandbox = build_world(seed=seed, days=days, intents_per_day=intents_per_day)
+    sandbox = build_world(
+        seed=seed, days=days, intents_per_day=intents_per_day, net_of_fee=DEMO_NET_OF_FEE
+    )
     lap("build world")
 
     api_key = sandbox.api_key

@@ -725,10 +725,12 @@ def evidence_file(data: DataDir, source_file: str) -> dict[str, str]:
     return {"file_now": shown(moved[-1]), "file_was": shown(path)}
 
 
-# breaks whose money moved, but by the wrong amount: what is at stake is the difference
+# breaks whose money moved, but by the wrong amount: what is at stake is the difference (a
+# PSP fee off its schedule: between the fee taken and the schedule's)
 AMOUNT_OFF = (
     "onramp_underpaid",
     "onramp_overpaid",
+    "onramp_fee_mismatch",
     "offramp_payout_amount_mismatch",
     "refund_amount_mismatch",
 )

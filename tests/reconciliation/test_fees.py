@@ -136,3 +136,13 @@ def test_recon_toml_declares_the_schedules(tmp_path: Path):
     )
     settings = ReconcileSettings.load(path=str(config))
     assert settings.fee_schedules == (FeeSchedule("efi", 9_900, 0, 1, 1000),)
+
+
+def test_what_a_fee_off_its_schedule_puts_at_stake_is_the_difference():
+    import pandas as pd
+
+    from recon.review.queue import at_stake
+
+    row = {"category": "onramp_fee_mismatch", "expected_cents": 136, "actual_cents": 200}
+    frame = pd.DataFrame([{**row, "delta_cents": 64}])
+    assert at_stake(frame).tolist() == [64]  # not the fee taken, R$ 2,00

@@ -223,3 +223,37 @@ def test_spark_reads_the_pix_time_a_text_says_as_duckdb_does(tmp_path: Path) -> 
     duck, spark = _both(world.data)
     assert_same_run(duck, spark)
     assert {k: v for k, v in duck.summary.matches_by_rule.items() if v} == {"attributes": 2}
+
+
+def test_spark_matches_psp_fees_as_duckdb_does(tmp_path: Path) -> None:
+    """The every-category world, its PSP account with a fee schedule in recon.toml: credits
+    net of the fee (stated, or the schedule's, by txid and by attributes), a fee off the
+    schedule, the PSP's daily fee debit; and the recon_fees view, on both engines."""
+    from recon import catalog
+    from recon.config import DataDir
+    from recon.engine.spark import SparkEngine
+    from recon.testing.handbuilt import World
+    from tests.reconciliation.test_categories import PSP, build
+
+    data = DataDir(tmp_path / "data").ensure()
+    data.config_path.write_text(
+        f'[accounts.{PSP}]\nfee = {{ percent = "0.99", min_cents = 1 }}\n', encoding="utf-8"
+    )
+    build(World(data))
+    duck, spark = _both(data)
+    assert duck.summary.counts["onramp_fee_mismatch"] == 1
+    assert duck.summary.explained_by["psp_fee"] < 0
+    assert_same_run(duck, spark)
+    query = "SELECT * FROM recon_fees ORDER BY account, day"
+    con = catalog.connect(data)
+    try:
+        expected = con.execute(query).fetchall()
+    finally:
+        con.close()
+    engine = SparkEngine()
+    try:
+        catalog.register(engine, data)
+        got = engine.rows(query)
+    finally:
+        engine.close()
+    assert len(expected) == 2 and got == expected

@@ -3,9 +3,10 @@
     [accounts.efi]
     fee = { percent = "0.99", fixed_cents = 0, min_cents = 1, max_cents = 1000 }
 
-`percent` is decimal text ("0.99" is 0.99 %; at most 4 decimal places, 0 to 100) or an
-integer; `basis_points` (an integer, 1 = 0.01 %) may be given instead. A TOML float is refused:
-the schedule is read exactly as written, never through binary floating point. `fixed_cents`,
+`percent` is a number as written in the file (`0.99` or "0.99" is 0.99 %; at most 4 decimal
+places, 0 to 100); `basis_points` (an integer, 1 = 0.01 %) may be given instead. A TOML float is
+read back through its shortest decimal text (Python's repr, which round-trips the digits the
+file wrote), so `0.99` is exactly 0.99 and never 0.98999999999999999112. `fixed_cents`,
 `min_cents` and `max_cents` are integers >= 0 (all optional; min <= max).
 
 The fee on a payment of A cents is, in integer cents,
@@ -89,7 +90,7 @@ def _cents(where: str, key: str, value: Any) -> int:
 
 
 def _rate_ppm(where: str, fee: Mapping[str, Any]) -> int:
-    """The rate from `percent` (decimal text or integer) or `basis_points` (integer)."""
+    """The rate from `percent` (a number or decimal text) or `basis_points` (integer)."""
     if "percent" in fee and "basis_points" in fee:
         raise ConfigError(f"{where}: give percent or basis_points, not both")
     if "basis_points" in fee:
@@ -98,10 +99,8 @@ def _rate_ppm(where: str, fee: Mapping[str, Any]) -> int:
             raise ConfigError(f"{where}: basis_points must be at most 10000, got {points}")
         return points * 100
     value = fee.get("percent", 0)
-    if isinstance(value, float):
-        raise ConfigError(
-            f'{where}: percent {value!r} is a float; write it as text, percent = "{value}"'
-        )
+    if isinstance(value, float):  # the digits the file wrote (repr is the shortest round trip)
+        value = repr(value)
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise ConfigError(f'{where}: percent must be decimal text like "0.99", got {value!r}')
     try:

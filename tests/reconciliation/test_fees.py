@@ -90,6 +90,9 @@ def test_the_label_says_the_schedule_as_written():
         ({"percent": "0.99"}, 9_900),
         ({"percent": "1.2345"}, 12_345),
         ({"percent": 2}, 20_000),
+        ({"percent": 0.99}, 9_900),  # a TOML number: the digits written, not the binary float
+        ({"percent": 1.1}, 11_000),
+        ({"percent": 0.0001}, 1),
         ({"basis_points": 149}, 14_900),
         ({"fixed_cents": 50}, 0),
     ],
@@ -102,7 +105,8 @@ def test_a_schedule_is_read_exactly_as_written(fee, rate):
 @pytest.mark.parametrize(
     ("fee", "says"),
     [
-        ({"percent": 0.99}, 'percent 0.99 is a float; write it as text, percent = "0.99"'),
+        ({"percent": float("nan")}, "between 0 and 100"),
+        ({"percent": 1e-05}, "more than 4 decimal places"),
         ({"percent": "1.23456"}, "more than 4 decimal places"),
         ({"percent": "abc"}, "is not a number"),
         ({"percent": "101"}, "between 0 and 100"),
@@ -146,3 +150,13 @@ def test_what_a_fee_off_its_schedule_puts_at_stake_is_the_difference():
     row = {"category": "onramp_fee_mismatch", "expected_cents": 136, "actual_cents": 200}
     frame = pd.DataFrame([{**row, "delta_cents": 64}])
     assert at_stake(frame).tolist() == [64]  # not the fee taken, R$ 2,00
+
+
+@given(st.integers(min_value=1, max_value=1_000_000))
+def test_a_toml_number_is_the_schedule_its_text_is(ppm: int) -> None:
+    import tomllib
+
+    text = f"{Decimal(ppm) / 10_000:f}"  # 0.0001 .. 100 with at most 4 decimal places
+    as_number = tomllib.loads(f"[accounts.efi]\nfee = {{ percent = {text} }}\n")
+    (schedule,) = schedules_from_config(as_number)
+    assert schedule.rate_ppm == ppm

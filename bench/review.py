@@ -5,10 +5,12 @@
 Builds a data directory whose latest run holds N open breaks (every category, realistic
 reasons and amounts), written through recon's own storage code (`atomic_dir`, the
 EXCEPTIONS_SCHEMA Parquet writer and `write_json`), with a snapshot of the intents behind
-them and review state in the audit log (assignments, comments); starts `recon review` in a
-child process on loopback and times the queue over a mix of filters, searches, sorts and
-pages, one request at a time over a kept-alive connection. Ends with one line: p95 against
-the 300 ms target.
+them and review state in the audit log (assignments, comments, resolutions), and an earlier
+run whose extra breaks the latest no longer lists (closed by the data); starts `recon review`
+in a child process on loopback and times, one request at a time over a kept-alive connection,
+the queue over a mix of filters, searches, sorts and pages, the closed filter and the period
+view over both runs, and break pages. Ends with one line: the p95 of each against the 300 ms
+target.
 """
 
 from __future__ import annotations
@@ -31,11 +33,14 @@ import pyarrow.parquet as pq
 
 from recon.config import DataDir
 from recon.reconciliation import audit
+from recon.reconciliation.decisions import Decision, append_decision
 from recon.schemas import CATEGORIES, EXCEPTIONS_SCHEMA, INTENTS_SCHEMA
 from recon.storage import atomic_dir, write_json
 
 TARGET_MS = 300.0
 RUN_ID = "20261120T090000000000Z-beef"
+OLD_RUN_ID = "20261119T090000000000Z-beef"  # lists a tenth more breaks, since closed
+DECIDED = datetime(2026, 11, 20, 15, tzinfo=UTC)
 NAMES = ["MARIA SILVA", "JOAO PEREIRA", "ANA SOUZA", "CARLOS LIMA", "BEATRIZ COSTA"]
 
 
@@ -98,10 +103,19 @@ def build(data: DataDir, n: int, seed: int = 1) -> list[str]:
         "state": ["persisting" if a else "new" for a in ages],
     }
     data.runs.mkdir(parents=True, exist_ok=True)
-    with atomic_dir(data.runs / RUN_ID) as tmp:
+    latest = pa.Table.from_pydict(rows, schema=EXCEPTIONS_SCHEMA)
+    gone = n // 10  # the earlier run's breaks the latest no longer lists: cleared by the data
+    earlier = latest.slice(0, gone).to_pydict() | {
+        "break_id": [f"{n + i:020x}" for i in range(gone)], "run_id": [OLD_RUN_ID] * gone,
+        "first_seen_run": [OLD_RUN_ID] * gone,
+    }  # fmt: skip
+    with atomic_dir(data.runs / OLD_RUN_ID) as tmp:
         pq.write_table(
-            pa.Table.from_pydict(rows, schema=EXCEPTIONS_SCHEMA), tmp / "exceptions.parquet"
+            pa.Table.from_pydict(earlier, schema=EXCEPTIONS_SCHEMA), tmp / "exceptions.parquet"
         )
+        write_json(tmp / "summary.json", {"run_id": OLD_RUN_ID, "breaks": gone})
+    with atomic_dir(data.runs / RUN_ID) as tmp:
+        pq.write_table(latest, tmp / "exceptions.parquet")
         pq.write_table(pa.table({"line_id": pa.array([], pa.string()),
                                  "intent_id": pa.array([], pa.string()),
                                  "rule": pa.array([], pa.string())}), tmp / "candidates.parquet")  # fmt: skip
@@ -113,6 +127,10 @@ def build(data: DataDir, n: int, seed: int = 1) -> list[str]:
             if i % 3 == 0:
                 log.append(by="bia", action="comment", break_id=rows["break_id"][i],
                            note="asked the bank")  # fmt: skip
+        for i in range(1, n, max(1, n // 1000)):  # a thousand resolutions, closed in this run
+            when = (DECIDED + timedelta(minutes=i % 600)).isoformat()
+            decision = Decision(rows["break_id"][i], "returned to the payer", "ana", when)
+            append_decision(data, log, decision, False)
     return ids
 
 
@@ -133,6 +151,31 @@ def queries(ids: list[str]) -> list[dict[str, str]]:
         {"sort": "first_seen", "per_page": "100"},
         {"status": "all", "sort": "category", "page": "500"},
     ]
+
+
+# the closed work, across both runs: what a month-end or an audit asks for
+CLOSED = [
+    {"decision": "closed"},
+    {"decision": "closed", "page": "150"},
+    {"decision": "closed", "sort": "-amount", "priority": "P1"},
+    {"decision": "closed", "q": "maria silva 1"},
+    {"decided_from": "2026-11-20", "decided_to": "2026-11-20"},
+    {"decision": "all", "sort": "amount", "page": "900"},
+]
+
+
+def timed(client: httpx.Client, path: str, params: dict[str, str]) -> float:
+    """One GET's milliseconds (it must answer 200)."""
+    t = time.perf_counter()
+    r = client.get(path, params=params)
+    elapsed = (time.perf_counter() - t) * 1000
+    assert r.status_code == 200, (path, params, r.status_code)
+    return elapsed
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * len(ordered)) - 1)]
 
 
 def main() -> int:
@@ -170,34 +213,36 @@ def main() -> int:
             print(
                 f"first request (loads and indexes the run): {(time.perf_counter() - t) * 1000:.0f} ms"
             )
-            total = re.search(r'data-testid="total">([\d,]+) break', first.text)
+            total = re.search(r'data-testid="total">([\d.,]+) ', first.text)
             print(f"queue lists {total.group(1) if total else '?'} breaks")
             mix = queries(ids)
             times: dict[str, list[float]] = {}
             for i in range(args.requests):
                 params = mix[i % len(mix)]
-                t = time.perf_counter()
-                r = client.get("/", params=params)
-                elapsed = (time.perf_counter() - t) * 1000
-                assert r.status_code == 200, (params, r.status_code)
-                times.setdefault(str(params), []).append(elapsed)
-            t = time.perf_counter()
-            page = client.get(f"/breaks/{4242:020x}")
-            break_ms = (time.perf_counter() - t) * 1000
-            assert page.status_code == 200
+                times.setdefault(str(params), []).append(timed(client, "/", params))
+            closed = [
+                timed(client, "/", CLOSED[i % len(CLOSED)]) for i in range(args.requests // 2)
+            ]
+            # break pages, each opened from a filter (the neighbours are looked up too)
+            pages = [
+                timed(client, f"/breaks/{(i * 7919) % args.breaks:020x}", mix[i % len(mix)])
+                for i in range(args.requests // 4)
+            ]  # fmt: skip
     finally:
         child.terminate()
         child.wait(10)
     every = sorted(x for v in times.values() for x in v)
-    p50 = statistics.median(every)
-    p95 = every[min(len(every) - 1, round(0.95 * len(every)) - 1)]
     for key, values in times.items():
         print(f"  {statistics.median(values):7.1f} ms median  {max(values):7.1f} max  {key}")
-    print(f"break page: {break_ms:.0f} ms")
-    verdict = "PASS" if p95 < TARGET_MS else "FAIL"
+    print(f"closed filter: median {statistics.median(closed):.0f} ms, max {max(closed):.0f} ms")
+    print(f"break page: median {statistics.median(pages):.0f} ms, max {max(pages):.0f} ms")
+    worst = max(p95(every), p95(closed), p95(pages))
+    verdict = "PASS" if worst < TARGET_MS else "FAIL"
     print(
-        f"review queue, {args.breaks:,} open breaks, {len(every)} requests: p50 {p50:.0f} ms, "
-        f"p95 {p95:.0f} ms, max {every[-1]:.0f} ms (target p95 < {TARGET_MS:.0f} ms): {verdict}"
+        f"review queue, {args.breaks:,} open breaks, {len(every)} requests: p50 "
+        f"{statistics.median(every):.0f} ms, p95 {p95(every):.0f} ms, max {every[-1]:.0f} ms; "
+        f"closed filter p95 {p95(closed):.0f} ms ({len(closed)}); break page p95 "
+        f"{p95(pages):.0f} ms ({len(pages)}) (target p95 < {TARGET_MS:.0f} ms): {verdict}"
     )
     return 0 if verdict == "PASS" else 1
 

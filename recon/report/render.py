@@ -78,12 +78,12 @@ SECTIONS: tuple[tuple[str, str, bool], ...] = (
     ("matches_by_rule", N_("Matches by rule"), False),
     ("checks", N_("Checks (offending rows)"), False),
     ("check_samples", N_("Failed check samples"), False),
-    ("resolved_breaks", N_("Resolved since the previous run"), False),
-    ("decided_breaks", N_("Decided by a person"), False),
     ("settings", N_("Settings"), False),
 )
-# Shown elsewhere (headline cards, the by-category table) or not at all.
-STRUCTURED_KEYS = {key for key, _, _ in SECTIONS} | {"counts", "counts_by_priority"}
+# Shown elsewhere (headline cards, the by-category table, the closed work) or not at all.
+STRUCTURED_KEYS = {key for key, _, _ in SECTIONS} | {
+    "counts", "counts_by_priority", "resolved_breaks", "decided_breaks",
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -412,8 +412,45 @@ def _history(data: ReportData) -> list[dict[str, Any]]:
     ]
 
 
-def build_context(data: ReportData, *, top: int = TOP_BREAKS) -> dict[str, Any]:
-    """The template's variables, from the run's rows and summary (display grouping only)."""
+def _closed_work(data: ReportData) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The breaks the previous run listed and this one does not (resolved), and those a
+    person decided: each with its category, the money it had at stake as the previous run
+    listed it, and (decided) who, when and the note."""
+    summary, tz = data.summary, _tz(data.summary)
+    resolved_ids = [str(b) for b in summary.get("resolved_breaks") or []]
+    decided = [d for d in summary.get("decided_breaks") or [] if isinstance(d, dict)]
+    wanted = resolved_ids + [str(d.get("break_id")) for d in decided]
+    previous = data.run_dir.parent / str(summary.get("previous_run_id")) / "exceptions.parquet"
+    before: dict[str, dict[str, Any]] = {}
+    if wanted and summary.get("previous_run_id") and previous.is_file():
+        table = pq.read_table(previous, filters=[("break_id", "in", wanted)])
+        before = {r["break_id"]: r for r in table.to_pylist()}
+
+    def row(break_id: str, category: Any = None) -> dict[str, Any]:
+        was = before.get(break_id, {})
+        name = str(was.get("category") or category or "")
+        return {
+            "break_id": break_id, "label": category_label(name) if name else "—",
+            "at_stake": format_brl(stake_cents(was)) if was else "—",
+            "reason": was.get("reason") or "",
+        }  # fmt: skip
+
+    return [row(b) for b in resolved_ids], [
+        row(str(d.get("break_id")), d.get("category"))
+        | {
+            "by": d.get("decided_by") or "—",
+            "at": local_time(d.get("decided_at"), tz),
+            "note": d.get("note") or "",
+        }
+        for d in decided
+    ]
+
+
+def build_context(
+    data: ReportData, *, top: int = TOP_BREAKS, review_url: str = ""
+) -> dict[str, Any]:
+    """The template's variables, from the run's rows and summary (display grouping only);
+    `review_url` (`[review] base_url`) links each break to its page in the review app."""
     rows = data.breaks.to_pylist()
     rows.sort(key=_sort_key)
     summary = data.summary
@@ -466,8 +503,7 @@ def build_context(data: ReportData, *, top: int = TOP_BREAKS) -> dict[str, Any]:
         if summary.get(key) not in (None, [], {}, ()):
             columns, table = _table_rows(summary[key], in_cents)
             sections.append({"key": key, "title": _(title), "columns": columns, "rows": table})
-    resolved = summary.get("resolved_breaks")
-    decided = summary.get("decided_breaks")
+    resolved, decided = _closed_work(data)
     top_rows = [
         {
             **r,
@@ -493,9 +529,12 @@ def build_context(data: ReportData, *, top: int = TOP_BREAKS) -> dict[str, Any]:
             "matches": count(data.matches.num_rows),
             "auto_match_rate": _rate(summary.get("auto_match_rate")),
             "at_stake": format_brl(sum(stake_cents(r) for r in rows)),
-            "resolved": count(len(resolved) if isinstance(resolved, list | dict) else 0),
-            "decided": count(len(decided) if isinstance(decided, list | dict) else 0),
+            "resolved": count(len(resolved)),
+            "decided": count(len(decided)),
         },
+        "resolved": resolved,
+        "decided": decided,
+        "review_url": review_url.rstrip("/"),
         "scalars": scalars,
         "sections": sections,
         "history": _history(data),
@@ -662,12 +701,14 @@ def render_html(
     flows: bool = True,
     now: datetime | None = None,
     lang: str | None = None,
+    review_url: str = "",
 ) -> str:
     """The report as one HTML string (CSS inline, charts as data: URIs), in `lang` (default:
-    the chosen language, see recon.i18n.language)."""
+    the chosen language, see recon.i18n.language); with `review_url` each break links to
+    its page in the review app."""
     with i18n.override(lang):
         language = i18n.language()
-        context = build_context(data)
+        context = build_context(data, review_url=review_url)
         context["charts"] = render_charts(data, flows=flows) if charts else []
         context["generated_at"] = local_time(
             (now or datetime.now(UTC)).isoformat(timespec="seconds"), context["tz"]
@@ -732,13 +773,16 @@ def render(
     recon.toml `[ui] language` of the run's data directory, else Portuguese (Brazil).
     """
     data = load_report_data(run_dir)
-    lang = ui_language(load_config(data=DataDir(data.run_dir.parent.parent)), lang)
+    config = load_config(data=DataDir(data.run_dir.parent.parent))
+    lang = ui_language(config, lang)
+    review = config.get("review", {})
+    review_url = str(review.get("base_url") or "") if isinstance(review, dict) else ""
     if out is None:
         html_path = report_dir_for(data.run_dir) / REPORT_NAME
     else:
         target = Path(out)
         html_path = target if target.suffix.lower() in (".html", ".htm") else target / REPORT_NAME
-    html = render_html(data, charts=charts, flows=flows, now=now, lang=lang)
+    html = render_html(data, charts=charts, flows=flows, now=now, lang=lang, review_url=review_url)
     _write_atomic(html_path, lambda tmp: tmp.write_text(html, encoding="utf-8"))
     write_breaks(data.breaks, html_path.parent, lang=lang)
     return html_path

@@ -267,3 +267,51 @@ def test_trend_of_the_last_runs_is_in_the_report(tmp_path: Path) -> None:
     rows = re.findall(r"<tr( class=\"this\")?><td>.*?</tr>", history)
     assert len(rows) == 2 and rows[1] == ' class="this"'
     assert "R$ 100,01" in history and "R$ 105,01" in history  # 10 001 + 500 cents at stake
+
+
+def test_resolved_and_decided_are_tables_with_names_amounts_notes_and_links(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The closed work reads as tables (category label, money at stake as the previous run
+    listed it, who, when, the note: no raw JSON, no escapes), and with `[review] base_url`
+    every break links to its page in the review app."""
+    monkeypatch.delenv("RECON_LANG", raising=False)
+    root = tmp_path / "data"
+    gone = break_row(
+        "offramp_missing_payout", 7, expected_cents=80_000, delta_cents=-80_000, break_id="aa07"
+    )
+    kept = break_row(
+        "unmatched_credit", 8, intent_id=None, actual_cents=123_456, delta_cents=123_456,
+        break_id="aa08",
+    )  # fmt: skip
+    testing.run(root, [gone, kept], run_id="run-1")
+    summary = {
+        "previous_run_id": "run-1",
+        "resolved_breaks": ["aa07"],
+        "decided_breaks": [
+            {"break_id": "aa08", "category": "unmatched_credit", "note": "devolução ao pagador",
+             "decided_by": "ana", "decided_at": "2026-11-20T13:00:00+00:00",
+             "history": [{"action": "resolve", "note": "devolução ao pagador"}]},
+        ],
+    }  # fmt: skip
+    run = testing.run(root, [break_row("onramp_underpaid", 9)], run_id="run-2", summary=summary)
+    html = render(run, charts=False).read_text(encoding="utf-8")
+    resolved = html.split('<table class="resolved">')[1].split("</table>")[0]
+    assert "Saque não encontrado" in resolved and "R$ 800,00" in resolved and "aa07" in resolved
+    decided = html.split('<table class="decided">')[1].split("</table>")[0]
+    for text in ("Crédito não identificado", "R$ 1.234,56", "ana", "20/11/2026 10:00",
+                 "devolução ao pagador"):  # fmt: skip
+        assert text in decided, text
+    assert "\\u00e7" not in html  # the note as written, not a JSON escape
+    assert '"history":' not in html and '"note":' not in html  # no raw JSON
+    assert "href=" not in decided  # no review URL configured: no links
+    (root / "recon.toml").write_text(
+        '[review]\nbase_url = "https://desk.example/review/"\n', encoding="utf-8"
+    )
+    html = render(run, charts=False).read_text(encoding="utf-8")
+    assert 'href="https://desk.example/review/breaks/aa08"' in html
+    assert 'href="https://desk.example/review/breaks/aa07"' in html
+    assert (
+        f'href="https://desk.example/review/breaks/{break_row("onramp_underpaid", 9)["break_id"]}"'
+        in html
+    )

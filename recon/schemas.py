@@ -148,7 +148,9 @@ EXCEPTIONS_SCHEMA = pa.schema(
         ("expected_cents", pa.int64()),
         ("actual_cents", pa.int64()),
         ("delta_cents", pa.int64()),
-        ("reason", pa.string()),
+        ("reason", pa.string()),  # the sentence, in the language configured at run time
+        ("reason_code", pa.string()),  # what the sentence says (recon.reconciliation.reasons)
+        ("reason_params", pa.string()),  # its parameters: a JSON object
         ("first_seen_run", pa.string()),
         ("age_days", pa.int64()),
         ("state", pa.string()),  # new | persisting
@@ -230,6 +232,8 @@ AWAITING_SCHEMA = pa.schema(
         ("window_to", TS),
         ("would_be", pa.string()),
         ("reason", pa.string()),
+        ("reason_code", pa.string()),
+        ("reason_params", pa.string()),
     ]
 )
 

@@ -15,6 +15,8 @@ DuckDB-only spellings below are rewritten, and the tree is written out as Spark 
   ``format_number(n, 0)``; ``strip_accents`` -> ``translate`` over the accented letters;
 - ``string_agg([DISTINCT] x, sep ORDER BY x)`` -> ``array_join(array_sort(collect_...))``;
 - a tuple ``(a, b)`` -> ``struct(a, b)`` (ordered field by field in both engines);
+- ``to_json({'k': v, ...})`` -> ``to_json(struct(v AS k, ...))`` keeping null fields
+  (``"k":null``, as DuckDB writes them; Spark drops them unless told);
 - ``UNION ALL BY NAME`` of ``SELECT *`` branches -> positional, each branch listing the
   union's columns (NULL where it has none), given the tables' columns (`columns_of`).
 
@@ -129,9 +131,9 @@ SPARK_FUNCTIONS = frozenset(
         "CAST", "COALESCE", "COLLECT_LIST", "COLLECT_SET", "CONCAT", "CONCAT_WS", "CONTAINS",
         "COUNT", "DATE_FORMAT", "EXISTS", "EXPLODE", "FILTER", "FORALL", "FORMAT_NUMBER",
         "FROM_UTC_TIMESTAMP", "GREATEST", "IF", "LAG", "LEAD", "LEAST", "LENGTH", "LOWER",
-        "LPAD", "MAX", "MAX_BY", "MD5", "MIN", "MIN_BY", "MONTH", "NULLIF", "REGEXP_EXTRACT",
+        "LPAD", "MAP", "MAX", "MAX_BY", "MD5", "MIN", "MIN_BY", "MONTH", "NULLIF", "REGEXP_EXTRACT",
         "REGEXP_LIKE", "REGEXP_REPLACE", "REPLACE", "ROW_NUMBER", "SEQUENCE", "SIZE", "SLICE",
-        "SPLIT", "STARTSWITH", "STRUCT", "SUBSTRING", "SUM", "TO_DATE", "TO_UTC_TIMESTAMP",
+        "SPLIT", "STARTSWITH", "STRUCT", "SUBSTRING", "SUM", "TO_DATE", "TO_JSON", "TO_UTC_TIMESTAMP",
         "TRANSFORM", "TRANSLATE", "TRIM", "TRY_ELEMENT_AT", "UNIX_MICROS", "UPPER", "XXHASH64",
         "YEAR",
     }
@@ -225,6 +227,12 @@ def _spark_rewrite(node: exp.Expr) -> exp.Expr:
         shifted = exp.Paren(this=exp.Add(this=_fn("DAYOFWEEK", node.this), expression=_lit(5)))
         weekday = exp.Paren(this=exp.Mod(this=shifted, expression=_lit(7)))
         return exp.Paren(this=exp.Add(this=weekday, expression=_lit(1)))
+    if name == "TO_JSON" and len(node.expressions) == 1:
+        options = exp.VarMap(
+            keys=exp.array(_lit("ignoreNullFields"), copy=False),
+            values=exp.array(_lit("false"), copy=False),
+        )
+        return _fn("TO_JSON", node.expressions[0], options)
     if name == "EPOCH_US":
         return _fn("UNIX_MICROS", *node.expressions)
     if name == "STRIP_ACCENTS":

@@ -43,7 +43,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from recon import catalog, lake
-from recon.config import DataDir, new_run_id
+from recon.config import DataDir, load_config, new_run_id, ui_language
 from recon.engine.base import Engine
 from recon.engine.duck import DuckDBEngine
 from recon.errors import RunChecksFailed, SnapshotError, UsageError
@@ -51,6 +51,7 @@ from recon.reconciliation import audit, runner
 from recon.reconciliation import flows as run_flows
 from recon.reconciliation.decisions import load_decisions, load_history
 from recon.reconciliation.manual import load_manual_matches
+from recon.reconciliation.reasons import Renderer
 from recon.reconciliation.settings import ReconcileSettings
 from recon.schemas import (
     AWAITING_SCHEMA,
@@ -271,10 +272,19 @@ def _reconcile_locked(
         # 10M-row matches file needs the room)
         runner.drop_tables(engine, [t for t in built if t not in _WRITTEN])
         dd.runs.mkdir(parents=True, exist_ok=True)
+        # the reasons in the language people are spoken to (--lang, $RECON_LANG, [ui] language)
+        reasons = Renderer(ui_language(load_config(data=dd)), settings.business_tz)
         # Arrow batches stream from the engine to the Parquet writer: memory stays bounded.
         with _phase("run files"), atomic_dir(dd.runs / run_id) as tmp:
             with _phase("exceptions.parquet"):
-                _copy(engine, _EXCEPTIONS_SQL, {}, tmp / "exceptions.parquet", EXCEPTIONS_SCHEMA)
+                _copy(
+                    engine,
+                    _EXCEPTIONS_SQL,
+                    {},
+                    tmp / "exceptions.parquet",
+                    EXCEPTIONS_SCHEMA,
+                    reasons,
+                )
             with _phase("suggestions.parquet"):
                 _copy(engine, _SUGGESTIONS_SQL, {}, tmp / "suggestions.parquet", SUGGESTIONS_SCHEMA)
             with _phase("awaiting.parquet"):
@@ -284,6 +294,7 @@ def _reconcile_locked(
                     {"run_id": run_id},
                     tmp / "awaiting.parquet",
                     AWAITING_SCHEMA,
+                    reasons,
                 )
             with _phase("history.parquet"):
                 _write_history(engine, dd, tmp / "history.parquet")
@@ -490,7 +501,8 @@ def _final_exceptions(engine: Engine, run_id: str, decided: list[str]) -> None:
             e.expected_cents,
             e.actual_cents,
             e.delta_cents,
-            e.reason,
+            e.reason_code,
+            e.reason_params,
             coalesce(p.first_seen_run, $run_id) AS first_seen_run,
             e.age_days,
             CASE WHEN p.break_id IS NULL THEN 'new' ELSE 'persisting' END AS state,
@@ -574,7 +586,7 @@ def _one_chunk(column: pa.ChunkedArray) -> pa.Array:
 
 _AWAITING_SQL = """
 SELECT CAST($run_id AS VARCHAR) AS run_id, intent_id, intent_type, intent_status, direction,
-       expected_cents, window_from, window_to, would_be, reason
+       expected_cents, window_from, window_to, would_be, reason_code, reason_params
 FROM recon_awaiting
 ORDER BY window_from, intent_id, would_be
 """
@@ -599,7 +611,7 @@ ORDER BY s.break_id, s.rank
 
 _EXCEPTIONS_SQL = """
 SELECT break_id, run_id, category, priority, intent_id, line_id, end_to_end_id, expected_cents,
-       actual_cents, delta_cents, reason, first_seen_run, age_days, state
+       actual_cents, delta_cents, reason_code, reason_params, first_seen_run, age_days, state
 FROM final_exceptions WHERE NOT decided
 ORDER BY category, intent_id NULLS LAST, end_to_end_id NULLS LAST, line_id NULLS LAST, break_id
 """
@@ -694,9 +706,35 @@ def _copy(
     params: dict[str, Any],
     path: Path,
     schema: pa.Schema,
+    reasons: Renderer | None = None,
 ) -> None:
-    """Stream a query's rows, in order, into a Parquet file with exactly the contract schema."""
-    _write(engine.reader(sql, params, _BATCH_ROWS), path, schema)
+    """Stream a query's rows, in order, into a Parquet file with exactly the contract schema;
+    with `reasons`, the `reason` column is rendered from the rows' reason_code and
+    reason_params."""
+    reader = engine.reader(sql, params, _BATCH_ROWS)
+    if reasons is not None:
+        reader = _with_reasons(reader, schema, reasons)
+    _write(reader, path, schema)
+
+
+def _with_reasons(
+    reader: pa.RecordBatchReader, schema: pa.Schema, reasons: Renderer
+) -> pa.RecordBatchReader:
+    """The rows with their `reason` sentence, in `schema`'s column order."""
+    names = [n for n in schema.names if n == "reason" or n in reader.schema.names]
+    out = pa.schema([schema.field(n) if n == "reason" else reader.schema.field(n) for n in names])
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        for batch in reader:
+            sentences = reasons.column(
+                batch.column("reason_code").to_pylist(), batch.column("reason_params").to_pylist()
+            )
+            reason = pa.array(sentences, pa.string())
+            yield pa.RecordBatch.from_arrays(
+                [reason if n == "reason" else batch.column(n) for n in names], schema=out
+            )
+
+    return pa.RecordBatchReader.from_batches(out, batches())
 
 
 def _write(reader: pa.RecordBatchReader, path: Path, schema: pa.Schema) -> None:
@@ -737,7 +775,7 @@ def _write(reader: pa.RecordBatchReader, path: Path, schema: pa.Schema) -> None:
 _BATCH_ROWS = 262_144
 _FEW_VALUES = frozenset(
     {"run_id", "rule", "intent_type", "intent_status", "line_kind", "category", "priority",
-     "first_seen_run", "state", "direction", "would_be"}
+     "first_seen_run", "state", "direction", "would_be", "reason_code"}
 )  # fmt: skip
 
 

@@ -188,6 +188,9 @@ def break_row(category: str = "onramp_missing_credit", n: int = 1, **fields: Any
         "actual_cents": 0,
         "delta_cents": -(10_000 + n),
         "reason": f"reason for break {n}",
+        # a row with no code shows its sentence as it is (recon.reconciliation.reasons)
+        "reason_code": None,
+        "reason_params": None,
         "first_seen_run": fields.get("run_id", "run-1"),
         "age_days": n % 12,
         "state": "new",

@@ -1,7 +1,7 @@
 """The Spark engine gives the same run as DuckDB, row for row.
 
 Each world is reconciled twice over the same data dir, once per engine, and everything a
-run publishes is compared: exceptions (reasons included), matches, awaiting intents,
+run publishes is compared: exceptions (reason codes, parameters and sentences included), matches, awaiting intents,
 ambiguous candidates, suggestions, and the summary's counts, totals, control totals, explained
 amounts, checks and coverage. Spark runs in local mode on the machine's Java (Debian's
 openjdk-17-jre-headless, installed by `make test` when missing): without Java or pyspark
@@ -168,16 +168,16 @@ def test_spark_folds_the_history_state_as_duckdb_does(tmp_path: Path) -> None:
     shutil.copytree(world.data.snapshots, fresh.snapshots, dirs_exist_ok=True)
     duck = reconcile(fresh, as_of=T0 + 3 * DAY + HOUR, strict=False)
 
-    def history(result: RunResult) -> list[tuple[str, str, str]]:
+    def history(result: RunResult) -> list[tuple[str, str, str, str, str]]:
         rows = pq.read_table(Path(result.path) / "exceptions.parquet").to_pylist()
         return sorted(
-            (r["category"], r["intent_id"], r["reason"])
+            (r["category"], r["intent_id"], r["reason_code"], r["reason_params"], r["reason"])
             for r in rows
             if r["category"] in ("status_regression", "intent_vanished")
         )
 
     assert history(spark) == history(duck)
-    assert {c for c, _i, _r in history(duck)} == {"status_regression", "intent_vanished"}
+    assert {row[0] for row in history(duck)} == {"status_regression", "intent_vanished"}
     assert not (Path(spark.path) / "history_state.parquet").exists()
 
 

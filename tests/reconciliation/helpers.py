@@ -6,13 +6,16 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from recon import i18n
 from recon.reconciliation import ReconcileSettings, RunResult, reconcile
 from recon.testing.handbuilt import World
 
 
-def run(world: World, **kw: Any) -> RunResult:
+def run(world: World, lang: str | None = None, **kw: Any) -> RunResult:
+    """Reconcile the world; its reasons in `lang` (default: pt-BR, as the tests speak)."""
     kw.setdefault("settings", ReconcileSettings())
-    return reconcile(world.data, **kw)
+    with i18n.override(lang):
+        return reconcile(world.data, **kw)
 
 
 def breaks(result: RunResult) -> set[tuple[str, str | None, str | None]]:

@@ -116,9 +116,12 @@ def test_a_state_is_left_once_three_snapshots_are_read(world):
     # the next run starts from it, and leaves one covering the new snapshot too
     world.snapshot([_offramp(1, "burning")], T0 + 3 * DAY)
     assert _folded(world)
-    ((category, intent_id, reason),) = _history(run(world, as_of=T0 + 3 * DAY + timedelta(hours=1)))
+    result = run(world, as_of=T0 + 3 * DAY + timedelta(hours=1))
+    ((category, intent_id, _reason),) = _history(result)
     assert (category, intent_id) == ("status_regression", _offramp(1, "x")["id"])
-    assert "from paying_out " in reason and "to burning " in reason
+    (row,) = [r for r in exception_rows(result) if r["category"] == "status_regression"]
+    params = json.loads(row["reason_params"])
+    assert (params["from_status"], params["to_status"]) == ("paying_out", "burning")
 
 
 def test_a_state_is_not_used_without_a_new_full_snapshot(world):

@@ -3,6 +3,7 @@ edges, counterparty compatibility."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -285,7 +286,8 @@ def test_status_moving_backwards_between_snapshots(world):
     result = run(world)
     assert breaks(result) == {("status_regression", uid(1), None)}
     (row,) = [r for r in exception_rows(result)]
-    assert "from paying_out" in row["reason"] and "to burn_approved" in row["reason"]
+    params = json.loads(row["reason_params"])
+    assert (params["from_status"], params["to_status"]) == ("paying_out", "burn_approved")
 
 
 # an offramp's place along its happy path, as the history rule ranks it: every terminal
@@ -331,4 +333,5 @@ def test_any_step_backwards_is_found_whatever_came_after(tmp_path_factory, histo
     assert {r["intent_id"] for r in rows} == set(expected)
     for r in rows:
         before, after = expected[r["intent_id"]]
-        assert f"from {before} " in r["reason"] and f"to {after} " in r["reason"]
+        params = json.loads(r["reason_params"])
+        assert (params["from_status"], params["to_status"]) == (before, after)

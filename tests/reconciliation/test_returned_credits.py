@@ -46,14 +46,14 @@ def _return(world: World, *parts: int, description: str | None = MED, first: int
 def test_a_med_return_weeks_later_is_a_p1_break(world, status):
     _credit(world, status)
     _return(world, 20_000)
-    result = run(world)
+    result = run(world, lang="en")
     (row,) = exception_rows(result)
     assert (row["category"], row["priority"]) == ("onramp_credit_returned", "P1")
     assert (row["intent_id"], row["end_to_end_id"]) == (uid(1), e2e(1))
     assert (row["expected_cents"], row["actual_cents"]) == (20_000, 20_000)
     reason = row["reason"]
     assert f"is {status} (tokens delivered)" in reason
-    assert "R$ 200,00 of it went back to the payer in 1 devolução" in reason
+    assert "R$200.00 of it went back to the payer in devoluções (parts: 1;" in reason
     assert e2e(100, "D") in reason and "marked MED_FRAUDE: a MED claim" in reason
     assert "contest the claim" in reason
     assert result.summary.checks_passed
@@ -66,10 +66,10 @@ def test_partial_returns_are_summed_per_credit_under_one_break_id(world):
     _return(world, 5_000)
     first = exception_rows(run(world))
     _return(world, 7_000, first=101)
-    (row,) = exception_rows(run(world))
+    (row,) = exception_rows(run(world, lang="en"))
     assert [r["break_id"] for r in first] == [row["break_id"]]
     assert (row["expected_cents"], row["actual_cents"]) == (20_000, 12_000)
-    assert "R$ 120,00 of it went back to the payer in 2 devoluções" in row["reason"]
+    assert "R$120.00 of it went back to the payer in devoluções (parts: 2;" in row["reason"]
     assert f"latest {e2e(101, 'D')}" in row["reason"]
 
 
@@ -86,7 +86,7 @@ def test_the_break_appears_on_the_run_that_imports_the_devolucao(world):
 def test_a_return_without_a_med_marker_says_none(world, description):
     _credit(world)
     _return(world, 20_000, description=description)
-    (row,) = exception_rows(run(world))
+    (row,) = exception_rows(run(world, lang="en"))
     assert row["category"] == "onramp_credit_returned"
     assert "MED" not in row["reason"].replace("MEDEIROS", "")
     assert row["reason"].endswith("Recover the tokens or the money from the customer.")
@@ -95,7 +95,7 @@ def test_a_return_without_a_med_marker_says_none(world, description):
 def test_a_plain_med_word_is_a_marker(world):
     _credit(world)
     _return(world, 20_000, description="DEVOL PIX MED 123")
-    (row,) = exception_rows(run(world))
+    (row,) = exception_rows(run(world, lang="en"))
     assert "marked MED:" in row["reason"]
 
 

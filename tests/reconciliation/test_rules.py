@@ -58,7 +58,7 @@ def test_money_outside_coverage_waits_inside_it_breaks(world):
     inside is a break; one created at T0+1h (window to T0+2h30) waits."""
     world.snapshot([intent(1), intent(2, created=T0 + H, name="B", doc=None)], AS_OF)
     world.statement([], covers=(T0 - timedelta(days=1), T0 + 2 * H))
-    result = run(world)
+    result = run(world, lang="en")
     assert breaks(result) == {("onramp_missing_credit", uid(1), None)}
     assert awaiting(result) == {("onramp_missing_credit", uid(2))}
     (row,) = pq.read_table(result.awaiting_path).to_pylist()
@@ -374,9 +374,9 @@ def test_refund_mismatch_is_one_break_per_credit(world):
     assert (row["category"], row["intent_id"], row["end_to_end_id"]) == (
         "refund_amount_mismatch", uid(1), e2e(101, "D"))  # fmt: skip
     assert (row["expected_cents"], row["actual_cents"]) == (20_000, 19_000)
-    assert "R$ 200,00 received" in row["reason"]
-    assert "2 devoluções totalling R$ 190,00" in row["reason"]
-    assert "R$ 10,00 still owed" in row["reason"]
+    assert "R$ 200,00, recebido" in row["reason"]  # pt-BR, as the tests speak by default
+    assert "devoluções que somam R$ 190,00 (partes: 2;" in row["reason"]
+    assert "ainda faltam R$ 10,00 a devolver" in row["reason"]
     assert result.summary.checks_passed
 
 
@@ -400,7 +400,7 @@ def test_returned_payout_on_a_completed_offramp(world):
              doc=None, key="a@b.c", at=T0 + M),
         line(2, kind="pix_refund_in", amount=10_000, refund_of=e2e(1), at=T0 + H),
     ])  # fmt: skip
-    result = run(world)
+    result = run(world, lang="en")
     (row,) = exception_rows(result)
     assert (row["category"], row["priority"]) == ("offramp_payout_returned", "P1")
     assert "came back" in row["reason"] and result.summary.checks_passed
@@ -430,7 +430,7 @@ def test_a_line_that_is_no_pix_gets_advice_that_fits_it(world):
     cashback = {**cashback, "kind": "other", "amount_cents": 1_234, "direction": "credit"}
     ted = line(2, kind="other", amount=5_000, name=None, doc=None, description="TED ENVIADA")
     world.statement([cashback, ted])
-    rows = exception_rows(run(world))
+    rows = exception_rows(run(world, lang="en"))
     reasons = {r["category"]: r["reason"] for r in rows if r["category"].startswith("unmatched")}
     assert set(reasons) == {"unmatched_credit", "unmatched_debit"}
     for reason in reasons.values():

@@ -22,12 +22,11 @@ onramp_missing_credit as (
         i.*,
         i.amount_cents as expected_cents,
         0 as actual_cents,
-        'Onramp ' || i.intent_id || ' is ' || i.status || ' for ' || brl(i.amount_cents)
-            || ' (payer ' || coalesce(i.party_display_name, 'unknown')
-            || ', created ' || local_ts(i.created_at)
-            || ') but no PIX credit matched it by txid, reference or amount/payer/time. '
-            || 'Find the credit in the bank statement; if none arrived, stop the mint and '
-            || 'contact the payer.' as reason,
+        'onramp_missing_credit' as reason_code,
+        to_json({
+            'intent_id': i.intent_id, 'status': i.status, 'amount_cents': i.amount_cents,
+            'payer': i.party_display_name, 'created_at': iso_utc(i.created_at)
+        }) as reason_params,
         i.updated_at as evidence_at,
         'credit' as money_side,
         i.created_at - p.clock_skew as window_from,
@@ -44,14 +43,13 @@ onramp_amount as (
         case when x.delta_cents < 0 then 'onramp_underpaid' else 'onramp_overpaid' end
             as category,
         x.*,
-        matched_line(x.intent_type, x.line_ref, x.actual_cents, x.booked_at, x.rule)
-            || ' pays onramp ' || x.intent_id
-            || ' which expects ' || brl(x.expected_cents) || ': '
-            || brl(abs(x.delta_cents))
-            || case when x.delta_cents < 0 then ' short. Ask the payer for the difference or '
-                    || 'refund the credit and cancel the intent.'
-                    else ' too much. Return the excess to the payer (devolução) before '
-                    || 'minting more than was ordered.' end as reason,
+        case when x.delta_cents < 0 then 'onramp_underpaid' else 'onramp_overpaid' end
+            as reason_code,
+        to_json({
+            'line_ref': x.line_ref, 'line_cents': x.actual_cents,
+            'booked_at': iso_utc(x.booked_at), 'rule': x.rule, 'intent_id': x.intent_id,
+            'expected_cents': x.expected_cents, 'difference_cents': abs(x.delta_cents)
+        }) as reason_params,
         x.booked_at as evidence_at
     from int_notable_pairs as x
     where x.role = 'payment' and x.intent_type = 'onramp' and x.amount_off
@@ -65,17 +63,17 @@ onramp_fee_mismatch as (
         x.* exclude (expected_cents, actual_cents),
         x.schedule_fee_cents as expected_cents,
         coalesce(x.fee_cents, x.expected_cents - x.actual_cents) as actual_cents,
-        matched_line(
-            x.intent_type, x.line_ref, x.actual_cents - coalesce(x.fee_cents, 0), x.booked_at,
-            x.rule
-        )
-            || ' pays onramp ' || x.intent_id || ' of ' || brl(x.expected_cents)
-            || ' net of a fee of ' || brl(coalesce(x.fee_cents, x.expected_cents - x.actual_cents))
-            || '; the fee schedule of account ' || x.account || ' (' || x.fee_schedule
-            || ') takes ' || brl(x.schedule_fee_cents) || '. Ask the PSP about the difference of '
-            || brl(abs(coalesce(x.fee_cents, x.expected_cents - x.actual_cents)
-                       - x.schedule_fee_cents))
-            || ', or correct the schedule in recon.toml.' as reason,
+        'onramp_fee_mismatch' as reason_code,
+        to_json({
+            'line_ref': x.line_ref, 'line_cents': x.actual_cents - coalesce(x.fee_cents, 0),
+            'booked_at': iso_utc(x.booked_at), 'rule': x.rule, 'intent_id': x.intent_id,
+            'expected_cents': x.expected_cents,
+            'fee_cents': coalesce(x.fee_cents, x.expected_cents - x.actual_cents),
+            'account': x.account, 'fee_schedule': x.fee_schedule,
+            'schedule_fee_cents': x.schedule_fee_cents,
+            'difference_cents': abs(coalesce(x.fee_cents, x.expected_cents - x.actual_cents)
+                                    - x.schedule_fee_cents)
+        }) as reason_params,
         x.booked_at as evidence_at
     from int_notable_pairs as x
     where x.role = 'payment' and x.intent_type = 'onramp' and x.fee_off
@@ -85,10 +83,12 @@ onramp_duplicate_credit as (
     select
         'onramp_duplicate_credit' as category,
         d.*,
-        matched_line(d.intent_type, d.line_ref, d.actual_cents, d.booked_at, d.rule)
-            || ' is a second payment of onramp ' || d.intent_id || ', already paid by '
-            || d.first_line_ref || ' on ' || local_ts(d.first_booked_at)
-            || '. Return the extra credit to the payer (devolução).' as reason,
+        'onramp_duplicate_credit' as reason_code,
+        to_json({
+            'line_ref': d.line_ref, 'line_cents': d.actual_cents,
+            'booked_at': iso_utc(d.booked_at), 'rule': d.rule, 'intent_id': d.intent_id,
+            'first_line_ref': d.first_line_ref, 'first_booked_at': iso_utc(d.first_booked_at)
+        }) as reason_params,
         d.booked_at as evidence_at
     from int_duplicate_payments as d
     where d.intent_type = 'onramp'
@@ -99,11 +99,12 @@ onramp_credit_after_expiry as (
     select
         'onramp_credit_after_expiry' as category,
         x.*,
-        matched_line(x.intent_type, x.line_ref, x.actual_cents, x.booked_at, x.rule)
-            || ' paid onramp ' || x.intent_id || ' which is ' || x.intent_status
-            || coalesce(' (expired ' || local_ts(x.intent_expires_at) || ')', '')
-            || ' and was not refunded. Return the money to the payer (devolução) or '
-            || 'reissue the order.' as reason,
+        'onramp_credit_after_expiry' as reason_code,
+        to_json({
+            'line_ref': x.line_ref, 'line_cents': x.actual_cents,
+            'booked_at': iso_utc(x.booked_at), 'rule': x.rule, 'intent_id': x.intent_id,
+            'status': x.intent_status, 'expired_at': iso_utc(x.intent_expires_at)
+        }) as reason_params,
         x.booked_at as evidence_at,
         'credit' as money_side,
         x.booked_at as window_from,
@@ -123,11 +124,13 @@ onramp_status_lag as (
     select
         'onramp_status_lag' as category,
         x.*,
-        matched_line(x.intent_type, x.line_ref, x.actual_cents, x.booked_at, x.rule)
-            || ' paid onramp ' || x.intent_id || ', but at ' || local_ts(p.as_of)
-            || ' the intent is still ' || x.intent_status || ', more than '
-            || (p.onramp_payment_grace_s // 60) || ' min later. Check that the service '
-            || 'received the payment notice; the payer has paid.' as reason,
+        'onramp_status_lag' as reason_code,
+        to_json({
+            'line_ref': x.line_ref, 'line_cents': x.actual_cents,
+            'booked_at': iso_utc(x.booked_at), 'rule': x.rule, 'intent_id': x.intent_id,
+            'as_of_at': iso_utc(p.as_of), 'status': x.intent_status,
+            'grace_minutes': p.onramp_payment_grace_s // 60
+        }) as reason_params,
         x.booked_at as evidence_at
     from int_notable_pairs as x, p
     where x.role = 'payment'
@@ -144,7 +147,7 @@ onramp_status_lag as (
 -- the columns every family shares (25_breaks_all.sql), picked once from the rules' rows
 select
     category, intent_key, line_key, intent_id, line_id, end_to_end_id, expected_cents,
-    actual_cents, reason, evidence_at, money_side, window_from, window_to
+    actual_cents, reason_code, reason_params, evidence_at, money_side, window_from, window_to
 from (
     select * from onramp_missing_credit
     union all by name select * from onramp_amount

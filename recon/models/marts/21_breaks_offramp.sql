@@ -22,12 +22,12 @@ offramp_missing_payout as (
         i.*,
         i.amount_cents as expected_cents,
         0 as actual_cents,
-        'Offramp ' || i.intent_id || ' is completed (updated ' || local_ts(i.updated_at)
-            || ') for ' || brl(i.amount_cents) || ' to '
-            || coalesce(i.party_display_name, 'unknown payee')
-            || coalesce(' (key ' || i.destination_address || ')', '')
-            || ' but no PIX debit matched it. Check the payout with the bank before '
-            || 'telling the customer it was paid.' as reason,
+        'offramp_missing_payout' as reason_code,
+        to_json({
+            'intent_id': i.intent_id, 'updated_at': iso_utc(i.updated_at),
+            'amount_cents': i.amount_cents, 'payee': i.party_display_name,
+            'pix_key': i.destination_address
+        }) as reason_params,
         i.updated_at as evidence_at,
         'debit' as money_side,
         i.created_at - p.clock_skew as window_from,
@@ -41,11 +41,13 @@ offramp_payout_amount_mismatch as (
     select
         'offramp_payout_amount_mismatch' as category,
         x.*,
-        matched_line(x.intent_type, x.line_ref, x.actual_cents, x.booked_at, x.rule)
-            || ' for offramp ' || x.intent_id || ' which expects '
-            || brl(x.expected_cents) || ': ' || brl(abs(x.delta_cents))
-            || case when x.delta_cents < 0 then ' short. Pay the payee the difference.'
-                    else ' too much. Recover the excess from the payee.' end as reason,
+        case when x.delta_cents < 0 then 'offramp_payout_short' else 'offramp_payout_excess'
+        end as reason_code,
+        to_json({
+            'line_ref': x.line_ref, 'line_cents': x.actual_cents,
+            'booked_at': iso_utc(x.booked_at), 'rule': x.rule, 'intent_id': x.intent_id,
+            'expected_cents': x.expected_cents, 'difference_cents': abs(x.delta_cents)
+        }) as reason_params,
         x.booked_at as evidence_at
     from int_notable_pairs as x
     where x.role = 'payment' and x.intent_type = 'offramp' and x.amount_off
@@ -55,11 +57,12 @@ offramp_duplicate_payout as (
     select
         'offramp_duplicate_payout' as category,
         d.*,
-        matched_line(d.intent_type, d.line_ref, d.actual_cents, d.booked_at, d.rule)
-            || ' pays offramp ' || d.intent_id || ' a second time (first payout '
-            || d.first_line_ref || ' on ' || local_ts(d.first_booked_at)
-            || '). Recover the duplicate from the payee.'
-            as reason,
+        'offramp_duplicate_payout' as reason_code,
+        to_json({
+            'line_ref': d.line_ref, 'line_cents': d.actual_cents,
+            'booked_at': iso_utc(d.booked_at), 'rule': d.rule, 'intent_id': d.intent_id,
+            'first_line_ref': d.first_line_ref, 'first_booked_at': iso_utc(d.first_booked_at)
+        }) as reason_params,
         d.booked_at as evidence_at
     from int_duplicate_payments as d
     where d.intent_type = 'offramp'
@@ -70,10 +73,12 @@ offramp_payout_for_failed_intent as (
     select
         'offramp_payout_for_failed_intent' as category,
         x.*,
-        matched_line(x.intent_type, x.line_ref, x.actual_cents, x.booked_at, x.rule)
-            || ' paid offramp ' || x.intent_id || ' which is ' || x.intent_status
-            || ' (updated ' || local_ts(x.intent_updated_at) || '); the tokens were not taken. '
-            || 'Recover the payout or complete the burn.' as reason,
+        'offramp_payout_for_failed_intent' as reason_code,
+        to_json({
+            'line_ref': x.line_ref, 'line_cents': x.actual_cents,
+            'booked_at': iso_utc(x.booked_at), 'rule': x.rule, 'intent_id': x.intent_id,
+            'status': x.intent_status, 'updated_at': iso_utc(x.intent_updated_at)
+        }) as reason_params,
         x.booked_at as evidence_at,
         'debit' as money_side,
         x.booked_at as window_from,
@@ -92,11 +97,12 @@ offramp_stuck_paying_out as (
         i.*,
         i.amount_cents as expected_cents,
         0 as actual_cents,
-        'Offramp ' || i.intent_id || ' has been paying_out since ' || local_ts(i.updated_at)
-            || ' (more than ' || (p.offramp_payout_grace_s // 60) || ' min before '
-            || local_ts(p.as_of) || ') and no payout of ' || brl(i.amount_cents)
-            || ' to ' || coalesce(i.party_display_name, 'unknown payee')
-            || ' is in the statement. Ask the payment provider about the transfer.' as reason,
+        'offramp_stuck_paying_out' as reason_code,
+        to_json({
+            'intent_id': i.intent_id, 'updated_at': iso_utc(i.updated_at),
+            'grace_minutes': p.offramp_payout_grace_s // 60, 'as_of_at': iso_utc(p.as_of),
+            'amount_cents': i.amount_cents, 'payee': i.party_display_name
+        }) as reason_params,
         i.updated_at as evidence_at,
         'debit' as money_side,
         i.created_at - p.clock_skew as window_from,
@@ -111,11 +117,12 @@ offramp_payout_returned as (
     select
         'offramp_payout_returned' as category,
         r.*,
-        'Payout of ' || brl(r.expected_cents) || ' for offramp ' || r.intent_id
-            || ' came back: devolução ' || coalesce(r.end_to_end_id, r.line_id) || ' of '
-            || brl(r.actual_cents) || ' booked ' || local_ts(r.booked_at)
-            || ', yet the offramp is still completed. Pay the customer again to a valid key, '
-            || 'or return their tokens and mark the intent refunded.' as reason,
+        'offramp_payout_returned' as reason_code,
+        to_json({
+            'expected_cents': r.expected_cents, 'intent_id': r.intent_id,
+            'refund_ref': r.line_ref, 'refund_cents': r.actual_cents,
+            'booked_at': iso_utc(r.booked_at)
+        }) as reason_params,
         r.booked_at as evidence_at
     from int_notable_pairs as r
     where r.role = 'refund'
@@ -127,7 +134,7 @@ offramp_payout_returned as (
 -- the columns every family shares (25_breaks_all.sql), picked once from the rules' rows
 select
     category, intent_key, line_key, intent_id, line_id, end_to_end_id, expected_cents,
-    actual_cents, reason, evidence_at, money_side, window_from, window_to
+    actual_cents, reason_code, reason_params, evidence_at, money_side, window_from, window_to
 from (
     select * from offramp_missing_payout
     union all by name select * from offramp_payout_amount_mismatch

@@ -20,12 +20,13 @@ refund_missing as (
         null as end_to_end_id,
         coalesce(received.actual_cents, i.amount_cents) as expected_cents,
         0 as actual_cents,
-        'Onramp ' || i.intent_id || ' is refunded (since ' || local_ts(i.updated_at)
-            || ', more than ' || (p.refund_grace_s // 3600) || ' h before '
-            || local_ts(p.as_of) || ') but no devolução of '
-            || brl(coalesce(received.actual_cents, i.amount_cents))
-            || coalesce(' for credit ' || received_line.end_to_end_id, '')
-            || ' is in the statement. Send the devolução or correct the status.' as reason,
+        'refund_missing' as reason_code,
+        to_json({
+            'intent_id': i.intent_id, 'updated_at': iso_utc(i.updated_at),
+            'grace_hours': p.refund_grace_s // 3600, 'as_of_at': iso_utc(p.as_of),
+            'amount_cents': coalesce(received.actual_cents, i.amount_cents),
+            'credit_ref': received_line.end_to_end_id
+        }) as reason_params,
         i.updated_at as evidence_at,
         'credit' as money_side,
         i.created_at - p.clock_skew as window_from,
@@ -61,20 +62,16 @@ refund_amount_mismatch as (
         last_line.end_to_end_id,
         g.received_cents as expected_cents,
         g.returned_cents as actual_cents,
-        'Credit ' || coalesce(original.end_to_end_id, original.line_id) || ' of '
-            || brl(g.received_cents) || ' received for onramp ' || i.intent_id
-            || ' was returned in ' || g.parts
-            || case when g.parts = 1 then ' devolução' else ' devoluções' end
-            || ' totalling ' || brl(g.returned_cents) || ' (latest '
-            || coalesce(last_line.end_to_end_id, last_line.line_id) || ' booked '
-            || local_ts(g.last_booked_at) || '): '
-            || case
-                   when g.returned_cents < g.received_cents
-                       then brl(g.received_cents - g.returned_cents)
-                            || ' still owed to the payer. Send the rest (devolução).'
-                   else brl(g.returned_cents - g.received_cents)
-                            || ' returned in excess; recover it from the payer.'
-               end as reason,
+        case when g.returned_cents < g.received_cents then 'refund_short' else 'refund_excess'
+        end as reason_code,
+        to_json({
+            'credit_ref': coalesce(original.end_to_end_id, original.line_id),
+            'received_cents': g.received_cents, 'intent_id': i.intent_id, 'parts': g.parts,
+            'returned_cents': g.returned_cents,
+            'last_ref': coalesce(last_line.end_to_end_id, last_line.line_id),
+            'last_booked_at': iso_utc(g.last_booked_at),
+            'difference_cents': abs(g.received_cents - g.returned_cents)
+        }) as reason_params,
         g.last_booked_at as evidence_at
     from int_refund_groups as g
     join stg_intents as i on i.intent_key = g.intent_key
@@ -116,18 +113,16 @@ onramp_credit_returned as (
         original.end_to_end_id,
         g.received_cents as expected_cents,
         g.returned_cents as actual_cents,
-        'Onramp ' || i.intent_id || ' is ' || g.intent_status || ' (tokens delivered) for '
-            || 'credit ' || coalesce(original.end_to_end_id, original.line_id) || ' of '
-            || brl(g.received_cents) || ' booked ' || local_ts(original.booked_at) || ', but '
-            || brl(g.returned_cents) || ' of it went back to the payer in ' || g.parts
-            || case when g.parts = 1 then ' devolução' else ' devoluções' end
-            || ' (latest ' || coalesce(last_line.end_to_end_id, last_line.line_id)
-            || ' booked ' || local_ts(g.last_booked_at)
-            || coalesce(', marked ' || med.marker || ': a MED claim by the payer''s bank', '')
-            || '). Recover the tokens or the money from the customer'
-            || case when med.marker is not null
-                    then ', and contest the claim with the payer''s bank if it is unfounded.'
-                    else '.' end as reason,
+        case when med.marker is null then 'onramp_credit_returned'
+             else 'onramp_credit_returned_med' end as reason_code,
+        to_json({
+            'intent_id': i.intent_id, 'status': g.intent_status,
+            'credit_ref': coalesce(original.end_to_end_id, original.line_id),
+            'received_cents': g.received_cents, 'credit_booked_at': iso_utc(original.booked_at),
+            'returned_cents': g.returned_cents, 'parts': g.parts,
+            'last_ref': coalesce(last_line.end_to_end_id, last_line.line_id),
+            'last_booked_at': iso_utc(g.last_booked_at), 'marker': med.marker
+        }) as reason_params,
         g.last_booked_at as evidence_at
     from int_refund_groups as g
     join stg_intents as i on i.intent_key = g.intent_key

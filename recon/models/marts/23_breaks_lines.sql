@@ -19,13 +19,14 @@ ambiguous_match as (
         l.end_to_end_id,
         null as expected_cents,
         l.amount_abs_cents as actual_cents,
-        (case l.direction when 'credit' then 'Credit ' else 'Debit ' end)
-            || coalesce(l.end_to_end_id, l.line_id) || ' of ' || brl(l.amount_abs_cents)
-            || ' booked ' || local_ts(l.booked_at)
-            || coalesce(' (' || l.counterparty_name || ')', '')
-            || ' fits ' || a.candidates || ' intents by ' || a.rule || ': '
-            || a.intent_ids || '. Pick the right one (recon resolve) or ask the '
-            || (case l.direction when 'credit' then 'payer.' else 'payee.' end) as reason,
+        case l.direction when 'credit' then 'ambiguous_credit' else 'ambiguous_debit' end
+            as reason_code,
+        to_json({
+            'line_ref': coalesce(l.end_to_end_id, l.line_id), 'amount_cents': l.amount_abs_cents,
+            'booked_at': iso_utc(l.booked_at), 'counterparty': l.counterparty_name,
+            'rule': a.rule, 'candidates': a.candidates,
+            'intent_ids': string_split(a.intent_ids, ', ')
+        }) as reason_params,
         l.booked_at as evidence_at
     from (
         select
@@ -54,31 +55,22 @@ unmatched_lines as (
         l.end_to_end_id,
         null as expected_cents,
         l.amount_abs_cents as actual_cents,
-        (case l.direction when 'credit' then 'Credit ' else 'Debit ' end)
-            || coalesce(l.end_to_end_id, l.bank_reference, l.line_id)
-            || ' of ' || brl(l.amount_abs_cents) || ' booked ' || local_ts(l.booked_at)
-            || coalesce(
-                case l.direction when 'credit' then ' from ' else ' to ' end
-                || l.counterparty_name
-                || coalesce(' (' || l.counterparty_document || ')', ''),
-                '')
-            || coalesce(' "' || nullif(trim(l.description), '') || '"', '')
-            || ' matches no intent by txid, reference or amount/party/time'
-            || coalesce(' (devolução of ' || l.refund_of || ')', '') || '. '
-            || case
-                   -- a line that does not say PIX (a TED/DOC, a cashback, a yield, an entry of
-                   -- the bank itself): the PIX advice would send a person after a payer who is not one
-                   when l.kind = 'other' then
-                       'It does not say PIX (a transfer, cashback, yield or an entry of the bank itself): '
-                       || case l.direction
-                              when 'credit' then 'if a payer sent it, identify them; else'
-                              else 'if it paid a payee, find who authorised it; else'
-                          end
-                       || ' book it outside recon and record why (recon resolve).'
-                   when l.direction = 'credit'
-                       then 'Identify the payer or return the money (devolução).'
-                   else 'Find who authorised this payment.'
-               end as reason,
+        -- a line that does not say PIX (a TED/DOC, a cashback, a yield, an entry of the bank
+        -- itself) has its own advice: the PIX one would send a person after a payer who is
+        -- not one
+        case
+            when l.direction = 'credit' and l.kind = 'other' then 'unmatched_credit_not_pix'
+            when l.direction = 'credit' then 'unmatched_credit'
+            when l.kind = 'other' then 'unmatched_debit_not_pix'
+            else 'unmatched_debit'
+        end as reason_code,
+        to_json({
+            'line_ref': coalesce(l.end_to_end_id, l.bank_reference, l.line_id),
+            'amount_cents': l.amount_abs_cents, 'booked_at': iso_utc(l.booked_at),
+            'counterparty': l.counterparty_name,
+            'counterparty_document': l.counterparty_document,
+            'description': nullif(trim(l.description), ''), 'refund_of_ref': l.refund_of
+        }) as reason_params,
         l.booked_at as evidence_at
     from stg_statement_lines as l
     anti join claimed_lines as c on c.line_key = l.line_key

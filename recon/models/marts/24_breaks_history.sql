@@ -16,10 +16,12 @@ status_regression as (
         null as end_to_end_id,
         null as expected_cents,
         null as actual_cents,
-        (case r.intent_type when 'onramp' then 'Onramp ' else 'Offramp ' end) || r.intent_id || ' moved backwards from '
-            || r.regressed_from || ' (snapshot ' || local_ts(r.regressed_from_at)
-            || ') to ' || r.regressed_to || ' (snapshot ' || local_ts(r.regressed_at)
-            || '). Ask the API provider why; do not act on the older status.' as reason,
+        'status_regression' as reason_code,
+        to_json({
+            'intent_id': r.intent_id, 'intent_type': r.intent_type,
+            'from_status': r.regressed_from, 'from_at': iso_utc(r.regressed_from_at),
+            'to_status': r.regressed_to, 'to_at': iso_utc(r.regressed_at)
+        }) as reason_params,
         r.regressed_at as evidence_at
     from int_history_regressions as r
 ),
@@ -38,11 +40,11 @@ intent_vanished as (
         null as end_to_end_id,
         null as expected_cents,
         null as actual_cents,
-        (case h.intent_type when 'onramp' then 'Onramp ' else 'Offramp ' end)
-            || h.intent_id || ' (last seen ' || h.status
-            || coalesce(' for ' || brl(h.amount_cents), '') || ' in the snapshot of '
-            || local_ts(h.snapshot_at) || ') is missing from the latest snapshot. Ask the '
-            || 'API provider whether it was deleted, and check any money it moved.' as reason,
+        'intent_vanished' as reason_code,
+        to_json({
+            'intent_id': h.intent_id, 'intent_type': h.intent_type, 'status': h.status,
+            'amount_cents': h.amount_cents, 'snapshot_at': iso_utc(h.snapshot_at)
+        }) as reason_params,
         h.snapshot_at as evidence_at
     from int_history_observations as h
     anti join (

@@ -3,7 +3,9 @@
 -- marked in_coverage.
 --
 -- Every family has the same columns: category, intent_key, line_key, intent_id, line_id,
--- end_to_end_id, expected_cents, actual_cents, reason, evidence_at, and for a rule that
+-- end_to_end_id, expected_cents, actual_cents, reason_code, reason_params (what and why: the
+-- sentence is rendered from them in the reader's language, recon.reconciliation.reasons),
+-- evidence_at, and for a rule that
 -- needs the statements to show that money did NOT move, money_side ('credit'|'debit', see
 -- stg_coverage) and [window_from, window_to] (null elsewhere: `union all by name` fills them): the time in which that money would have
 -- been booked. in_coverage is true when the evidence needs no statement period (a line, a

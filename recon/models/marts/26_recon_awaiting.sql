@@ -12,21 +12,21 @@ select
     b.window_from,
     b.window_to,
     b.category as would_be,
-    (case i.intent_type when 'onramp' then 'Onramp ' else 'Offramp ' end) || b.intent_id
-        || ' (' || i.status || ', ' || brl(coalesce(b.expected_cents, b.actual_cents))
-        || ') waits for statements: its '
-        || case b.category
-               when 'onramp_missing_credit' then 'credit'
-               when 'offramp_missing_payout' then 'payout'
-               when 'offramp_stuck_paying_out' then 'payout'
-               when 'onramp_credit_after_expiry' then 'devolução'
-               when 'offramp_payout_for_failed_intent' then 'returned payout'
-               else 'devolução'
-           end
-        || ' would be booked between ' || local_ts(b.window_from) || ' and '
-        || local_ts(b.window_to) || ', which the imported statements do not cover yet. '
-        || 'Import the statement for that time; without the money it becomes '
-        || b.category || '.' as reason
+    -- what the statements would show: a credit, a payout, a devolução to the payer or a
+    -- payout coming back
+    case b.category
+        when 'onramp_missing_credit' then 'awaiting_credit'
+        when 'offramp_missing_payout' then 'awaiting_payout'
+        when 'offramp_stuck_paying_out' then 'awaiting_payout'
+        when 'offramp_payout_for_failed_intent' then 'awaiting_returned_payout'
+        else 'awaiting_refund'
+    end as reason_code,
+    to_json({
+        'intent_id': b.intent_id, 'intent_type': i.intent_type, 'status': i.status,
+        'amount_cents': coalesce(b.expected_cents, b.actual_cents),
+        'window_start_at': iso_utc(b.window_from), 'window_end_at': iso_utc(b.window_to),
+        'would_be_category': b.category
+    }) as reason_params
 from breaks_all as b
 join stg_intents as i on i.intent_key = b.intent_key
 where not b.in_coverage

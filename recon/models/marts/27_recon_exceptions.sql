@@ -1,7 +1,7 @@
 -- recon_exceptions: one row per break, in the vocabulary of the table `categories` (loaded
 -- from recon.schemas.CATEGORIES): the breaks_all rows in coverage. Amounts are positive
--- magnitudes in cents; delta = actual - expected. `reason` names the evidence and what to
--- do. `evidence_at` is when the evidence arose (line booked, intent last updated, snapshot
+-- magnitudes in cents; delta = actual - expected. `reason_code` and `reason_params` (a JSON
+-- object) name the evidence and what to do; the run renders them as the `reason` sentence. `evidence_at` is when the evidence arose (line booked, intent last updated, snapshot
 -- seen); age_days counts whole days from it to as_of. break_id hashes (category, intent,
 -- line e2e or id), so the same break keeps its id across runs. intent_key/line_key (this
 -- run's keys, null for a break on no intent/line of it) let the control items find a
@@ -31,8 +31,9 @@ final as (
         cast(b.actual_cents as bigint) as actual_cents,
         cast(b.actual_cents - b.expected_cents as bigint) as delta_cents,
 
-        ---------- why
-        b.reason,
+        ---------- why (the sentence: recon.reconciliation.reasons, in the reader's language)
+        b.reason_code,
+        b.reason_params,
 
         ---------- aging
         b.evidence_at,

@@ -11,22 +11,12 @@ CREATE OR REPLACE TEMP MACRO brl(c) AS
             || ',' || lpad(CAST(abs(c) % 100 AS VARCHAR), 2, '0')
     END;
 
--- A UTC instant as business-time-zone wall clock text, e.g. '2026-11-03 14:05 America/Sao_Paulo'.
-CREATE OR REPLACE TEMP MACRO local_ts(ts) AS
-    CASE
-        WHEN ts IS NULL THEN '?'
-        ELSE strftime(timezone((SELECT business_tz FROM params), ts), '%Y-%m-%d %H:%M')
-            || ' ' || (SELECT business_tz FROM params)
-    END;
-
--- How a reason names a matched line: 'Credit <end-to-end id, or line id> of R$ 10,00 booked
--- <local time> (matched by txid)' for an onramp's line, 'Payout … sent … (matched by …)' for
--- an offramp's.
-CREATE OR REPLACE TEMP MACRO matched_line(intent_type, line_ref, cents, booked_at, rule) AS
-    CASE WHEN intent_type = 'onramp' THEN 'Credit ' ELSE 'Payout ' END
-    || line_ref || ' of ' || brl(cents)
-    || CASE WHEN intent_type = 'onramp' THEN ' booked ' ELSE ' sent ' END || local_ts(booked_at)
-    || ' (matched by ' || rule || ')';
+-- A UTC instant as ISO-8601 text in UTC, to the second ('2026-11-03T17:05:00Z'): how a
+-- break's reason_params carry instants (the reader's time zone and format are applied when
+-- the reason is rendered, recon.reconciliation.reasons).
+CREATE OR REPLACE TEMP MACRO iso_utc(ts) AS
+    strftime(timezone('UTC', ts), '%Y-%m-%d') || 'T' || strftime(timezone('UTC', ts), '%H:%M:%S')
+    || 'Z';
 
 -- 'YYYY-MM-DD' for a text's day and month (two digits each), in the year that puts it on or
 -- before local_'s day.

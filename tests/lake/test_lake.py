@@ -102,6 +102,18 @@ def test_replace_partition_replaces_one_partition_whole_and_races_with_other_wri
     assert sorted(read(table).column("key").to_pylist()) == ["a", "b", "k1", "k2", "k3", "k4", "y"]
 
 
+def test_a_partition_replaced_with_more_columns_adds_them_to_the_table(s3: S3) -> None:
+    """A run file's contract that gained columns (the reasons' code and parameters) is
+    published into a table an older version created: the older partitions read null."""
+    table = lake.Table(lake.parse(s3.uri()), "things")
+    table.replace_partition(rows("r0", ["a"]), "run", "r0")
+    wider = rows("r1", ["b"]).append_column("reason_code", pa.array(["onramp_underpaid"]))
+    table.replace_partition(wider, "run", "r1")
+    files = [uri for uri, _parts, _size in table.files()]
+    both = table.dataset(files, wider.schema).to_table().sort_by("run")
+    assert both.column("reason_code").to_pylist() == [None, "onramp_underpaid"]
+
+
 def test_concurrent_merges_store_each_key_once(s3: S3) -> None:
     """Three writers import overlapping rows at once: every key is stored exactly once,
     and the rows inserted add up to the keys (a losing MERGE is re-run, not dropped)."""

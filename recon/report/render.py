@@ -31,6 +31,7 @@ from recon.config import DEFAULT_BUSINESS_TZ, DataDir, load_config, ui_language
 from recon.errors import UsageError
 from recon.i18n import N_, _
 from recon.reconciliation.flows import read_flows
+from recon.reconciliation.reasons import Renderer, row_reason
 from recon.reconciliation.settings import ReconcileSettings
 from recon.report import exports
 from recon.schemas import (
@@ -504,9 +505,13 @@ def build_context(
             columns, table = _table_rows(summary[key], in_cents)
             sections.append({"key": key, "title": _(title), "columns": columns, "rows": table})
     resolved, decided = _closed_work(data)
+    # the reasons in the report's language, ids short with the full value in their title (the
+    # report runs no script: the row's own columns give the full ids to copy)
+    reasons = Renderer(i18n.language(), _tz(summary), "link")
     top_rows = [
         {
             **r,
+            "reason": row_reason(r, reasons),
             "label": category_label(r["category"]),
             "expected": format_brl(r["expected_cents"]),
             "actual": format_brl(r["actual_cents"]),

@@ -48,6 +48,7 @@ from recon.errors import ConfigError, UsageError
 from recon.i18n import N_
 from recon.money import format_brl
 from recon.reconciliation import ReconcileSettings, audit, workflow
+from recon.reconciliation.reasons import Renderer, row_reason
 from recon.report.exports import REVIEW_COLUMNS, write_br_csv, write_xlsx
 from recon.review import auth, guard, notify
 from recon.review.queue import (
@@ -237,6 +238,10 @@ def _environment(tz: ZoneInfo, lang: str) -> Environment:
         label=lambda value: i18n.gettext(LABELS[value], lang) if value in LABELS else value,
     )  # fmt: skip
     env.globals["urlencode"] = urlencode
+    # a break's reason from its code and parameters, in the page's language: on the break
+    # page with ids to copy, in a queue row (inside its link) with short ids alone
+    renderers = {c: Renderer(lang, str(tz), c) for c in ("page", "link")}
+    env.filters["reason"] = lambda row, context="page": row_reason(row, renderers[context])
     return env
 
 
@@ -785,7 +790,8 @@ def _wants_json(request: Request) -> bool:
 def _page_json(page: Page) -> dict[str, Any]:
     """The queue page as JSON: the same rows as the HTML, amounts in cents."""
     keep = ("break_id", "run_id", "category", "priority", "intent_id", "line_id",
-            "end_to_end_id", "expected_cents", "actual_cents", "delta_cents", "reason",
+            "end_to_end_id", "expected_cents", "actual_cents", "delta_cents", "reason", "reason_code",
+            "reason_params",
             "first_seen_run", "age_days", "state", "coverage", "assignee", "comments",
             "pending", "manual", "closed")  # fmt: skip
     rename = {"money_at_stake": "at_stake_cents"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -71,7 +72,24 @@ def golden_run(root: Path) -> Path:
             "onramp_missing_credit", 1, reason="Onramp paid per the API; no PIX credit <found>."
         ),
         break_row(
-            "onramp_underpaid", 2, actual_cents=9_000, delta_cents=-1_002, end_to_end_id="E1"
+            "onramp_underpaid",
+            2,
+            actual_cents=9_000,
+            delta_cents=-1_002,
+            end_to_end_id="E1",
+            # rendered in the report's language, its ids short with the full value to copy
+            reason_code="onramp_underpaid",
+            reason_params=json.dumps(
+                {
+                    "line_ref": "E1823612020261102130000000000002",
+                    "line_cents": 9_000,
+                    "booked_at": "2026-11-02T13:10:00Z",
+                    "rule": "txid",
+                    "intent_id": "3f2a9c1e-5b7d-4e8a-9c0b-1d2e3f4a5b6c",
+                    "expected_cents": 10_002,
+                    "difference_cents": 1_002,
+                }
+            ),
         ),
         break_row(
             "unmatched_credit",

@@ -284,9 +284,15 @@ _MISSING = "—"
 _E2E = re.compile(r"^[ED][0-9]{8}[0-9A-Za-z]{23}$")
 
 
-def placeholders(message: str) -> set[str]:
+@lru_cache(maxsize=1024)
+def placeholders(message: str) -> frozenset[str]:
     """The `{names}` a message writes."""
-    return {name for _, name, _, _ in string.Formatter().parse(message) if name}
+    return frozenset(name for _, name, _, _ in string.Formatter().parse(message) if name)
+
+
+@lru_cache(maxsize=1024)
+def _translated(source: str, lang: str) -> str:
+    return i18n.gettext(source, lang)
 
 
 def short_id(value: str) -> str:
@@ -318,7 +324,7 @@ class Renderer:
 
     def _message(self, code: str) -> str | None:
         source = (PAGE_MESSAGES.get(code) if self.html else None) or MESSAGES.get(code)
-        return i18n.gettext(source, self.lang) if source else None
+        return _translated(source, self.lang) if source else None
 
     def _fill(self, message: str, values: Mapping[str, Any]) -> str:
         filled: dict[str, str] = {}
@@ -332,7 +338,7 @@ class Renderer:
         return message.format(**filled)
 
     def _fragment(self, name: str, values: Mapping[str, Any]) -> str:
-        fragment = i18n.gettext(FRAGMENTS[name], self.lang)
+        fragment = _translated(FRAGMENTS[name], self.lang)
         if any(values.get(key) is None for key in placeholders(fragment)):
             return ""
         return self._fill(fragment, values)
@@ -351,7 +357,7 @@ class Renderer:
             return _local(str(value), self.tz, self.lang)
         if key == "rule":
             label = RULE_LABELS.get(str(value))
-            return i18n.gettext(label, self.lang) if label else str(value)
+            return _translated(label, self.lang) if label else str(value)
         if key.endswith("_category"):
             return category_label(str(value), self.lang)
         if isinstance(value, int) and not isinstance(value, bool):
@@ -385,9 +391,20 @@ class Renderer:
         return [self(c, p) for c, p in zip(codes, params, strict=True)]
 
 
-@lru_cache(maxsize=65_536)
+# how each language writes reais (recon.i18n.format_money, through Babel, which costs ~50x
+# more per call: a run renders a reason per break): (symbol, thousands, decimal separator)
+_MONEY = {"pt_BR": ("R$ ", ".", ","), "en": ("R$", ",", ".")}
+
+
 def _money(cents: int, lang: str) -> str:
-    return i18n.format_money(cents, lang)
+    """Integer cents as `lang` writes reais, exactly as recon.i18n.format_money does."""
+    form = _MONEY.get(i18n.language(lang))
+    if form is None:
+        return i18n.format_money(cents, lang)
+    symbol, thousands, decimal = form
+    whole, part = divmod(abs(cents), 100)
+    digits = f"{whole:,}".replace(",", thousands)
+    return f"{'-' if cents < 0 else ''}{symbol}{digits}{decimal}{part:02d}"
 
 
 @lru_cache(maxsize=65_536)

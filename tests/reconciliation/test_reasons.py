@@ -250,6 +250,15 @@ def test_any_parameters_render_in_both_languages(cents: int, name: str, code: st
         assert text and "{" not in text.replace(name, "")
 
 
+@given(cents=st.integers(min_value=-(10**15), max_value=10**15))
+def test_money_in_a_reason_is_written_as_the_i18n_module_writes_it(cents: int) -> None:
+    from recon import i18n
+    from recon.reconciliation.reasons import _money
+
+    for lang in ("pt_BR", "en"):
+        assert _money(cents, lang) == i18n.format_money(cents, lang)
+
+
 # ----------------------------------------------------------------------------- runs
 
 

@@ -409,7 +409,9 @@ TABLE_FOOTER = re.compile(
 # "TAR PACOTE", "0670TAR", "TAR/CUSTAS", never in "BITTAR"; "IOF" never in "BIOFARMA") and
 # only before the text says PIX: what follows "PIX" is the counterparty ("Transferência
 # recebida pelo Pix - CASSIANO BITTAR" is a PIX received, not a fee).
-FEE_WORDS = ("TARIFA", "TARIFAS", "TAXA", "TAXAS", "TAR", "CESTA", "IOF")
+# Regular expressions (Python's and RE2's): IOF is also written with dots, as Banco do Brasil's
+# "Cobrança de I.O.F." does.
+FEE_WORDS = ("TARIFA", "TARIFAS", "TAXA", "TAXAS", "TAR", "CESTA", "IOF", r"I\.O\.F")
 # Words of the bank's own credits and charges that are no PIX, even when the text names a
 # PIX product: a cashback ("CASHBACK TURBINADO PIX", Inter), a yield, interest. Read like
 # the fee words (whole, before "PIX"); the line is "other".

@@ -86,6 +86,9 @@ def test_a_devolucao_needs_pix_evidence() -> None:
         ("debit", "TAR/CUSTAS COBRANCA", "fee"),
         ("debit", "DEB.IOF", "fee"),
         ("debit", "IOF ADICIONAL", "fee"),
+        ("debit", "Cobrança de I.O.F.", "fee"),  # Banco do Brasil
+        ("debit", "COBRANCA DE I.O.F.", "fee"),
+        ("debit", "PIX ENVIADO - I.O.F. ASSESSORIA", "pix_out"),
         ("debit", "Tarifas bancárias", "fee"),
         ("debit", "TARIFA PIX ENVIADO", "fee"),
         # a fee given back is a fee, not a devolução of a PIX
@@ -115,6 +118,7 @@ _TOKENS = [
     "0670TAR",
     "IOF",
     "BIOFARMA",
+    "I.O.F.",
     "CESTA",
     "CASHBACK",
     "Cashback",

@@ -21,7 +21,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from functools import cache
 from importlib import resources
@@ -39,6 +39,7 @@ __all__ = [
     "N_",
     "_",
     "chosen",
+    "format_date",
     "format_datetime",
     "format_money",
     "format_number",
@@ -61,6 +62,7 @@ SOURCE_LANGUAGE = "en"
 
 # what each language writes for an instant in local time, and for money
 _DATETIME_FORMAT = {"pt_BR": "%d/%m/%Y %H:%M", "en": "%Y-%m-%d %H:%M"}
+_DATE_FORMAT = {"pt_BR": "%d/%m/%Y", "en": "%Y-%m-%d"}
 
 
 def N_(message: str) -> str:
@@ -156,6 +158,11 @@ def format_datetime(value: datetime, tz: str | ZoneInfo, lang: str | None = None
     states its zone once): pt-BR "23/10/2026 17:21", en "2026-10-23 17:21"."""
     zone = tz if isinstance(tz, ZoneInfo) else ZoneInfo(tz)
     return value.astimezone(zone).strftime(_DATETIME_FORMAT[language(lang)])
+
+
+def format_date(value: date, lang: str | None = None) -> str:
+    """A day as a person reads it: pt-BR "23/10/2026", en "2026-10-23"."""
+    return value.strftime(_DATE_FORMAT[language(lang)])
 
 
 def format_money(cents: int, lang: str | None = None, currency: str = "BRL") -> str:

@@ -1304,6 +1304,7 @@ STATEMENT_LINES = (
 STATEMENT_QUARANTINE = "statements/quarantine"  # MERGE on row_key
 STATEMENT_COVERAGE = "statements/coverage"  # MERGE on the period's key
 STATEMENT_PAGES = "statements/pages"  # Open Finance pages read; MERGE on row_key
+STATEMENT_BALANCES = "statements/balances"  # stated balances; MERGE on row_key
 RUN_PARTITION = "run"  # every run table is partitioned by the run id under this name
 RUN_TABLES = (
     "matches",

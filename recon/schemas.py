@@ -106,6 +106,26 @@ STATEMENT_COVERAGE_SCHEMA = pa.schema(
     ]
 )
 
+# One row per balance a statement file states (recon.statements.lines.Balance), for the balance
+# walk (the catalog view statement_balances): the account's balance at the start
+# ("opening") or the end ("closing") of a business day (`day`: the local date in the
+# business time zone), signed cents, the instant the file dates it at when it gives one,
+# what states it (`basis`) and where.
+STATEMENT_BALANCES_SCHEMA = pa.schema(
+    [
+        ("account", pa.string()),
+        ("day", pa.date32()),
+        ("side", pa.string()),  # opening | closing
+        ("balance_cents", pa.int64()),
+        ("stated_at", TS),  # null when the file gives a day only
+        ("basis", pa.string()),  # "ofx LEDGERBAL", "cnab240 saldo_final", "camt CLBD", ...
+        ("source_format", pa.string()),
+        ("source_file", pa.string()),
+        ("source_line", pa.int64()),
+        ("imported_at", TS),
+    ]
+)
+
 # One row per Open Finance transaction page an import read (recon.statements.formats.open_finance):
 # which page of which request it is and what it says of the others, so that the request's
 # period is recorded as covered once every page of it has been read, by one import or several.
@@ -367,6 +387,14 @@ CATEGORIES: dict[str, Category] = {
                 "(devolução, MED or not), in whole or in parts"
             ),
         ),
+        Category(
+            "statement_balance_gap",
+            "P1",
+            N_(
+                "an account's stated balance is not what the day's lines walk to (a file lacks "
+                "a line), or it does not carry across days with no file"
+            ),
+        ),
         Category("refund_missing", "P1", N_("refunded intent with no refund line")),
         Category(
             "refund_amount_mismatch", "P1", N_("refund line amount differs from what was received")
@@ -405,6 +433,7 @@ CATEGORY_LABELS: dict[str, str] = {
     "unmatched_debit": N_("Unidentified debit"),
     "offramp_payout_returned": N_("Payout returned"),
     "onramp_credit_returned": N_("Credit returned after delivery"),
+    "statement_balance_gap": N_("Balance does not walk"),
     "refund_missing": N_("Missing refund"),
     "refund_amount_mismatch": N_("Refund amount differs"),
     "ambiguous_match": N_("Ambiguous match"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -82,3 +83,39 @@ def payee_with_a_cpf_key(world: Any) -> tuple[str, str]:
         if len(digits) == 11 and digits in keys:
             return digits, str(party.name)
     raise AssertionError("the world pays no one to a CPF key")
+
+
+def ofx_day(folder: Path, day: date, amounts: list[int], closing: int) -> Path:
+    """The bank's OFX for one day: its lines (TED credits, PIX fee debits) and LEDGERBAL."""
+    stamp = day.strftime("%Y%m%d")
+    blocks = "".join(
+        f"<STMTTRN><TRNTYPE>{'CREDIT' if cents > 0 else 'FEE'}<DTPOSTED>{stamp}1{k}0000[-3:BRT]"
+        f"<TRNAMT>{cents / 100:.2f}<FITID>{stamp}{k}"
+        f"<MEMO>{'TED RECEBIDA' if cents > 0 else 'TARIFA PIX'}</STMTTRN>\n"
+        for k, cents in enumerate(amounts)
+    )
+    text = (
+        "OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\n\n<OFX><BANKMSGSRSV1><STMTTRNRS><STMTRS>"
+        "<CURDEF>BRL<BANKACCTFROM><BANKID>0341<BRANCHID>0001<ACCTID>12345-6</BANKACCTFROM>"
+        f"<BANKTRANLIST><DTSTART>{stamp}<DTEND>{stamp}\n{blocks}</BANKTRANLIST>"
+        f"<LEDGERBAL><BALAMT>{closing / 100:.2f}<DTASOF>{stamp}</LEDGERBAL>"
+        "</STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>\n"
+    )
+    path = folder / f"extrato-{stamp}.ofx"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def daily_ofx(folder: Path) -> None:
+    """An account's daily OFX files for 2-9 Nov 2026, as its bank sent them: the 3rd's lacks
+    a R$ 50,00 fee, the 4th's never came (R$ 200,00 came in that day), the weekend has none
+    (nothing moved)."""
+
+    def nov(day: int) -> date:
+        return date(2026, 11, day)
+
+    ofx_day(folder, nov(2), [50_000, -10_000], 1_040_000)  # opens at R$ 10.000,00
+    ofx_day(folder, nov(3), [30_000], 1_065_000)  # the bank's day also had the fee
+    ofx_day(folder, nov(5), [-10_000], 1_075_000)
+    ofx_day(folder, nov(6), [10_000], 1_085_000)
+    ofx_day(folder, nov(9), [10_000], 1_095_000)

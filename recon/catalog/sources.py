@@ -10,6 +10,7 @@ A view file only selects from names: this module registers the *sources* it read
     source_statement_files        every statement Parquet file, STATEMENT_LINES_SCHEMA
     source_quarantine_files       every quarantine Parquet file, STATEMENT_QUARANTINE_SCHEMA
     source_coverage_files         every statement-coverage Parquet file, STATEMENT_COVERAGE_SCHEMA
+    source_balance_files          every statement-balances Parquet file, STATEMENT_BALANCES_SCHEMA
     source_run_matches            the latest run's matches.parquet, MATCHES_SCHEMA
     source_run_exceptions         the latest run's exceptions.parquet, EXCEPTIONS_SCHEMA
     source_run_awaiting           the latest run's awaiting.parquet, AWAITING_SCHEMA
@@ -55,6 +56,7 @@ from recon.schemas import (
     HISTORY_STATE_SNAPSHOTS,
     INTENTS_SCHEMA,
     MATCHES_SCHEMA,
+    STATEMENT_BALANCES_SCHEMA,
     STATEMENT_COVERAGE_SCHEMA,
     STATEMENT_LINES_SCHEMA,
     STATEMENT_QUARANTINE_SCHEMA,
@@ -65,6 +67,7 @@ from recon.schemas import (
 STATEMENT_GLOB = "statements/source=*/*.parquet"
 QUARANTINE_GLOB = "statements/quarantine/*.parquet"
 COVERAGE_GLOB = "statements/coverage/*.parquet"
+BALANCES_GLOB = "statements/balances/*.parquet"
 
 
 def _quote(path: Path | str) -> str:
@@ -227,6 +230,7 @@ def sources(data: DataDir) -> list[Source]:
         globbed("source_statement_files", STATEMENT_GLOB, STATEMENT_LINES_SCHEMA),
         globbed("source_quarantine_files", QUARANTINE_GLOB, STATEMENT_QUARANTINE_SCHEMA),
         globbed("source_coverage_files", COVERAGE_GLOB, STATEMENT_COVERAGE_SCHEMA),
+        globbed("source_balance_files", BALANCES_GLOB, STATEMENT_BALANCES_SCHEMA),
         run_file("source_run_matches", "matches.parquet", MATCHES_SCHEMA),
         run_file("source_run_exceptions", "exceptions.parquet", EXCEPTIONS_SCHEMA),
         run_file("source_run_awaiting", "awaiting.parquet", AWAITING_SCHEMA),
@@ -329,6 +333,7 @@ def _remote_sources(data: DataDir) -> list[Source]:
         whole("source_statement_files", lake.STATEMENT_LINES, STATEMENT_LINES_SCHEMA),
         whole("source_quarantine_files", lake.STATEMENT_QUARANTINE, STATEMENT_QUARANTINE_SCHEMA),
         whole("source_coverage_files", lake.STATEMENT_COVERAGE, STATEMENT_COVERAGE_SCHEMA),
+        whole("source_balance_files", lake.STATEMENT_BALANCES, STATEMENT_BALANCES_SCHEMA),
         run_source("source_run_matches", "matches", MATCHES_SCHEMA),
         run_source("source_run_exceptions", "exceptions", EXCEPTIONS_SCHEMA),
         run_source("source_run_awaiting", "awaiting", AWAITING_SCHEMA),

@@ -25,6 +25,8 @@ VIEW_NAMES = (
     "status_history",
     "statement_lines",
     "statement_coverage",
+    "statement_stated_balances",
+    "statement_balances",
     "recon_matches",
     "recon_exceptions",
     "recon_awaiting",

@@ -111,8 +111,13 @@ def _statements(src: DataDir, dst: DataDir, result: MigrationResult) -> None:
         pq.read_table(f).select(STATEMENT_COVERAGE_SCHEMA.names) for f in stored.coverage_files(src)
     ]
     pages = [pq.read_table(f).cast(stored.PAGES_STORED_SCHEMA) for f in stored.pages_files(src)]
+    balances = [
+        pq.read_table(f).cast(stored.BALANCES_STORED_SCHEMA) for f in stored.balances_files(src)
+    ]
     batch = "migrate-" + new_run_id(datetime.now(UTC))
-    result.line_versions = stored.merge_remote(dst, lines, quarantine, coverage, batch, pages=pages)
+    result.line_versions = stored.merge_remote(
+        dst, lines, quarantine, coverage, batch, pages=pages, balances=balances
+    )
 
 
 def _stored_lines(table: pa.Table) -> pa.Table:

@@ -204,6 +204,19 @@ MESSAGES: dict[str, str] = {
         "{snapshot_at}) is missing from the latest snapshot. Ask the API provider whether it "
         "was deleted, and check any money it moved."
     ),
+    "statement_balance_gap": N_(
+        "Account {account}, {day}: the statement closes the day at {closing_cents}, but its "
+        "opening {opening_cents} plus the lines imported for it, {movements_cents}, make "
+        "{walked_cents}: {gap_cents} that no imported line shows. A line is missing from the "
+        "day's file (or one is there twice): ask the bank for the day's complete statement and "
+        "import it."
+    ),
+    "statement_balance_unfiled": N_(
+        "Account {account}: no statement file for {first_day} to {last_day}, and the balance "
+        "does not carry across: the day before closed at {before_cents}, the lines imported "
+        "since add {movements_cents}, yet the next balance stated is {after_cents}: "
+        "{gap_cents} unexplained. Ask the bank for the missing day's statement and import it."
+    ),
     "awaiting_credit": N_(
         "Onramp {intent_id} ({status}, {amount_cents}) waits for statements: its credit would "
         "be booked between {window_start_at} and {window_end_at}, which the imported "

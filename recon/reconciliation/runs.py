@@ -122,6 +122,10 @@ class RunSummary:
     uncovered_days: tuple[str, ...] = ()
     statements_overdue: tuple[str, ...] = ()
     coverage_text: str = ""  # "statements cover … to …; N intents (R$ X) wait for statements"
+    # the balance walk of the service's accounts (statement_balances) over the last
+    # WALK_DAYS days that ended by as_of: account, day, opening/movements/closing/gap cents,
+    # state; the report shows it
+    balance_walk: tuple[dict[str, Any], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -132,6 +136,7 @@ class RunSummary:
         """The inverse of `to_json` (tuples restored)."""
         kw = dict(payload)
         kw["control_totals"] = tuple(kw.get("control_totals", ()))
+        kw["balance_walk"] = tuple(kw.get("balance_walk", ()))
         kw["resolved_breaks"] = tuple(kw.get("resolved_breaks", ()))
         kw["decided_breaks"] = tuple(kw.get("decided_breaks", ()))
         kw["check_samples"] = {k: tuple(v) for k, v in kw.get("check_samples", {}).items()}
@@ -390,6 +395,7 @@ _READ_AFTER_MODELS = frozenset(
         "stg_coverage",
         "int_ambiguous",
         "int_history_regressions",
+        "int_balance_walk",
         # views: what the next run's history state is built from
         "stg_history_state",
         "stg_intent_history",
@@ -908,6 +914,25 @@ def _summary(
         uncovered_days=uncovered,
         statements_overdue=overdue,
         coverage_text=text,
+        balance_walk=_balance_walk(engine, as_of),
+    )
+
+
+WALK_DAYS = 31  # the days of each account's balance walk a run's summary keeps
+
+
+def _balance_walk(engine: Engine, as_of: datetime) -> tuple[dict[str, Any], ...]:
+    """The last WALK_DAYS days of each account's balance walk (int_balance_walk)."""
+    rows = _records(
+        engine,
+        "SELECT account, day, opening_cents, movements_cents, closing_cents, gap_cents, state "
+        "FROM int_balance_walk ORDER BY account, day",
+    )
+    since = as_of.date() - timedelta(days=WALK_DAYS)
+    return tuple(
+        {k: (v.isoformat() if isinstance(v, date) else v) for k, v in row.items()}
+        for row in rows
+        if row["day"] > since
     )
 
 

@@ -18,7 +18,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -413,6 +413,36 @@ def _history(data: ReportData) -> list[dict[str, Any]]:
     ]
 
 
+# What a day of the balance walk that cannot be walked says (statement_balances.state)
+WALK_NOTES = {
+    "walked": "",
+    "no_file": N_("no statement file for this day"),
+    "no_opening": N_("no balance known at the day's start"),
+    "no_closing": N_("no closing stated: walked through"),
+}
+
+
+def _walks(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Each account's balance walk (summary.balance_walk), as the report shows it."""
+    accounts: dict[str, list[dict[str, Any]]] = {}
+    for row in summary.get("balance_walk") or []:
+        state = str(row.get("state") or "")
+        note = WALK_NOTES.get(state, state)
+        gap = row.get("gap_cents")
+        accounts.setdefault(str(row.get("account")), []).append(
+            {
+                "day": i18n.format_date(date.fromisoformat(str(row["day"]))),
+                "opening": format_brl(row.get("opening_cents")),
+                "movements": format_brl(row.get("movements_cents")),
+                "closing": format_brl(row.get("closing_cents")),
+                "gap": format_brl(gap),
+                "off": bool(gap),
+                "note": _(note) if note else "",
+            }
+        )
+    return [{"account": name, "days": days} for name, days in accounts.items()]
+
+
 def _closed_work(data: ReportData) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The breaks the previous run listed and this one does not (resolved), and those a
     person decided: each with its category, the money it had at stake as the previous run
@@ -548,6 +578,7 @@ def build_context(
         "by_age": by_age,
         "age_totals": age_totals,
         "top_breaks": top_rows,
+        "walks": _walks(summary),
         "top": top,
         "total_breaks": count(len(rows)),
         "more": len(rows) > top,

@@ -55,6 +55,7 @@ from recon.statements.lines import (
     FORMATS,
     PARSED_SCHEMA,
     Bad,
+    Balance,
     Coverage,
     ParseResult,
     check_bounds,
@@ -602,6 +603,43 @@ def _coverage_table(
     return pa.Table.from_pylist(rows, schema=STATEMENT_COVERAGE_SCHEMA)
 
 
+def _balances_table(
+    seen: set[str],
+    balances: Sequence[Balance],
+    *,
+    account: str,
+    source_format: str,
+    source_file: str,
+    imported_at: datetime,
+) -> pa.Table:
+    """The stated balances of one file not already stored (stored.BALANCES_STORED_SCHEMA):
+    a balance is the same when everything but where and when it was read is."""
+    rows = []
+    for b in balances:
+        stated_at = EPOCH + timedelta(microseconds=b.at_us) if b.at_us is not None else None
+        key = (account, b.day.isoformat(), b.side, b.cents, b.at_us, b.basis, source_format)
+        row_key = hashlib.md5(repr(key).encode(), usedforsecurity=False).hexdigest()
+        if row_key in seen:
+            continue
+        seen.add(row_key)
+        rows.append(
+            {
+                "account": account,
+                "day": b.day,
+                "side": b.side,
+                "balance_cents": b.cents,
+                "stated_at": stated_at,
+                "basis": b.basis,
+                "source_format": source_format,
+                "source_file": source_file,
+                "source_line": b.source_line,
+                "imported_at": imported_at,
+                "row_key": row_key,
+            }
+        )
+    return pa.Table.from_pylist(rows, schema=stored.BALANCES_STORED_SCHEMA)
+
+
 def _open_finance(
     sources: Sequence[tuple[str, str, ParseResult]],
     dd: DataDir,
@@ -779,6 +817,8 @@ class _Import:
         self.quarantine, self.period = quarantine, period
         self.seen = stored.Seen(con, dd)
         self.covered = _stored_coverage(dd)
+        self.balances = set(stored.balances_table(dd).column("row_key").to_pylist())
+        self.bpending: list[pa.Table] = []
         self.cpending: list[pa.Table] = []
         self.pending: list[tuple[Path, pa.Table]] = []
         self.qpending: list[pa.Table] = []
@@ -825,6 +865,16 @@ class _Import:
                 imported_at=self.imported_at,
             )
         )
+        self.bpending.append(
+            _balances_table(
+                self.balances,
+                parsed.balances,
+                account=self.label,
+                source_format=fmt,
+                source_file=source_file,
+                imported_at=self.imported_at,
+            )
+        )
         written = None
         if keep.num_rows:
             target = stored.line_path(self.dd, fmt, f"{self.batch_id}-{index:04d}")
@@ -856,12 +906,18 @@ class _Import:
         )
 
     def store(self, pages_read: pa.Table) -> None:
-        """Write what the files added: lines, quarantine, pages, and coverage last."""
+        """Write what the files added: lines, quarantine, pages, balances, and coverage last."""
         dd, batch_id = self.dd, self.batch_id
         pending, qpending, cpending = self.pending, self.qpending, self.cpending
         if dd.remote:  # one MERGE per table (recon.statements.stored)
             stored.merge_remote(
-                dd, [k for _t, k in pending], qpending, cpending, batch_id, pages=[pages_read]
+                dd,
+                [k for _t, k in pending],
+                qpending,
+                cpending,
+                batch_id,
+                pages=[pages_read],
+                balances=self.bpending,
             )
             return
         for target, keep in pending:
@@ -872,6 +928,10 @@ class _Import:
             stored.write_parquet_atomic(pa.concat_tables(qrows), path)
         if pages_read.num_rows:
             stored.write_parquet_atomic(pages_read, stored.pages_path(dd, batch_id))
+        brows = [t for t in self.bpending if t.num_rows]
+        if brows:
+            path = stored.balances_path(dd, batch_id)
+            stored.write_parquet_atomic(pa.concat_tables(brows), path)
         # coverage last: a period must never be recorded for lines that are not stored
         crows = [t for t in cpending if t.num_rows]
         if crows:

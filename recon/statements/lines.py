@@ -76,6 +76,27 @@ def days_coverage(first: date, last: date, basis: str, tz: tzinfo = BUSINESS_TZ)
     )
 
 
+class Balance(NamedTuple):
+    """A balance a statement states, kept for the balance walk (the catalog view
+    `statement_balances`): the business day it belongs to (`day`, the local date in the
+    business time zone), `side` "opening" (before the day's first movement) or "closing"
+    (after its last), signed cents, what states it (`basis`: "ofx LEDGERBAL", "cnab240
+    saldo_final", "camt CLBD", "csv Saldo"...), the file line it is on and the instant the
+    file dates it at (UTC µs; None when the file gives a day only)."""
+
+    day: date
+    side: str  # "opening" | "closing"
+    cents: int
+    basis: str
+    source_line: int
+    at_us: int | None = None
+
+
+def business_day(us: int, tz: tzinfo = BUSINESS_TZ) -> date:
+    """The business day (local date in `tz`) of an instant in UTC µs."""
+    return (EPOCH + timedelta(microseconds=us)).astimezone(tz).date()
+
+
 class Bad(NamedTuple):
     """A line a parser could not read: where, which field, why, and the raw text."""
 
@@ -149,6 +170,9 @@ class ParseResult:
     # for a source that lists credits only (an Open Finance page asked for CREDITO).
     lines_scope: str = "all"
     info: dict[str, Any] = field(default_factory=dict)  # how the file was read (inspect)
+    # the balances the source states (OFX LEDGERBAL, CNAB 240 and camt opening and closing,
+    # a CSV's Saldo), for the balance walk; a source that states none leaves it empty
+    balances: list[Balance] = field(default_factory=list)
 
     def to_table(self) -> pa.Table:
         """All lines as one PARSED_SCHEMA table (vectorized part first, then rows)."""

@@ -10,17 +10,24 @@ if its (line_id, fingerprint) is new, so importing the same file twice adds noth
 a devolução whose status changed, or the same PIX read from a richer format, is stored as
 a new version of the same line_id that the catalog view merges.
 
+The balances each file states (OFX LEDGERBAL, CNAB 240 and camt opening and closing, a
+CSV's Saldo: recon.statements.lines.Balance) are kept in
+`data/statements/balances/<batch>.parquet` (STATEMENT_BALANCES_SCHEMA + row_key, a hash of
+everything but where and when it was read), each once however often its file is imported:
+the balance walk (catalog view statement_balances) reads them.
+
 The Open Finance transaction pages an import read are kept too
 (`data/statements/pages/<batch>.parquet`, STATEMENT_PAGES_SCHEMA + row_key): a request's
 period is recorded as covered once every page of it has been read, and its pages may come in
 several imports (recon.statements.formats.open_finance).
 
-On a remote data directory (`s3://…`, recon.lake) the four kinds are Delta tables
-(statements/lines, statements/quarantine, statements/pages, statements/coverage) and an
+On a remote data directory (`s3://…`, recon.lake) the five kinds are Delta tables
+(statements/lines, statements/quarantine, statements/pages, statements/balances,
+statements/coverage) and an
 import is one MERGE per table that inserts only the rows whose key is new: (line_id,
 fingerprint) for lines, exactly the rule above (so a line's versions from several formats, or
 a devolução whose status changed, are still kept side by side for the view to merge); row_key
-for quarantine and pages; the period for coverage. A MERGE that loses the commit to another
+for quarantine, pages and balances; the period for coverage. A MERGE that loses the commit to another
 import is re-run against what that import stored, so two imports at once never store a row
 twice.
 """
@@ -41,6 +48,7 @@ import pyarrow.parquet as pq
 from recon import lake
 from recon.config import DataDir
 from recon.schemas import (
+    STATEMENT_BALANCES_SCHEMA,
     STATEMENT_COVERAGE_SCHEMA,
     STATEMENT_LINES_SCHEMA,
     STATEMENT_PAGES_SCHEMA,
@@ -51,11 +59,13 @@ from recon.storage import TMP_PREFIX, fsync_dir
 STORED_SCHEMA = STATEMENT_LINES_SCHEMA.append(pa.field("fingerprint", pa.string()))
 QUARANTINE_STORED_SCHEMA = STATEMENT_QUARANTINE_SCHEMA.append(pa.field("row_key", pa.string()))
 PAGES_STORED_SCHEMA = STATEMENT_PAGES_SCHEMA.append(pa.field("row_key", pa.string()))
+BALANCES_STORED_SCHEMA = STATEMENT_BALANCES_SCHEMA.append(pa.field("row_key", pa.string()))
 
 LINE_GLOB = "source=*/*.parquet"
 QUARANTINE_DIR = "quarantine"
 COVERAGE_DIR = "coverage"
 PAGES_DIR = "pages"
+BALANCES_DIR = "balances"
 
 
 def line_files(data: DataDir) -> list[Path]:
@@ -99,6 +109,11 @@ def coverage_table(data: DataDir) -> pa.Table:
     return _stored(data, lake.STATEMENT_COVERAGE, STATEMENT_COVERAGE_SCHEMA, coverage_files)
 
 
+def balances_table(data: DataDir) -> pa.Table:
+    """Every stored statement balance row (BALANCES_STORED_SCHEMA)."""
+    return _stored(data, lake.STATEMENT_BALANCES, BALANCES_STORED_SCHEMA, balances_files)
+
+
 def pages_table(data: DataDir) -> pa.Table:
     """Every stored Open Finance page row (PAGES_STORED_SCHEMA)."""
     return _stored(data, lake.STATEMENT_PAGES, PAGES_STORED_SCHEMA, pages_files)
@@ -126,6 +141,7 @@ def merge_remote(
     coverage: list[pa.Table],
     batch_id: str,
     pages: list[pa.Table] | None = None,
+    balances: list[pa.Table] | None = None,
 ) -> int:
     """Store an import's rows in a remote data directory: one MERGE per table, lines first
     and coverage last (a period is never recorded for lines that are not stored). Returns
@@ -142,11 +158,15 @@ def merge_remote(
         data.table(lake.STATEMENT_QUARANTINE).merge_new(
             pa.concat_tables(rows).cast(QUARANTINE_STORED_SCHEMA), ["row_key"], metadata=meta
         )
-    rows = [t for t in pages or [] if t.num_rows]
-    if rows:
-        data.table(lake.STATEMENT_PAGES).merge_new(
-            pa.concat_tables(rows).cast(PAGES_STORED_SCHEMA), ["row_key"], metadata=meta
-        )
+    for name, schema, tables in (
+        (lake.STATEMENT_PAGES, PAGES_STORED_SCHEMA, pages),
+        (lake.STATEMENT_BALANCES, BALANCES_STORED_SCHEMA, balances),
+    ):
+        rows = [t for t in tables or [] if t.num_rows]
+        if rows:
+            data.table(name).merge_new(
+                pa.concat_tables(rows).cast(schema), ["row_key"], metadata=meta
+            )
     rows = [t for t in coverage if t.num_rows]
     if rows:
         data.table(lake.STATEMENT_COVERAGE).merge_new(
@@ -289,6 +309,16 @@ def pages_files(data: DataDir) -> list[Path]:
 def pages_path(data: DataDir, batch: str) -> Path:
     """`data/statements/pages/<batch>.parquet`."""
     return data.statements / PAGES_DIR / f"{batch}.parquet"
+
+
+def balances_files(data: DataDir) -> list[Path]:
+    """Every committed statement-balances Parquet file."""
+    return sorted((data.statements / BALANCES_DIR).glob("*.parquet"))
+
+
+def balances_path(data: DataDir, batch: str) -> Path:
+    """`data/statements/balances/<batch>.parquet`."""
+    return data.statements / BALANCES_DIR / f"{batch}.parquet"
 
 
 def quarantine_path(data: DataDir, batch: str) -> Path:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,13 @@ from recon.schemas import (
 )
 from recon.statements.importer import personal_columns
 from recon.statements.lines import BUSINESS_TZ, EPOCH, days_coverage
-from recon.statements.stored import coverage_path, line_path, write_parquet_atomic
+from recon.statements.stored import (
+    BALANCES_STORED_SCHEMA,
+    balances_path,
+    coverage_path,
+    line_path,
+    write_parquet_atomic,
+)
 from recon.storage import atomic_dir, write_json
 
 __all__ = [
@@ -324,6 +330,36 @@ def coverage(
     }
     table = pa.Table.from_pylist([row], schema=STATEMENT_COVERAGE_SCHEMA)
     return write_parquet_atomic(table, coverage_path(dd, batch or f"testing-{new_run_id()}"))
+
+
+def stated_balances(
+    data: DataLike,
+    balances: Iterable[tuple[str, date, str, int]],
+    *,
+    source_format: str = "csv",
+    batch: str | None = None,
+) -> Path:
+    """Record balances statement files state (`statement_stated_balances`): one row per
+    (account, day, "opening" | "closing", cents)."""
+    dd = _dd(data)
+    rows = [
+        {
+            "account": account,
+            "day": day,
+            "side": side,
+            "balance_cents": cents,
+            "stated_at": None,
+            "basis": "declared",
+            "source_format": source_format,
+            "source_file": f"extrato.{source_format}",
+            "source_line": 0,
+            "imported_at": datetime(2026, 11, 20, tzinfo=UTC),
+            "row_key": f"{account}|{day}|{side}|{cents}",
+        }
+        for account, day, side, cents in balances
+    ]
+    table = pa.Table.from_pylist(rows, schema=BALANCES_STORED_SCHEMA)
+    return write_parquet_atomic(table, balances_path(dd, batch or f"testing-{new_run_id()}"))
 
 
 def run(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from recon import testing
@@ -119,6 +119,10 @@ class World:
         testing.statement_lines(
             self.data, lines, batch=f"{batch}-{next(_seq)}", covers=covers, scope=scope
         )
+
+    def balances(self, balances: list[tuple[str, date, str, int]]) -> None:
+        """Record balances the statement files state: (account, day, side, cents)."""
+        testing.stated_balances(self.data, balances, batch=f"bal-{next(_seq)}")
 
     def coverage(
         self,

@@ -52,6 +52,7 @@ SUMMARY = (
     "uncovered_days",
     "statements_overdue",
     "coverage_text",
+    "balance_walk",
 )
 
 
@@ -257,3 +258,23 @@ def test_spark_matches_psp_fees_as_duckdb_does(tmp_path: Path) -> None:
     finally:
         engine.close()
     assert len(expected) == 2 and got == expected
+def test_spark_walks_the_balance_as_duckdb_does(tmp_path: Path) -> None:
+    """Daily OFX files, one lacking a line, one day never sent, a weekend without files: the
+    same balance walk, the same statement_balance_gap breaks, on both engines."""
+    from datetime import UTC, datetime
+
+    from recon.config import DataDir
+    from recon.statements.importer import import_statements
+    from recon.testing.handbuilt import World, intent
+    from tests.shared import daily_ofx
+
+    world = World(DataDir(tmp_path / "data").ensure())
+    world.snapshot([intent(1, status="expired")], datetime(2026, 11, 10, 12, tzinfo=UTC))
+    files = tmp_path / "files"
+    files.mkdir()
+    daily_ofx(files)
+    import_statements([files], world.data, account="itau-0001")
+    duck, spark = _both(world.data)
+    assert_same_run(duck, spark)
+    assert duck.summary.counts["statement_balance_gap"] == 2
+    assert [d["state"] for d in duck.summary.balance_walk].count("no_file") == 3

@@ -15,6 +15,7 @@ from recon.config import DataDir
 from recon.reconciliation import ReconcileSettings
 from recon.reconciliation.fees import FeeSchedule
 from recon.schemas import CATEGORIES, EXCEPTIONS_SCHEMA, MATCHES_SCHEMA
+from recon.statements.lines import BUSINESS_TZ
 from recon.testing.handbuilt import T0, World, e2e, intent, line, uid
 
 from .helpers import breaks, exception_rows, match_rows, matches, run
@@ -23,6 +24,7 @@ AS_OF = T0 + timedelta(hours=48)
 PSP = "efi"  # an account whose PSP takes 0.99 % (min R$ 0,01) from each credit
 SCHEDULE = FeeSchedule(PSP, rate_ppm=9_900, min_cents=1)
 SETTINGS = ReconcileSettings(fee_schedules=(SCHEDULE,))
+SECOND = "0002/7654321-0"
 H = timedelta(hours=1)
 M = timedelta(minutes=1)
 
@@ -134,6 +136,11 @@ def build(world):
     ln.append(line(19, amount=amt(19) - 1000, txid=tx(19), **psp))  # the payer's shortfall
     ln.append(line(190, kind="fee", amount=321, name=None, doc=None, account=PSP,
                    description="TARIFA PIX RECEBIDOS"))  # the PSP's daily fee  # fmt: skip
+    # -- the balance walk: a second account's day opens and closes at R$ 100,00, yet its
+    # file lists a fee of R$ 2,50 (or lacks the line that made up for it)
+    ln.append(line(360, kind="fee", amount=250, name=None, doc=None, account=SECOND))
+    day = T0.astimezone(BUSINESS_TZ).date()
+    world.balances([(SECOND, day, "opening", 10_000), (SECOND, day, "closing", 10_000)])
     # -- snapshot history ------------------------------------------------------------------
     it.append(intent(31, amount=amt(31), status="minting"))
     ln.append(line(31, amount=amt(31), txid=tx(31)))  # regressed from completed
@@ -167,6 +174,7 @@ EXPECTED = {
     ("offramp_payout_returned", uid(33), e2e(330, "D")),
     ("onramp_credit_returned", uid(35), e2e(35)),
     ("unmatched_debit", None, e2e(29)),
+    ("statement_balance_gap", None, None),
     ("status_regression", uid(31), None),
     ("intent_vanished", uid(32), None),
 }
@@ -208,8 +216,9 @@ def test_checks_pass_and_control_totals_balance(result):
     assert s.checks_passed, s.check_samples
     assert all(row["unexplained_cents"] == 0 for row in s.control_totals)
     assert "UNEXPLAINED" not in s.explained_by
-    # the fee stays out of the PIX totals but is reported
-    assert s.totals["fees_cents"] == 250 + 321
+    # the fees (the PSP's daily one, and one on the balance walk's account) stay out of the
+    # PIX totals but are reported
+    assert s.totals["fees_cents"] == 250 + 321 + 250
     # a credit net of its PSP's fee settles its onramp: the fee explains the difference
     fees = SCHEDULE.fee(amt(36)) + SCHEDULE.fee(amt(38)) + SCHEDULE.fee(amt(39)) - 1
     assert s.explained_by["psp_fee"] == -fees

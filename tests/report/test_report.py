@@ -52,6 +52,35 @@ GOLDEN_SUMMARY = {
         },
     ],
     "explained_by": {"onramp_overpaid": 3_456},
+    "balance_walk": [
+        {
+            "account": "itau-0001",
+            "day": "2026-11-18",
+            "opening_cents": None,
+            "movements_cents": 5_000,
+            "closing_cents": 105_000,
+            "gap_cents": None,
+            "state": "no_opening",
+        },
+        {
+            "account": "itau-0001",
+            "day": "2026-11-19",
+            "opening_cents": 105_000,
+            "movements_cents": -2_000,
+            "closing_cents": 102_500,
+            "gap_cents": -500,
+            "state": "walked",
+        },
+        {
+            "account": "itau-0001",
+            "day": "2026-11-20",
+            "opening_cents": None,
+            "movements_cents": 0,
+            "closing_cents": None,
+            "gap_cents": None,
+            "state": "no_file",
+        },
+    ],
     "checks": {"no_line_matched_twice": 0},
     "resolved_breaks": ["00000000deadbeef"],
     "decided_breaks": [
@@ -148,6 +177,17 @@ def test_report_is_self_contained_and_escaped(tmp_path: Path) -> None:
     assert "<script" not in html
     assert "&lt;found&gt;" in html and "<found>" not in html
     assert "R$ 777,00" in html  # unmatched credit of 77 700 cents
+
+
+def test_report_shows_each_account_s_balance_walk(tmp_path: Path) -> None:
+    run = golden_run(tmp_path)
+    html = render(run, now=NOW, charts=False).read_text(encoding="utf-8")
+    walk = html.split("<h3>itau-0001</h3>")[1].split("</table>")[0]
+    assert '<tr class="off"><td>19/11/2026</td><td class="num">R$ 1.050,00</td>' in walk
+    assert "-R$ 5,00" in walk  # the gap
+    assert "nenhum arquivo de extrato neste dia" in walk  # 20/11: no file, no gap shown
+    english = render(run, now=NOW, charts=False, lang="en")
+    assert "no statement file for this day" in english.read_text(encoding="utf-8")
 
 
 def test_breaks_written_beside_report_most_urgent_first(tmp_path: Path) -> None:

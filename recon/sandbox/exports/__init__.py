@@ -13,6 +13,7 @@
 | ``extrato_banco.csv`` | bank-portal CSV: cp1252, ``;``, ``1.200,00``, preamble |
 | ``extrato_inter.csv`` | Banco Inter's account CSV: BOM, preamble, ``;``, no PIX ids |
 | ``extrato_nubank.csv`` | Nubank's account CSV: ``Data,Valor,Identificador,Descrição`` |
+| ``conta_tarifas/extrato-YYYYMMDD.ofx`` | the service's second account, one OFX per day (recon.sandbox.daily) |
 | ``expected_breaks.csv`` / ``expected_matches.csv`` / ``planted_faults.csv`` | ground truth |
 | ``README.md`` | what each file is |
 """
@@ -26,6 +27,7 @@ from pathlib import Path
 
 from recon.errors import UsageError
 from recon.pii import mask_key
+from recon.sandbox import daily
 from recon.sandbox.bank import KINDS, Bank
 from recon.sandbox.exports._common import local, to_bound
 from recon.sandbox.exports.camt import render_camt053
@@ -130,6 +132,15 @@ def _readme(bank: Bank, lo: datetime, hi: datetime, files: Mapping[str, bytes]) 
         lines += [f"| {c} | {n} |" for c, n in truth.counts().items()]
         lines += ["", "## Planted faults", "", "| fault | rows |", "|---|---|"]
         lines += [f"| {c} | {n} |" for c, n in truth.fault_counts().items()]
+    if bank.daily is not None:
+        lines += [
+            "",
+            f"`{daily.FOLDER}/` holds the service's second account ({bank.daily.bank.account.label}),",
+            "one OFX file per day: import the folder under its own account label,",
+            f"`recon statements import {daily.FOLDER} --account {daily.ACCOUNT_LABEL}`. One day's",
+            "file leaves out a fee its LEDGERBAL counts, one day's file never came: the balance",
+            "walk's two `statement_balance_gap` breaks.",
+        ]
     lines += ["", "Files:", ""] + [f"- `{name}`: {len(data)} bytes" for name, data in files.items()]
     return ("\n".join(lines) + "\n").encode("utf-8")
 
@@ -151,13 +162,15 @@ def export_statements(
         files["expected_breaks.csv"] = bank.truth.breaks_csv()
         files["expected_matches.csv"] = bank.truth.matches_csv()
         files["planted_faults.csv"] = bank.truth.faults_csv()
+    if bank.daily is not None:
+        files |= {f"{daily.FOLDER}/{n}": data for n, data in bank.daily.files().items()}
     files["README.md"] = _readme(bank, lo, hi, files)
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    (out / daily.FOLDER).mkdir(parents=True, exist_ok=True)
     written = {}
     for name, data in files.items():
         target = out / name
-        tmp = out / f".{name}.tmp"
+        tmp = target.with_name(f".{target.name}.tmp")
         tmp.write_bytes(data)
         os.replace(tmp, target)
         written[name] = target

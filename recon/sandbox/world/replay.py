@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from recon.errors import ApiStatusError
+from recon.sandbox import daily
 from recon.sandbox.bank import Account, Bank, Movement
 from recon.sandbox.exports._common import BRT
 from recon.sandbox.truth import GroundTruth
@@ -199,6 +200,8 @@ class World(_Planner):
         finally:
             self.client.close()
         self._fees(end)
+        start = self.bank.period_start or self.config.start
+        self.bank.daily = daily.plant(self.config.seed, start, end, self.truth)
         return WorldResult(
             bank=self.bank,
             truth=self.truth,

@@ -31,7 +31,8 @@ Dt/Dt|DtTm) and `Ntry`:
 
 Checks: opening booked balance (OPBD, else PRCD) + booked entries = closing booked balance
 (CLBD) for each statement that states both; a mismatch is an error naming the file, the
-line of the closing balance and the field (a warning when lines were quarantined). Every
+line of the closing balance and the field (a warning when lines were quarantined). The
+dated OPBD, PRCD and CLBD are also kept for the balance walk (`_WALKED`). Every
 amount of an account must be in the account's currency; a currency other than BRL is read
 as it is and reported as a warning.
 
@@ -55,9 +56,11 @@ from recon.statements.lines import (
     BUSINESS_TZ,
     E2E_FULL,
     Bad,
+    Balance,
     Coverage,
     LineError,
     ParseResult,
+    business_day,
     classify,
     clean,
     currency_warning,
@@ -377,7 +380,13 @@ def _account(el: Any, box: _Container) -> None:
     box.currency = _text(_path(el, "Ccy"))
 
 
-def _balance(el: Any, box: _Container) -> None:
+# The balance walk's balances (ParseResult.balances): an opening booked balance is the opening
+# of its date; a closing booked balance, and the previous statement's (PRCD), the closing of
+# theirs. Other types (available, interim, forward) are never what the lines add to.
+_WALKED = {"OPBD": "opening", "CLBD": "closing", "PRCD": "closing"}
+
+
+def _balance(el: Any, box: _Container, result: ParseResult) -> None:
     parts = _children(el)
     code = _text(_path(parts.get("Tp"), "CdOrPrtry", "Cd")) or _text(
         _path(parts.get("Tp"), "CdOrPrtry", "Prtry")
@@ -386,7 +395,32 @@ def _balance(el: Any, box: _Container) -> None:
         return
     cents, _ = _amount(parts.get("Amt"), "Bal/Amt")
     sign = _sign(parts.get("CdtDbtInd"), "Bal/CdtDbtInd")
-    box.balances.setdefault(code.upper(), (sign * cents, el.sourceline or 0))
+    line = el.sourceline or 0
+    code = code.upper()
+    box.balances.setdefault(code, (sign * cents, line))
+    side = _WALKED.get(code)
+    dated = _balance_date(parts.get("Dt")) if side else None
+    if side and dated is not None:
+        day, at = dated
+        result.balances.append(Balance(day, side, sign * cents, f"camt {code}", line, at))
+
+
+def _balance_date(el: Any) -> tuple[date, int | None] | None:
+    """A balance's `Dt/Dt` (the day) or `Dt/DtTm` (the instant and its business day); None
+    when it has neither readable."""
+    parts = _children(el) if el is not None else {}
+    text = _text(parts.get("Dt"))
+    if text is not None:
+        try:
+            return date.fromisoformat(text[:10]), None
+        except ValueError:
+            return None
+    text = _text(parts.get("DtTm"))
+    try:
+        at = iso_to_us(text, naive_tz=BUSINESS_TZ) if text is not None else None
+    except LineError:
+        return None
+    return (business_day(at), at) if at is not None else None
 
 
 def _close(box: _Container, result: ParseResult, source: str, quarantined: bool) -> None:
@@ -520,7 +554,7 @@ def parse_stream(stream: Any, source: str) -> ParseResult:
                 _account(el, box)
             elif name == "Bal":
                 try:
-                    _balance(el, box)
+                    _balance(el, box, result)
                 except LineError as exc:
                     raise StatementParseError(
                         exc.reason, file=source, line=el.sourceline, field=exc.field

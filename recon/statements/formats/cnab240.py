@@ -14,6 +14,8 @@ devolução, here).
 Batch trailer (5): 143-150 closing balance date, 151-168 closing balance, 169 its D/C,
 171-176 number of records in the batch (its header and trailer included),
 177-194 sum of debits, 195-212 sum of credits.
+Each batch's dated balances are also kept for the balance walk (`ParseResult.balances`): the
+opening balance as the opening of its date, the closing balance as the closing of its date.
 
 Checks, each an error naming the file, line and field when it fails: opening balance +
 credits - debits = closing balance; the trailer's sums and record count equal what the
@@ -43,6 +45,7 @@ from recon.money import MAX_CENTS
 from recon.statements.lines import (
     BUSINESS_TZ,
     Bad,
+    Balance,
     Coverage,
     LineError,
     ParseResult,
@@ -282,7 +285,11 @@ class _File:
         self.batches += 1
         if named := _account(record):
             self.accounts[named] = None
-        self.batch.opening = _signed(record, 151, 168, 169, "saldo_inicial")
+        opening = self.batch.opening = _signed(record, 151, 168, 169, "saldo_inicial")
+        if (day := self.batch.opening_day) is not None:  # the balance walk's opening of that day
+            self.result.balances.append(
+                Balance(day, "opening", opening, "cnab240 saldo_inicial", line)
+            )
 
     def batch_trailer(self, record: str, line: int) -> None:
         """A batch trailer: the batch closes, its counts and balances checked."""
@@ -393,6 +400,11 @@ def _cut_id(record: str, cut: int) -> bool:
 
 def _check_batch(record: str, line: int, batch: _Batch, fail: Any, result: ParseResult) -> None:
     closing = _signed(record, 151, 168, 169, "saldo_final")
+    closing_day = _day(record[142:150])
+    if closing_day is not None:  # the balance walk's closing of that day
+        result.balances.append(
+            Balance(closing_day, "closing", closing, "cnab240 saldo_final", line)
+        )
     count = _number(record, 171, 176, "qtd_registros")
     debits = _number(record, 177, 194, "somatoria_debitos")
     credits = _number(record, 195, 212, "somatoria_creditos")

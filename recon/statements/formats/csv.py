@@ -78,11 +78,14 @@ from recon.statements.lines import (
     E2E_RE,
     KINDS,
     Bad,
+    Balance,
     LineError,
     ParseResult,
+    business_day,
     classify,
     clean,
     days_coverage,
+    iso_to_us,
     vclean,
 )
 
@@ -794,6 +797,14 @@ class _Rows(_Reader):
         self.balance: int | None = None
         self.balance_line = 0
         self.checked = 0
+        # the balance walk (ParseResult.balances): a day closes with the Saldo stated after
+        # its last line (its own, or a balance row's); the first line's day opens with a
+        # balance row before it, or with the first line's own Saldo less its amount. A daily
+        # balance column (C6's "Saldo do Dia") is the day's closing as it is.
+        self.i_daily = get("balance") if profile.daily_balance else None
+        self.day: date | None = None  # the business day of the last line read
+        self.closing: tuple[int, int, str] | None = None  # (cents, file line, basis)
+        self.opening: tuple[int, int, str, date | None] | None = None  # a row before any line
         self.last: tuple[_Row, list[Any]] | None = None  # the line a continuation row extends
 
     def read(self, reader: Any, offset: int) -> ParseResult:
@@ -842,7 +853,59 @@ class _Rows(_Reader):
             )
         if self.checked:
             result.checks.append(f"running balance verified on {self.checked} lines")
+        if self.day is not None:
+            self.close_day()
+        elif self.opening is not None:  # no line at all: the balance is its day's closing
+            cents, line, basis, day = self.opening
+            if day is not None:
+                result.balances.append(Balance(day, "closing", cents, basis, line))
         return result
+
+    def walked(self, booked: str, cells: list[str], cents: int, line: int) -> None:
+        """What a line tells the balance walk (see __init__)."""
+        day = _business_day(booked)
+        if self.day is None:
+            i = self.i_balance
+            own = cells[i].strip() if i is not None else ""
+            if self.opening is not None:
+                stated, at, basis, _ = self.opening
+                self.result.balances.append(Balance(day, "opening", stated, basis, at))
+            elif own:
+                basis = f"column {self.p.columns['balance']} less the first line"
+                opening = self.cents(own, "balance") - cents
+                self.result.balances.append(Balance(day, "opening", opening, basis, line))
+        elif day != self.day:
+            self.close_day()
+        self.day = day
+        i = self.i_balance if self.i_balance is not None else self.i_daily
+        text = cells[i].strip() if i is not None else ""
+        if text:
+            basis = f"column {self.p.columns['balance']}"
+            self.closing = (self.cents(text, "balance"), line, basis)
+        elif self.i_daily is None:  # a running Saldo not stated here: none known
+            self.closing = None
+
+    def close_day(self) -> None:
+        """The closing of the last line's day, when a Saldo is stated after its last line."""
+        if self.closing is not None and self.day is not None:
+            cents, line, basis = self.closing
+            self.result.balances.append(Balance(self.day, "closing", cents, basis, line))
+        self.closing = None
+
+    def balance_stated(self, cells: list[str], stated: int, line: int, desc: str | None) -> None:
+        """A balance row, for the balance walk: the closing of the last line's day, or
+        before any line the opening of the first line's day."""
+        if self.p.card:  # a card bill's balance is a debt, not the account's
+            return
+        basis = f"row {desc[:40]}" if desc else "balance row"
+        if self.day is not None:
+            self.closing = (stated, line, basis)
+            return
+        try:
+            day: date | None = _business_day(self.booked(cells[self.i_booked]))
+        except LineError:
+            day = None
+        self.opening = (stated, line, basis, day)
 
     def padded(self, cells: list[str]) -> list[str]:
         """A short row with its missing trailing columns empty, if none it needs is missing."""
@@ -875,6 +938,8 @@ class _Rows(_Reader):
         if self.i_kind is not None and not self.p.card:
             row.kind = self.kind_of(cells, cents)
         self.run_balance(cells, cents, line)
+        if not self.p.card:  # a card bill's balance is a debt, not the account's (nor walked)
+            self.walked(booked, cells, cents, line)
         self.result.rows.append(self.finish(row, values))
         self.last = (row, values)
         return True
@@ -901,7 +966,9 @@ class _Rows(_Reader):
         if i_balance is not None and not has_money:
             text_balance = cells[i_balance].strip()
             if text_balance:  # a balance row ("SALDO ANTERIOR", "SALDO DO DIA")
-                self.stated(self.cents(text_balance, "balance"), line, "balance")
+                stated = self.cents(text_balance, "balance")
+                self.stated(stated, line, "balance")
+                self.balance_stated(cells, stated, line, desc)
                 return True
         if labelled and has_money and (i_balance is None or not cells[i_balance].strip()):
             # BB / Caixa: the balance written in the amount column
@@ -913,6 +980,7 @@ class _Rows(_Reader):
                     else self.signed(cells, balance_row=True)
                 )
                 self.stated(stated, line, "amount")
+                self.balance_stated(cells, stated, line, desc)
             return True
         return labelled and not has_money  # a balance label with no figure
 
@@ -1080,6 +1148,12 @@ class _Rows(_Reader):
             if detail:
                 desc = f"{desc} - {detail}" if desc else detail
         return desc
+
+
+@lru_cache(maxsize=1 << 14)
+def _business_day(booked: str) -> date:
+    """The business day of a line's booking (ISO text with its offset)."""
+    return business_day(iso_to_us(booked))
 
 
 def _agreed(text: str, mark: str | None, cents: int, way: str, flag: str) -> int:

@@ -68,9 +68,11 @@ from recon.statements.lines import (
     EPOCH,
     PARSED_SCHEMA,
     Bad,
+    Balance,
     Coverage,
     LineError,
     ParseResult,
+    business_day,
     classify,
     clean,
     currency_warning,
@@ -766,7 +768,21 @@ def parse_text(text: str, source: str) -> ParseResult:
         booked = pa.array([r[1] for r in result.rows], pa.string())
         owners = np.array(blocks.row_owner)
     result.coverage = _file_coverage(statements, _line_ranges(booked, owners), result)
+    result.balances = _within(result.balances, result.coverage)
     return result
+
+
+def _within(balances: list[Balance], coverage: list[Coverage] | None) -> list[Balance]:
+    """Each LEDGERBAL as the closing of the last day its statement covers up to DTASOF: a
+    DTASOF at the exclusive end of the period (the next midnight) or after it (the time of
+    the export) is the balance at the period's end, the closing of its last day."""
+    if not coverage or not balances:
+        return balances
+    last = max(c.end_us for c in coverage) - 1
+    return [
+        b._replace(day=business_day(min(b.at_us, last))) if b.at_us is not None else b
+        for b in balances
+    ]
 
 
 class _Blocks:
@@ -823,22 +839,43 @@ def _block_fields(body: str) -> dict[str, str]:
 
 
 def _balances(text: str, st: _Statement, source: str, result: ParseResult, several: bool) -> None:
-    """LEDGERBAL/AVAILBAL of a statement (after its transactions), as checks."""
+    """LEDGERBAL/AVAILBAL of a statement (after its transactions), as checks; LEDGERBAL (the
+    booked balance) also kept for the balance walk as the closing of its DTASOF's business
+    day (`_within` brings a DTASOF past the statement's period back to its last day). AVAILBAL is not kept: the available balance is the ledger less holds
+    plus any overdraft limit, never what the lines add to. Only a file's one bank statement
+    (STMTRS) is walked: statements of several accounts share one account label, and a card
+    or investment statement's balance is no bank balance."""
     region = text[st.tail : st.end]
     suffix = f" (ACCTID {st.account or '?'})" if several else ""
     for m in _BALANCE.finditer(region):
         label = m.group(1).upper()
         amount = {t.upper(): v.strip() for t, v in _FIELD.findall(m.group(2))}
-        if amount.get("BALAMT"):
-            try:
-                result.checks.append(f"{label} {ofx_cents(amount['BALAMT'])} cents{suffix}")
-            except LineError as exc:
-                raise StatementParseError(
-                    f"{label} amount unreadable: {exc.reason}",
-                    file=source,
-                    line=text.count("\n", 0, st.tail + m.start()) + 1,
-                    field="BALAMT",
-                ) from exc
+        if not amount.get("BALAMT"):
+            continue
+        line = text.count("\n", 0, st.tail + m.start()) + 1
+        try:
+            cents = ofx_cents(amount["BALAMT"])
+        except LineError as exc:
+            raise StatementParseError(
+                f"{label} amount unreadable: {exc.reason}", file=source, line=line, field="BALAMT"
+            ) from exc
+        kept = label == "LEDGERBAL" and not several and st.tag in ("", "STMTRS")
+        at = _as_of(amount.get("DTASOF")) if kept else None
+        if at is not None:
+            result.balances.append(
+                Balance(business_day(at), "closing", cents, "ofx LEDGERBAL", line, at)
+            )
+        note = " (available, not the ledger: not walked)" if label == "AVAILBAL" else ""
+        result.checks.append(f"{label} {cents} cents{suffix}{note}")
+
+
+def _as_of(text: str | None) -> int | None:
+    """A balance's DTASOF as UTC µs; None when absent or unreadable (the balance is then
+    only a check)."""
+    try:
+        return to_us(datetime.fromisoformat(ofx_time(text, "DTASOF"))) if text else None
+    except (LineError, ValueError):
+        return None
 
 
 def _line_ranges(booked: Any, owners: np.ndarray) -> dict[int, tuple[int, int]]:

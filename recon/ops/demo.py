@@ -196,9 +196,9 @@ def _build(
     from recon.reconciliation import reconcile
     from recon.report import render
     from recon.sandbox.compose import build_world
-    from recon.sandbox.daily import ACCOUNT_LABEL as DAILY_ACCOUNT
-    from recon.sandbox.daily import FOLDER as DAILY_FOLDER
     from recon.sandbox.exports import STATEMENT_FILES, export_statements
+    from recon.sandbox.exports.daily import ACCOUNT_LABEL as DAILY_ACCOUNT
+    from recon.sandbox.exports.daily import FOLDER as DAILY_FOLDER
     from recon.statements import import_statements
 
     params = {"seed": seed, "days": days, "intents_per_day": intents_per_day}
@@ -250,7 +250,7 @@ def _build(
         import_statements([dd.inbox / name], data=dd)
         os.replace(dd.inbox / name, processed / name)
         redact_file(processed / name)
-    # the service's second account: its daily files, under its own label (recon.sandbox.daily)
+    # the service's second account: its daily files, under its own label (recon.sandbox.exports.daily)
     if (sandbox_dir / DAILY_FOLDER).is_dir():
         import_statements([sandbox_dir / DAILY_FOLDER], data=dd, account=DAILY_ACCOUNT)
     lap("export + import statements")

@@ -28,7 +28,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from recon.sandbox.daily import DailyAccount
+    from recon.sandbox.exports.daily import DailyAccount
     from recon.sandbox.truth import GroundTruth
 
 __all__ = [
@@ -158,7 +158,7 @@ class Bank:
     period_start: datetime | None = None
     period_end: datetime | None = None
     seed: int | None = None
-    # the service's second account, sent as daily files (recon.sandbox.daily), when planted
+    # the service's second account, sent as daily files (recon.sandbox.exports.daily), when planted
     daily: DailyAccount | None = None
     _seq: int = 0
 

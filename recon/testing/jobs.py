@@ -23,6 +23,8 @@ def sandbox_job(
     from recon.extraction import extract
     from recon.sandbox import build_world
     from recon.sandbox.exports import STATEMENT_FILES, export_statements
+    from recon.sandbox.exports.daily import ACCOUNT_LABEL as DAILY_ACCOUNT
+    from recon.sandbox.exports.daily import FOLDER as DAILY_FOLDER
     from recon.sandbox.transport import AsyncEmulatorTransport
     from recon.statements import import_statements
 
@@ -37,5 +39,7 @@ def sandbox_job(
     extract(data, transport=transport, **api)
     export_statements(sandbox.bank, root / "sandbox")
     import_statements([root / "sandbox" / name for name in STATEMENT_FILES], data=data)
+    if (root / "sandbox" / DAILY_FOLDER).is_dir():  # the second account, under its own label
+        import_statements([root / "sandbox" / DAILY_FOLDER], data=data, account=DAILY_ACCOUNT)
     result = reconcile(data, settings=ReconcileSettings(work_storage=work_storage), engine=engine)
     return sandbox, result

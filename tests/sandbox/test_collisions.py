@@ -20,6 +20,7 @@ from recon.money import format_cents
 from recon.sandbox.bank import PIX_IN, PIX_OUT, PIX_REFUND_IN, PIX_REFUND_OUT
 from recon.sandbox.compose import Sandbox, build_world
 from recon.sandbox.exports import export_statements
+from recon.sandbox.exports.daily import DAILY_FAULTS
 from recon.sandbox.world import FAULTS, WorldConfig
 from recon.sandbox.world.collisions import (
     COLLISION_FAULTS,
@@ -71,7 +72,7 @@ def test_the_profile_changes_the_world_and_single_knobs_override_it():
 
 def test_every_planted_item_is_recorded_once_with_its_category(sandbox: Sandbox):
     truth = sandbox.truth
-    kinds = set(FAULTS) | set(COLLISION_FAULTS)
+    kinds = set(FAULTS) | set(COLLISION_FAULTS) | set(DAILY_FAULTS)
     assert {f.fault for f in truth.faults} <= kinds
     for brk in truth.breaks:
         assert brk.category in CATEGORIES

@@ -1,4 +1,4 @@
-"""The sandbox's second account (recon.sandbox.daily): daily OFX files, one lacking a line
+"""The sandbox's second account (recon.sandbox.exports.daily): daily OFX files, one lacking a line
 and one day never sent, with the two statement_balance_gap breaks in the ground truth."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from recon.config import DataDir
 from recon.reconciliation import reconcile
 from recon.sandbox.compose import build_world
-from recon.sandbox.daily import ACCOUNT_LABEL, FOLDER
 from recon.sandbox.exports import export_statements
+from recon.sandbox.exports.daily import ACCOUNT_LABEL, FOLDER
 from recon.statements.importer import import_statements
 from recon.testing.handbuilt import World, intent
 

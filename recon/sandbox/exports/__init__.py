@@ -13,7 +13,7 @@
 | ``extrato_banco.csv`` | bank-portal CSV: cp1252, ``;``, ``1.200,00``, preamble |
 | ``extrato_inter.csv`` | Banco Inter's account CSV: BOM, preamble, ``;``, no PIX ids |
 | ``extrato_nubank.csv`` | Nubank's account CSV: ``Data,Valor,Identificador,Descrição`` |
-| ``conta_tarifas/extrato-YYYYMMDD.ofx`` | the service's second account, one OFX per day (recon.sandbox.daily) |
+| ``conta_tarifas/extrato-YYYYMMDD.ofx`` | the service's second account, one OFX per day (recon.sandbox.exports.daily) |
 | ``expected_breaks.csv`` / ``expected_matches.csv`` / ``planted_faults.csv`` | ground truth |
 | ``README.md`` | what each file is |
 """
@@ -27,8 +27,8 @@ from pathlib import Path
 
 from recon.errors import UsageError
 from recon.pii import mask_key
-from recon.sandbox import daily
 from recon.sandbox.bank import KINDS, Bank
+from recon.sandbox.exports import daily
 from recon.sandbox.exports._common import local, to_bound
 from recon.sandbox.exports.camt import render_camt053
 from recon.sandbox.exports.cnab240 import render_cnab240
@@ -166,10 +166,11 @@ def export_statements(
         files |= {f"{daily.FOLDER}/{n}": data for n, data in bank.daily.files().items()}
     files["README.md"] = _readme(bank, lo, hi, files)
     out = Path(out_dir)
-    (out / daily.FOLDER).mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     written = {}
     for name, data in files.items():
         target = out / name
+        target.parent.mkdir(exist_ok=True)
         tmp = target.with_name(f".{target.name}.tmp")
         tmp.write_bytes(data)
         os.replace(tmp, target)

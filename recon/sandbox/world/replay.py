@@ -19,8 +19,8 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from recon.errors import ApiStatusError
-from recon.sandbox import daily
 from recon.sandbox.bank import Account, Bank, Movement
+from recon.sandbox.exports import daily
 from recon.sandbox.exports._common import BRT
 from recon.sandbox.truth import GroundTruth
 

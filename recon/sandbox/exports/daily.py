@@ -22,15 +22,19 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
 from recon.sandbox.bank import Account, Bank, Movement
-from recon.sandbox.exports._common import local
+from recon.sandbox.exports._common import BRT, local
 from recon.sandbox.exports.ofx import render_ofx
 from recon.sandbox.truth import GroundTruth
-from recon.statements.lines import BUSINESS_TZ
 
-__all__ = ["ACCOUNT_LABEL", "FOLDER", "DailyAccount", "plant"]
+__all__ = ["ACCOUNT_LABEL", "DAILY_FAULTS", "FOLDER", "DailyAccount", "plant"]
 
 FOLDER = "conta_tarifas"
 ACCOUNT_LABEL = "conta-tarifas"
+#: fault -> (what it is planted on, the break category it must produce), as FAULTS
+DAILY_FAULTS: dict[str, tuple[str, str | None]] = {
+    "daily_file_lacks_a_line": ("none", "statement_balance_gap"),
+    "daily_file_missing": ("none", "statement_balance_gap"),
+}
 _FEES = (("TARIFA MANUTENCAO CONTA", 2_990), ("TARIFA PIX ENVIADO", 150), ("TARIFA TED", 1_050))
 
 
@@ -59,7 +63,7 @@ class DailyAccount:
 
 
 def _midnight(day: date) -> datetime:
-    return datetime(day.year, day.month, day.day, tzinfo=BUSINESS_TZ).astimezone(UTC)
+    return datetime(day.year, day.month, day.day, tzinfo=BRT).astimezone(UTC)
 
 
 def _without(ofx: bytes, movement_id: str) -> bytes:

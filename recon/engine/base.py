@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from typing import Any, Protocol
 
@@ -25,6 +25,7 @@ LAYERS = ("staging", "intermediate", "marts")
 _NAME = re.compile(r"^(?:\d+_)?([a-z][a-z0-9_]*)$")
 _KEY = re.compile(r"^--\s*surrogate_key:\s*([a-z][a-z0-9_]*)\s*$", re.MULTILINE)
 _VIEW = re.compile(r"^--\s*materialized:\s*view\s*$", re.MULTILINE)
+_ONLY_WITH = re.compile(r"^--\s*only_with:\s*([a-z][a-z0-9_]*)\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -37,10 +38,18 @@ class Model:
     sql: str
     key: str = ""
     view: bool = False
+    # `-- only_with: SOURCE`: the model is built empty (its columns, no rows) when SOURCE has
+    # no row, so what it would read costs nothing (the balance walk, without stated balances)
+    only_with: str = ""
 
     @property
     def is_script(self) -> bool:
         return self.name == ""
+
+    def empty(self) -> Model:
+        """The model with no row: its SELECT under a false filter, which the engines' planners
+        reduce to an empty relation without running what it reads."""
+        return replace(self, sql=f"SELECT * FROM (\n{self.sql}\n) AS m WHERE false")
 
 
 def sql_files(folder: str) -> list[tuple[str, str]]:
@@ -67,8 +76,17 @@ def load_models(layers: tuple[str, ...] = LAYERS) -> list[Model]:
             view = bool(_VIEW.search(sql))
             if key and view:
                 raise ValueError(f"recon/models/{layer}/{file}: a view cannot have a surrogate key")
+            only = _ONLY_WITH.search(sql)
             models.append(
-                Model(match.group(1), layer, file, sql, key.group(1) if key else "", view)
+                Model(
+                    match.group(1),
+                    layer,
+                    file,
+                    sql,
+                    key.group(1) if key else "",
+                    view,
+                    only.group(1) if only else "",
+                )
             )
     return models
 

@@ -232,6 +232,8 @@ def run_models(
     built: list[str] = []
     for index, model in enumerate(models):
         started = time.perf_counter()
+        if model.only_with and not engine.rows(f"SELECT 1 FROM {model.only_with} LIMIT 1"):
+            model = model.empty()
         try:
             if model.is_script:
                 engine.run_script(model)

@@ -1,6 +1,8 @@
+-- only_with: source_balance_files
 -- int_balance_walk: the balance walk (catalog view statement_balances) of the service's
 -- accounts (params.accounts; all when empty), over the days that ended by as_of: what
--- breaks_balances judges and the run's summary (balance_walk) shows.
+-- breaks_balances judges and the run's summary (balance_walk) shows. Without any stated
+-- balance it is empty and reads nothing (the walk would read every statement line again).
 with
 
 p as (

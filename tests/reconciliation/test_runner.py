@@ -63,6 +63,23 @@ def test_header_lines_declare_keys_and_views():
     assert models["stg_statement_lines"].key == "line_key"
     assert models["recon_matches"].view and models["stg_intent_history"].view
     assert not models["int_matches"].view and not models["int_matches"].key
+    assert models["int_balance_walk"].only_with == "source_balance_files"
+
+
+def test_a_model_only_with_an_empty_source_is_built_empty_without_reading():
+    con = duckdb.connect()
+    con.execute("CREATE VIEW stated AS SELECT 1 AS n WHERE false")
+    # what the model reads would fail if it ran: only its plan is made, and pruned
+    con.execute("CREATE VIEW costly AS SELECT CAST('not a number' AS INTEGER) AS n")
+    walk = runner.Model(
+        "walk", "intermediate", "walk.sql", "SELECT n, n + 1 AS m FROM costly", only_with="stated"
+    )
+    runner.run_models(con, [walk])
+    assert con.execute("SELECT count(*) FROM walk").fetchall() == [(0,)]
+    assert [c[0] for c in con.execute("DESCRIBE walk").fetchall()] == ["n", "m"]
+    con.execute("CREATE OR REPLACE VIEW stated AS SELECT 1 AS n")
+    with pytest.raises(RuntimeError, match="not a number"):
+        runner.run_models(con, [walk])
 
 
 def test_a_model_out_of_memory_is_retried_on_one_thread(monkeypatch, caplog):

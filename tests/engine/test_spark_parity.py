@@ -258,6 +258,8 @@ def test_spark_matches_psp_fees_as_duckdb_does(tmp_path: Path) -> None:
     finally:
         engine.close()
     assert len(expected) == 2 and got == expected
+
+
 def test_spark_walks_the_balance_as_duckdb_does(tmp_path: Path) -> None:
     """Daily OFX files, one lacking a line, one day never sent, a weekend without files: the
     same balance walk, the same statement_balance_gap breaks, on both engines."""

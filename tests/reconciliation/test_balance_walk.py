@@ -39,22 +39,24 @@ def gap_breaks(result) -> list[dict]:
 def test_a_day_missing_a_line_is_a_p1_break_naming_account_day_and_balances(walked) -> None:
     _world, result = walked
     rows = gap_breaks(result)
-    day = next(r for r in rows if "2026-11-03:" in r["reason"])
+    day = next(r for r in rows if "2026-11-03:" in r["reason"])  # pt-BR, the default
     assert day["priority"] == "P1"
     assert day["actual_cents"] == 5_000 and day["intent_id"] is None and day["line_id"] is None
     reason = day["reason"]
     for said in (ACCOUNT, "R$ 10.650,00", "R$ 10.400,00", "R$ 300,00", "R$ 10.700,00",
-                 "R$ 50,00 went out", "ask the bank for the day's complete statement"):  # fmt: skip
+                 "-R$ 50,00", "peça ao banco o extrato completo do dia"):  # fmt: skip
         assert said in reason, said
+    assert day["reason_code"] == "statement_balance_gap"
 
 
 def test_a_missing_day_whose_balance_jumps_is_a_break(walked) -> None:
     _world, result = walked
     rows = gap_breaks(result)
     assert len(rows) == 2
-    missing = next(r for r in rows if "no statement file for 2026-11-04" in r["reason"])
+    missing = next(r for r in rows if r["reason_code"] == "statement_balance_unfiled")
     assert missing["actual_cents"] == 20_000
-    assert "Ask the bank for the missing day's statement" in missing["reason"]
+    assert "nenhum arquivo de extrato de 2026-11-04 a 2026-11-04" in missing["reason"]
+    assert "Peça ao banco o extrato do dia que falta" in missing["reason"]
     assert len({r["break_id"] for r in rows}) == 2
 
 

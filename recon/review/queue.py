@@ -30,7 +30,7 @@ from recon.config import DataDir
 from recon.errors import FilterError, UsageError
 from recon.money import AmountError, parse_cents
 from recon.reconciliation import audit, workflow
-from recon.reconciliation.decisions import Decision, decisions_path, load_history
+from recon.reconciliation.decisions import Decision, decisions_path
 from recon.reconciliation.manual import ManualMatch, load_manual_matches, manual_path
 from recon.schemas import CATEGORIES
 
@@ -592,7 +592,7 @@ class Store:
             lines=lines,
             candidates=candidates,
             runs=runs,
-            decisions=load_history(self.data).get(break_id, []),
+            decisions=st.history.get(break_id, []),  # replayed with the state: read once
             audit=entries,
             assignee=st.assignee.get(break_id, ""),
             pending=st.pending.get(break_id),

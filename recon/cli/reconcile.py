@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from recon.cli.console import (
     add_engine_argument,
@@ -20,6 +20,9 @@ from recon.cli.console import (
     print_verdict,
     progress,
 )
+
+if TYPE_CHECKING:
+    from recon.reconciliation.workflow import Pairing
 
 __all__ = ["register"]
 
@@ -102,33 +105,41 @@ def _announce_request(dd: Any, request: Any, config: str | None) -> None:
 
 
 def run_pair(args: argparse.Namespace) -> int:
-    from recon.money import format_brl
     from recon.reconciliation import workflow
 
     done = workflow.pair(args.intent, args.line, args.note or "", data=data_dir(args), by=args.by)
-    lines = ", ".join(done.line_ids)
+    print(pair_summary(done))
+    return 0
+
+
+def pair_summary(done: Pairing) -> str:
+    """What a pair recorded, in one line: the lines, their sum against the intent's amount,
+    and the difference that stays a break of its kind."""
+    from recon.money import format_brl
+
     diff = done.difference_cents
     rest = (
         "the amounts agree"
         if diff == 0
-        else f"the line(s) carry {format_brl(abs(diff))} {'more' if diff > 0 else 'less'}: "
-        "that stays a break of its kind"
+        else f"difference {format_brl(abs(diff))} {'more' if diff > 0 else 'less'}, which "
+        f"stays a break ({done.rest_category})"
     )
-    print(
-        f"intent {done.intent_id} paired with {lines} by {done.matches[0].confirmed_by} "
-        f"({format_brl(done.paired_cents)} for {format_brl(done.expected_cents)}; {rest}); "
-        "the next run matches it (rule manual)"
+    what = "devolução" if done.refund else "payment"
+    return (
+        f"intent {done.intent_id} paired with {', '.join(done.line_ids)} by "
+        f"{done.matches[0].confirmed_by}: {what} lines sum {format_brl(done.paired_cents)} "
+        f"for {format_brl(done.expected_cents)} expected; {rest}; the next run matches "
+        "each line (rule manual)"
     )
-    return 0
 
 
 def run_unpair(args: argparse.Namespace) -> int:
     from recon.reconciliation import workflow
 
-    undo = workflow.unpair(args.line, args.note or "", data=data_dir(args), by=args.by)
+    undone = workflow.unpair(args.line, args.note or "", data=data_dir(args), by=args.by)
     print(
-        f"line {undo.line_id} unpaired from intent {undo.intent_id} by {undo.confirmed_by}; "
-        "the next run matches it as the passes would"
+        f"{', '.join(u.line_id for u in undone)} unpaired from intent {undone[0].intent_id} by "
+        f"{undone[0].confirmed_by}; the next run matches them as the passes would"
     )
     return 0
 
@@ -138,9 +149,11 @@ def _register_pairs(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         "pair",
         parents=parents,
         help="pair statement line(s) by hand with an intent that lacks its money",
-        description="Pair a statement line nobody explains with an intent whose money no pass "
-        "matched (a missing credit or payout). Kept in data/manual_matches.csv and the audit "
-        "log; the next run matches it with rule manual. Undo with `recon unpair`.",
+        description="Pair statement lines nobody explains with an intent whose money no pass "
+        "matched (a missing credit, payout or devolução). Several lines are one payment in "
+        "parts: their sum is compared with the intent, and a difference stays a break of its "
+        "kind (say why in the note). Kept in data/manual_matches.csv and the audit log; the "
+        "next run matches each line with rule manual. Undo with `recon unpair`.",
     )
     p.add_argument("--intent", metavar="ID", required=True, help="the intent")
     p.add_argument("--line", metavar="ID", action="append", required=True,
@@ -152,8 +165,8 @@ def _register_pairs(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         "unpair",
         parents=parents,
         help="undo a pair made by hand (or a confirmed candidate)",
-        description="Undo the manual match of a statement line: the next run matches it "
-        "as the passes would.",
+        description="Undo the manual match of a statement line, and of every line paired "
+        "with it in the same pair: the next run matches them as the passes would.",
     )
     p.add_argument("--line", metavar="ID", required=True, help="the statement line")
     p.add_argument("--note", metavar="TEXT", required=True, help="why it is undone")

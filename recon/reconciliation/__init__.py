@@ -3,7 +3,7 @@
     reconcile(data=None, *, as_of=None, settings=None, run_id=None, flows=True) -> RunResult
     resolve(break_id, note, *, data=None, decided_by=None) -> Decision | Request
     pair(intent_id, line_ids, note, *, data=None, by=None) -> Pairing
-    unpair(line_id, note, *, data=None, by=None) -> ManualMatch
+    unpair(line_id, note, *, data=None, by=None) -> tuple[ManualMatch, ...]  # the whole pair
     load_run(path) -> RunResult
     ReconcileSettings.load(data)   # recon.toml [reconcile]
 

@@ -539,7 +539,7 @@ _MATCH_KEYS_SQL = """
 SELECT intent_key, line_key, rule, intent_type, intent_status, line_kind, expected_cents,
        actual_cents, fee_cents, booked_at
 FROM int_matches
-WHERE role IN ('payment', 'refund')
+WHERE role IN ('payment', 'part', 'refund')
 """
 
 
@@ -832,7 +832,7 @@ def _summary(
     matched = matched_cents = 0
     for rule, n, cents in engine.rows(
         "SELECT rule, count(*), sum(actual_cents) FROM int_matches "
-        "WHERE role IN ('payment', 'refund') GROUP BY rule"
+        "WHERE role IN ('payment', 'part', 'refund') GROUP BY rule"
     ):
         rules[rule] = int(n)
         matched += int(n)

@@ -40,6 +40,7 @@ __all__ = [
     "LACKS_MONEY",
     "NEEDS",
     "PAIRS_WITH",
+    "REFUND_KIND",
     "ROLES",
     "UNEXPLAINED",
     "Actor",
@@ -57,6 +58,7 @@ __all__ = [
     "latest_break",
     "pair",
     "pair_break",
+    "pairing_of",
     "reopen",
     "resolve",
     "unpair",
@@ -361,9 +363,25 @@ def _iso(at: datetime) -> str:
 
 # ---------------------------------------------------------------------------- manual matches
 
-# what each intent type's money is on the statement (05_int_match_manual.sql matches these)
+# what each intent type's money is on the statement, and the devolução an onramp is owed
+# when it is refunded (05_int_match_manual.sql matches these)
 PAYMENT_KIND = {"onramp": "pix_in", "offramp": "pix_out"}
-_KIND_WORDS = {"pix_in": "a PIX credit", "pix_out": "a PIX debit"}
+REFUND_KIND = {"onramp": "pix_refund_out"}
+_KIND_WORDS = {
+    "pix_in": "a PIX credit",
+    "pix_out": "a PIX debit",
+    "pix_refund_out": "a devolução sent (PIX refund)",
+}
+# the break a difference between the lines and the intent leaves, by intent type (and a
+# devolução's): the rest stays visible as one of these on the next run
+_REST = {
+    ("onramp", False, -1): "onramp_underpaid",
+    ("onramp", False, 1): "onramp_overpaid",
+    ("offramp", False, -1): "offramp_payout_amount_mismatch",
+    ("offramp", False, 1): "offramp_payout_amount_mismatch",
+    ("onramp", True, -1): "refund_amount_mismatch",
+    ("onramp", True, 1): "refund_amount_mismatch",
+}
 
 
 def confirm(
@@ -410,18 +428,30 @@ def candidate_ids(data: DataDir, line_id: str) -> set[str]:
 
 @dataclass(frozen=True)
 class Pairing:
-    """What `pair` recorded: the intent, its lines, and what the lines leave over or short."""
+    """A pair made by hand: the intent, its lines (several: a payment in parts), and what the
+    lines carry against what the intent expects (`refund`: the lines are its devolução)."""
 
     intent_id: str
     line_ids: tuple[str, ...]
     expected_cents: int
     paired_cents: int
     matches: tuple[ManualMatch, ...]
+    intent_type: str = "onramp"
+    refund: bool = False
+    line_cents: tuple[int, ...] = ()  # each line's amount, in line_ids' order
 
     @property
     def difference_cents(self) -> int:
         """paired - expected: negative when the lines carry less than the intent."""
         return self.paired_cents - self.expected_cents
+
+    @property
+    def rest_category(self) -> str:
+        """The break the difference stays on the next run ('' when the amounts agree)."""
+        if not self.difference_cents:
+            return ""
+        sign = 1 if self.difference_cents > 0 else -1
+        return _REST[(self.intent_type, self.refund, sign)]
 
 
 def pair(
@@ -437,22 +467,19 @@ def pair(
 ) -> Pairing:
     """Pair statement line(s) by hand with an intent whose money no pass matched.
 
-    The intent must lack its money in the latest run and each line must be unexplained (not
-    matched by any pass, nor paired already), on one of the service's accounts, and go the
-    intent's way (an onramp's money is a PIX credit, an offramp's a PIX debit). Anything else
-    is a UsageError saying what, and nothing is written. The next run matches each line with
-    `rule = manual`; a difference between the lines and the intent stays a break of its kind.
+    The intent must lack its money in the latest run (a refunded onramp: its devolução), and
+    each line must be unexplained (not matched by any pass, nor paired already), on one of
+    the service's accounts (all on the same one), and go the intent's way (an onramp's money is
+    a PIX credit and its devolução a refund sent, an offramp's a PIX debit). Anything else is a
+    UsageError saying what, and nothing is written. Several lines are one payment in parts:
+    the next run matches each with `rule = manual` and compares their sum with the intent; a
+    difference stays a break of its kind (`Pairing.rest_category`), and the note must say why.
     """
     dd, who = _begin(data, actor, by, "pair")
     lines = tuple(dict.fromkeys([line_ids] if isinstance(line_ids, str) else line_ids))
     note, intent_id = note_text(note), intent_id.strip()
     if not intent_id or not lines or not all(x.strip() for x in lines):
         raise UsageError("a pair needs an intent id and at least one statement line id")
-    if len(lines) > 1:
-        raise UsageError(
-            "pair one statement line with an intent at a time: the matching passes take one "
-            "payment line per intent, and a second would read as a duplicate"
-        )
     facts = _pair_facts(dd, intent_id, lines)
     at = _at(now)
     with audit.locked(dd) as log:
@@ -463,25 +490,29 @@ def pair(
                     f"statement line {line_id} is already paired with intent {in_force[line_id]}:"
                     " unpair it first (recon unpair)"
                 )
-        if intent_id in in_force.values():
+        if _paired_lines(dd, intent_id, facts.kind, in_force):
             raise UsageError(f"intent {intent_id} is already paired by hand: unpair it first")
         bid = break_id or facts.break_id
         made = tuple(
             append_match(dd, log, ManualMatch(intent_id, x, bid, who.name, _iso(at), note, "pair"))
             for x in lines
         )
-    return Pairing(intent_id, lines, facts.expected, facts.paired, made)
+    return Pairing(
+        intent_id, lines, facts.expected, sum(facts.line_cents), made, facts.intent_type,
+        facts.refund, facts.line_cents,
+    )  # fmt: skip
 
 
 # the breaks a pair by hand starts from: an intent that lacks its money (paired with lines),
 # and a line nobody explains (paired with an intent)
-LACKS_MONEY = ("onramp_missing_credit", "offramp_missing_payout")
+LACKS_MONEY = ("onramp_missing_credit", "offramp_missing_payout", "refund_missing")
 UNEXPLAINED = ("unmatched_credit", "unmatched_debit")
 PAIRS_WITH = {
-    "onramp_missing_credit": "unmatched_credit",
-    "offramp_missing_payout": "unmatched_debit",
-    "unmatched_credit": "onramp_missing_credit",
-    "unmatched_debit": "offramp_missing_payout",
+    "onramp_missing_credit": ("unmatched_credit",),
+    "offramp_missing_payout": ("unmatched_debit",),
+    "refund_missing": ("unmatched_debit",),
+    "unmatched_credit": ("onramp_missing_credit",),
+    "unmatched_debit": ("offramp_missing_payout", "refund_missing"),
 }
 
 
@@ -494,8 +525,9 @@ def pair_break(
     data: Data = None,
     actor: Actor | None = None,
 ) -> Pairing:
-    """Pair from a break: statement line(s) for an intent that lacks its money, or the intent
-    of a line nobody explains (what `POST /breaks/<break_id>/pair` does)."""
+    """Pair from a break: statement line(s) for an intent that lacks its money (a missing
+    credit, payout or devolução), or the intent of a line nobody explains (what
+    `POST /breaks/<break_id>/pair` does)."""
     dd, who = _begin(data, actor, None, "pair")
     break_id = check_break_id(break_id)
     lines = [x.strip() for x in line_ids if x.strip()]
@@ -528,25 +560,73 @@ def unpair(
     by: str | None = None,
     actor: Actor | None = None,
     now: datetime | None = None,
-) -> ManualMatch:
-    """Undo a manual match of `line_id`: the next run matches the line as the passes would."""
+) -> tuple[ManualMatch, ...]:
+    """Undo the manual match of `line_id`, and with it every other line paired by hand with
+    the same intent in the same pair (a payment in parts goes whole): the next run matches
+    the lines as the passes would. Returns the `unpair` rows written, `line_id`'s first."""
     dd, who = _begin(data, actor, by, "unpair")
     note, line_id = note_text(note), line_id.strip()
+    at = _iso(_at(now))
     with audit.locked(dd) as log:
-        current = {m.line_id: m for m in load_manual_matches(dd)}.get(line_id)
-        if current is None:
+        current = {m.line_id: m for m in load_manual_matches(dd)}
+        match = current.get(line_id)
+        if match is None:
             raise UsageError(f"statement line {line_id} is not matched by hand: nothing to undo")
-        undo = ManualMatch(
-            current.intent_id, line_id, current.break_id, who.name, _iso(_at(now)), note, "unpair"
-        )
-        return append_match(dd, log, undo)
+        together = [match] + [
+            m
+            for m in current.values()
+            if m.action == "pair" == match.action
+            and m.intent_id == match.intent_id
+            and m.line_id != line_id
+            and m.confirmed_at == match.confirmed_at
+        ]
+        undo = [
+            ManualMatch(m.intent_id, m.line_id, m.break_id, who.name, at, note, "unpair")
+            for m in together
+        ]
+        return tuple(append_match(dd, log, m) for m in undo)
+
+
+def pairing_of(data: DataDir, line_id: str = "", intent_id: str = "") -> Pairing | None:
+    """The pair made by hand in force for a line or an intent (all its lines, what they carry
+    against what the intent expects), as the catalog has them now; None if there is none."""
+    pairs = [m for m in load_manual_matches(data) if m.action == "pair"]
+    first = next(
+        (m for m in pairs if (line_id and m.line_id == line_id) or m.intent_id == intent_id),
+        None,
+    )
+    if first is None:
+        return None
+    group = tuple(
+        m for m in pairs if m.intent_id == first.intent_id and m.confirmed_at == first.confirmed_at
+    )
+    from recon.catalog import connect
+
+    con = connect(data)
+    try:
+        lines = _line_rows(con, tuple(m.line_id for m in group))
+        intent = con.execute(
+            "SELECT intent_type, status, amount_cents FROM intents WHERE id = ?", [first.intent_id]
+        ).fetchone()
+    finally:
+        con.close()
+    if intent is None or len(lines) != len(group):
+        return None  # the catalog no longer has them: the next run leaves the pair out
+    refund = next(iter(lines.values()))[0] == REFUND_KIND.get(str(intent[0]))
+    expected = _expected(data, first.intent_id, str(intent[0]), int(intent[2]), refund)
+    cents = tuple(abs(int(r[2])) for r in lines.values())
+    ids = tuple(m.line_id for m in group)
+    return Pairing(first.intent_id, ids, expected, sum(cents), group, str(intent[0]), refund, cents)
 
 
 @dataclass(frozen=True)
 class _PairFacts:
     expected: int
-    paired: int
+    line_cents: tuple[int, ...]
     break_id: str
+    intent_type: str
+    kind: str
+    refund: bool
 
 
 def _pair_facts(data: DataDir, intent_id: str, lines: tuple[str, ...]) -> _PairFacts:
@@ -561,23 +641,26 @@ def _pair_facts(data: DataDir, intent_id: str, lines: tuple[str, ...]) -> _PairF
     con = connect(data)
     try:
         intent = con.execute(
-            "SELECT intent_type, amount_cents FROM intents WHERE id = ?", [intent_id]
+            "SELECT intent_type, status, amount_cents FROM intents WHERE id = ?", [intent_id]
         ).fetchone()
         if intent is None:
             raise UsageError(f"no intent {intent_id} in the catalog")
-        kind = PAYMENT_KIND.get(str(intent[0]))
-        if kind is None:
-            raise UsageError(f"intent {intent_id} is a {intent[0]}: only onramps and offramps pair")
-        paired = 0
+        itype, status = str(intent[0]), str(intent[1])
+        if itype not in PAYMENT_KIND:
+            raise UsageError(f"intent {intent_id} is a {itype}: only onramps and offramps pair")
+        rows = _line_rows(con, lines)
+        kind = _pair_kind(intent_id, itype, status, rows)
+        _check_accounts(rows, accounts)
         for line_id in lines:
-            paired += _check_line(con, line_id, intent_id, str(intent[0]), kind, accounts)
+            _check_free(con, line_id)
         matched = con.execute(
-            "SELECT line_id, rule FROM read_parquet(?) WHERE intent_id = ? AND rule <> 'refund'",
-            [str(run / "matches.parquet"), intent_id],
+            "SELECT line_id, rule FROM read_parquet(?) WHERE intent_id = ? AND line_kind = ?",
+            [str(run / "matches.parquet"), intent_id, kind],
         ).fetchone()
         if matched is not None:
+            what = "its devolução" if kind != PAYMENT_KIND[itype] else "its money"
             raise UsageError(
-                f"intent {intent_id} already has its money: line {matched[0]} matched it "
+                f"intent {intent_id} already has {what}: line {matched[0]} matched it "
                 f"(rule {matched[1]}) in the latest run"
             )
         found = con.execute(
@@ -587,28 +670,72 @@ def _pair_facts(data: DataDir, intent_id: str, lines: tuple[str, ...]) -> _PairF
         ).fetchone()
     finally:
         con.close()
-    return _PairFacts(int(intent[1]), paired, str(found[0]) if found else "")
+    refund = kind != PAYMENT_KIND[itype]
+    expected = _expected(data, intent_id, itype, int(intent[2]), refund)
+    cents = tuple(abs(int(r[2])) for r in rows.values())
+    return _PairFacts(expected, cents, str(found[0]) if found else "", itype, kind, refund)
 
 
-def _check_line(
-    con: Any, line_id: str, intent_id: str, intent_type: str, kind: str, accounts: tuple[str, ...]
-) -> int:
-    """The line's amount, once it is shown to be free, on our account and going the right way."""
-    line = con.execute(
-        "SELECT kind, account, amount_cents FROM statement_lines WHERE line_id = ?", [line_id]
-    ).fetchone()
-    if line is None:
-        raise UsageError(f"no statement line {line_id} in the catalog")
-    if line[0] != kind:
+def _line_rows(con: Any, lines: tuple[str, ...]) -> dict[str, tuple[Any, ...]]:
+    """line_id -> (kind, account, amount_cents) of each line, in the order given; a
+    UsageError naming the first line the catalog does not have."""
+    found = {
+        str(r[0]): tuple(r[1:])
+        for r in con.execute(
+            "SELECT line_id, kind, account, amount_cents FROM statement_lines "
+            "WHERE line_id IN (SELECT unnest(?))",
+            [list(lines)],
+        ).fetchall()
+    }
+    for line_id in lines:
+        if line_id not in found:
+            raise UsageError(f"no statement line {line_id} in the catalog")
+    return {line_id: found[line_id] for line_id in lines}
+
+
+def _pair_kind(intent_id: str, itype: str, status: str, rows: dict[str, tuple[Any, ...]]) -> str:
+    """The one kind of the lines, once it is the intent's payment or (a refunded onramp)
+    its devolução."""
+    payment, refund = PAYMENT_KIND[itype], REFUND_KIND.get(itype)
+    for line_id, (kind, _account, _cents) in rows.items():
+        if kind not in (payment, refund):
+            owed = _KIND_WORDS[payment] + (f" (or {_KIND_WORDS[refund]})" if refund else "")
+            raise UsageError(
+                f"statement line {line_id} is a {kind}, the wrong way for {itype} "
+                f"{intent_id}: its money is {owed}"
+            )
+    kinds = {r[0] for r in rows.values()}
+    if len(kinds) > 1:
         raise UsageError(
-            f"statement line {line_id} is a {line[0]}, the wrong way for {intent_type} "
-            f"{intent_id}: its money is {_KIND_WORDS[kind]}"
+            "the lines are a payment and a devolução: pair each with the intent on its own"
         )
-    if accounts and line[1] not in accounts:
+    kind = str(kinds.pop())
+    if kind == refund and status != "refunded":
         raise UsageError(
-            f"statement line {line_id} is on account {line[1]}, not one of the service's "
-            f"accounts ({', '.join(accounts)})"
+            f"{itype} {intent_id} is {status}, not refunded: a devolução pairs only with a "
+            "refunded onramp"
         )
+    return kind
+
+
+def _check_accounts(rows: dict[str, tuple[Any, ...]], accounts: tuple[str, ...]) -> None:
+    """Every line on one of the service's accounts, and all of them on the same one."""
+    for line_id, (_kind, account, _cents) in rows.items():
+        if accounts and account not in accounts:
+            raise UsageError(
+                f"statement line {line_id} is on account {account}, not one of the service's "
+                f"accounts ({', '.join(accounts)})"
+            )
+    used = sorted({str(r[1]) for r in rows.values()})
+    if len(used) > 1:
+        raise UsageError(
+            f"the lines are on different accounts ({', '.join(used)}): an intent's money is "
+            "on one account, so pair the lines of one account"
+        )
+
+
+def _check_free(con: Any, line_id: str) -> None:
+    """A UsageError when a pass of the latest run matched the line."""
     matched = con.execute(
         "SELECT intent_id, rule FROM recon_matches WHERE line_id = ?", [line_id]
     ).fetchone()
@@ -617,4 +744,44 @@ def _check_line(
             f"statement line {line_id} is already matched to intent {matched[0]} "
             f"(rule {matched[1]}): unpair or reopen that first"
         )
-    return abs(int(line[2]))
+
+
+def _expected(data: DataDir, intent_id: str, itype: str, amount: int, refund: bool) -> int:
+    """What the lines should carry: the intent's amount, or for its devolução what its
+    payment lines carried in the latest run (the intent's amount when none matched)."""
+    if not refund:
+        return amount
+    import duckdb
+
+    from recon.catalog import latest_run
+
+    run = latest_run(data)
+    if run is None:
+        return amount
+    con = duckdb.connect()
+    try:
+        [(received,)] = con.execute(
+            "SELECT sum(actual_cents) FROM read_parquet(?) WHERE intent_id = ? AND line_kind = ?",
+            [str(run / "matches.parquet"), intent_id, PAYMENT_KIND[itype]],
+        ).fetchall()
+    finally:
+        con.close()
+    return int(received) if received is not None else amount
+
+
+def _paired_lines(data: DataDir, intent_id: str, kind: str, in_force: dict[str, str]) -> list[str]:
+    """The lines of `kind` already paired by hand with the intent (in force)."""
+    taken = [line for line, intent in in_force.items() if intent == intent_id]
+    if not taken:
+        return []
+    from recon.catalog import connect
+
+    con = connect(data)
+    try:
+        rows = con.execute(
+            "SELECT line_id FROM statement_lines WHERE line_id IN (SELECT unnest(?)) AND kind = ?",
+            [taken, kind],
+        ).fetchall()
+    finally:
+        con.close()
+    return [str(r[0]) for r in rows]

@@ -451,6 +451,7 @@ class ReviewApp:
         filters: Filters | None = None,
     ) -> HTMLResponse:
         filters = filters or Filters()
+        paired = self.store.paired(view)
         return self._render(
             "break.html",
             session,
@@ -464,7 +465,10 @@ class ReviewApp:
             form=form or {},
             four_eyes=self.settings.four_eyes_p1 and view.row.get("priority") == "P1",
             pair_options=self.store.pair_options(view),
-            paired=self.store.paired(view),
+            paired=paired,
+            paired_rest=category_label(paired.rest_category, self.settings.language)
+            if paired is not None and paired.rest_category
+            else "",
             people=sorted(set(self.settings.users) | set(self.store.assignees())),
             nav=self.store.neighbours(filters, _bid(view)),
             qs=urlencode(filters.query()),
@@ -758,6 +762,7 @@ class ReviewApp:
         return "paired"
 
     def _unpair(self, view: BreakView, actor: Actor, form: Form) -> str:
+        """Undo the whole pair the line belongs to (every line of a payment in parts)."""
         workflow.unpair(form.get("line_id", ""), form.get("note", ""), data=self.data, actor=actor)
         return "unpaired"
 

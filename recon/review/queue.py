@@ -649,13 +649,11 @@ class Store:
         finally:
             con.close()
 
-    def paired(self, view: BreakView) -> ManualMatch | None:
-        """The pair made by hand in force for the break's line or intent (None if none)."""
+    def paired(self, view: BreakView) -> workflow.Pairing | None:
+        """The pair made by hand in force for the break's line or intent (None if none):
+        all its lines, their sum and the intent's amount."""
         line, intent = view.row.get("line_id"), view.row.get("intent_id")
-        for m in load_manual_matches(self.data):
-            if m.action == "pair" and (m.line_id == line or m.intent_id == intent):
-                return m
-        return None
+        return workflow.pairing_of(self.data, str(line or ""), str(intent or ""))
 
     def pair_options(self, view: BreakView, limit: int = 20) -> list[dict[str, Any]]:
         """What a break could be paired with by hand: the open breaks of the other side
@@ -666,7 +664,7 @@ class Store:
         if other is None or not view.in_latest_run:
             return []
         _run, df = self.frame()
-        side = df[df["category"] == other]
+        side = df[df["category"].isin(other)]
         if row.get("intent_id"):  # an intent without its money: the lines carry actual_cents
             amount, want = side["actual_cents"], int(row.get("expected_cents") or 0)
             key, name = "line_id", "line_name"
@@ -677,6 +675,7 @@ class Store:
         picked = side.assign(_off=off).sort_values(["_off", key], kind="stable").head(limit)
         return [
             {"id": str(r[key]), "amount_cents": int(a), "name": r[name], "reason": r["reason"],
+             "category": r["category"],
              "difference_cents": (int(a) - want) if key == "line_id" else (want - int(a))}
             for r, a in zip(picked.to_dict("records"), amount[picked.index].fillna(0), strict=True)
         ]  # fmt: skip

@@ -280,3 +280,26 @@ def test_spark_walks_the_balance_as_duckdb_does(tmp_path: Path) -> None:
     assert_same_run(duck, spark)
     assert duck.summary.counts["statement_balance_gap"] == 2
     assert [d["state"] for d in duck.summary.balance_walk].count("no_file") == 3
+
+
+def test_pairs_made_by_hand_run_the_same_on_spark(tmp_path: Path) -> None:
+    """A payment in parts left short (two lines for one onramp) and a devolução paired with
+    its refunded onramp: the manual pass, the parts' sum and the refund on both engines."""
+    from recon.config import DataDir
+    from recon.reconciliation import workflow
+    from recon.testing.handbuilt import World, uid
+    from tests.reconciliation.test_pair_parts import build
+
+    world = World(DataDir(tmp_path / "data").ensure())
+    first = build(world)
+    lines = {
+        r["actual_cents"]: r["line_id"]
+        for r in pq.read_table(first.exceptions_path).to_pylist()
+        if r["intent_id"] is None
+    }
+    workflow.pair(uid(1), [lines[6_000], lines[3_000]], "two PIX, R$ 10,00 owed", data=world.data)
+    workflow.pair(uid(2), [lines[5_000]], "devolução sent by hand", data=world.data)
+    duck, spark = _both(world.data)
+    matches = pq.read_table(duck.matches_path).to_pylist()
+    assert sum(m["rule"] == "manual" for m in matches) == 3
+    assert_same_run(duck, spark)

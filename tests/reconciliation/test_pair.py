@@ -65,7 +65,7 @@ def test_recon_pair_of_a_missing_credit_and_an_unmatched_credit_is_matched_as_ma
     root = str(demo.root)
     assert main(["pair", "--intent", intent_id, "--line", line_id, "--note", "payer confirmed",
                  "--by", "ana", "--data", root]) == 0  # fmt: skip
-    assert "the next run matches it (rule manual)" in capsys.readouterr().out
+    assert "the next run matches each line (rule manual)" in capsys.readouterr().out
     assert main(["reconcile", "--data", root]) in (0, 1)
     open_ids = {r[0] for r in _rows(demo, "SELECT break_id FROM recon_exceptions")}
     assert missing not in open_ids and stranger not in open_ids
@@ -102,7 +102,7 @@ def test_a_pair_that_cannot_be_is_a_clear_message_and_changes_nothing(
         ((matched_intent, [credit]), "already has its money"),
         (("no-such-intent", [credit]), "no intent"),
         ((onramp, ["no-such-line"]), "no statement line"),
-        ((onramp, [credit, credit + "x"]), "one statement line"),
+        ((onramp, [credit, credit + "x"]), "no statement line"),
     ]
     for (intent_id, lines), message in cases:
         with pytest.raises(UsageError, match=message):

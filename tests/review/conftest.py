@@ -80,6 +80,20 @@ def rworld(data_dir: DataDir, _rworld_template: ReviewWorld) -> ReviewWorld:
     return replace(_rworld_template, data=data_dir)
 
 
+def add_parts(rworld: ReviewWorld) -> tuple[str, str]:
+    """Two more credits nobody explains, R$ 55,00 and R$ 25,00 from JOSE ESTRANHO (for the
+    onramp uid(3) of R$ 88,00, paid in parts and R$ 8,00 short), and a run that lists them;
+    their line ids."""
+    jose = {"name": "JOSE ESTRANHO", "doc": "***.999.000-**"}
+    parts = [
+        line(21, amount=5_500, at=T0 + timedelta(minutes=15), **jose),
+        line(22, amount=2_500, at=T0 + timedelta(minutes=25), **jose),
+    ]
+    World(rworld.data).statement(parts, batch="parts")
+    rworld.rerun("20261102T193000000000Z-0001")
+    return parts[0]["line_id"], parts[1]["line_id"]
+
+
 def add_users(data: DataDir) -> None:
     path = auth.users_path(data)
     for name, password in PASSWORDS.items():

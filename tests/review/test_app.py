@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import io
 
+import httpx
 import pyarrow.parquet as pq
 import pytest
 
+from recon.config import DataDir
 from recon.reconciliation import audit
 from recon.reconciliation.decisions import load_decisions, load_history
 from recon.reconciliation.manual import load_manual_matches
 
-from .conftest import ReviewWorld, add_users, csrf, listed, sign_in, uid
+from .conftest import ReviewWorld, add_parts, add_users, csrf, listed, sign_in, uid
 
 
 def _open_ids(rworld: ReviewWorld) -> set[str]:
@@ -397,6 +399,74 @@ def test_exports_of_the_current_filter(rworld: ReviewWorld, open_app) -> None:
     assert rworld.ambiguous in shared + sheet and rworld.missing not in shared + sheet
     assert c.get("/export.pdf").status_code == 404
     assert c.get("/export.csv", params={"priority": "P9"}).status_code == 400
+
+
+def test_pair_route_takes_several_lines_shows_their_sum_and_undoes_them_all(
+    rworld: ReviewWorld, open_app
+) -> None:
+    """POST /breaks/<id>/pair with `line_id` twice: one payment in parts; the break page shows
+    each line, the sum, the amount expected and the difference, and which break the rest
+    stays; undoing one line undoes the pair."""
+    five, two = add_parts(rworld)
+    c = open_app(rworld.data)
+    page = c.get(f"/breaks/{rworld.missing}").text
+    assert f'value="{five}" data-cents="5500"' in page and 'data-testid="pair-sum"' in page
+    r = c.post(f"/breaks/{rworld.missing}/pair",
+               data={"line_id": [five, two], "note": "", "csrf_token": csrf(c)})  # fmt: skip
+    assert (
+        r.status_code == 400 and "write a note" in r.text and not load_manual_matches(rworld.data)
+    )
+    r = c.post(f"/breaks/{rworld.missing}/pair",
+               data={"line_id": [five, two], "note": "two PIX; R$ 8,00 owed",
+                     "csrf_token": csrf(c)})  # fmt: skip
+    assert r.status_code == 303 and r.headers["location"].endswith("done=paired")
+    page = c.get(f"/breaks/{rworld.missing}").text
+    card = page[page.index('data-testid="paired-card"') :]
+    for text in ("R$ 55,00", "R$ 25,00", "R$ 80,00", "R$ 88,00", "−R$ 8,00", "Pago a menor"):
+        assert text in card, text
+    assert "Desfazer o pareamento (todos os 2 lançamentos)" in card
+    r = c.post(f"/breaks/{rworld.missing}/unpair",
+               data={"line_id": two, "note": "wrong payer", "csrf_token": csrf(c)})  # fmt: skip
+    assert r.status_code == 303 and load_manual_matches(rworld.data) == []
+    actions = [(e["action"], e["after"]["line_id"]) for e in audit.read_entries(rworld.data)]
+    assert actions == [("pair", five), ("pair", two), ("unpair", two), ("unpair", five)]
+
+
+def test_pair_route_pairs_a_devolucao_a_payout_and_a_line_with_its_intent(
+    data_dir: DataDir, open_app
+) -> None:
+    """Every direction through POST /breaks/<id>/pair: the devolução a refunded onramp lacks,
+    the debit a missing payout lacks, and the onramp an unexplained credit belongs to."""
+    from recon.testing.handbuilt import World
+    from tests.reconciliation.helpers import exception_rows, run
+    from tests.reconciliation.test_pair_parts import build
+
+    world = World(data_dir)
+    rows = exception_rows(build(world))
+    by = {(r["category"], r["actual_cents"] if r["intent_id"] is None else r["intent_id"]): r
+          for r in rows}  # fmt: skip
+    c = open_app(data_dir)
+
+    def pair(bid: str, **form: str) -> httpx.Response:
+        return c.post(f"/breaks/{bid}/pair", data={**form, "csrf_token": csrf(c)})
+
+    refund, devolucao = by[("refund_missing", uid(2))], by[("unmatched_debit", 5_000)]
+    page = c.get(f"/breaks/{refund['break_id']}").text
+    assert f'value="{devolucao["line_id"]}"' in page
+    assert pair(refund["break_id"], line_id=devolucao["line_id"], note="sent").status_code == 303
+    assert "Devolução <code title" in c.get(f"/breaks/{refund['break_id']}").text
+    payout, debit = by[("offramp_missing_payout", uid(3))], by[("unmatched_debit", 20_000)]
+    assert pair(payout["break_id"], line_id=debit["line_id"], note="paid").status_code == 303
+    stranger = by[("unmatched_credit", 1_000)]
+    page = c.get(f"/breaks/{stranger['break_id']}").text
+    assert f'name="intent_id" value="{uid(1)}"' in page
+    assert pair(stranger["break_id"], intent_id=uid(1), note="a first part").status_code == 303
+    left = {
+        (r["category"], r["intent_id"])
+        for r in exception_rows(run(world, run_id="20261102T200000000000Z-0002"))
+    }
+    assert not {b for b in left if b[1] in (uid(2), uid(3))}
+    assert ("onramp_underpaid", uid(1)) in left
 
 
 def test_pair_route_takes_the_side_the_break_lacks(rworld: ReviewWorld, open_app) -> None:

@@ -24,9 +24,10 @@ from playwright.sync_api import Page, expect, sync_playwright
 
 from recon.reconciliation import audit
 from recon.reconciliation.decisions import load_decisions, load_history
+from recon.reconciliation.manual import load_manual_matches
 from recon.review.app import ReviewSettings, create_app
 
-from .conftest import PASSWORDS, ReviewWorld, add_users, serve, uid
+from .conftest import PASSWORDS, ReviewWorld, add_parts, add_users, serve, uid
 
 CHROMIUM = os.environ.get("RECON_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
@@ -294,3 +295,58 @@ def test_the_desk_in_a_real_browser(rworld: ReviewWorld, monkeypatch: pytest.Mon
     for name in ("queue-inbox", "queue-closed-after-run", "report"):
         for width in WIDTHS:
             assert (SHOTS / f"{name}-{width}.png").stat().st_size > 5_000
+
+
+@pytest.mark.slow
+def test_pair_in_parts_with_a_difference_and_undo_in_a_real_browser(rworld: ReviewWorld) -> None:
+    """Two credits for one onramp: the page sums the ticked lines and asks why the amounts
+    differ before pairing; the pair shows the sum and the difference, the next run matches
+    both lines and keeps the rest as an underpayment, and one click undoes both."""
+    five, two = add_parts(rworld)
+    add_users(rworld.data)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with _browser(rworld) as (base, page):
+        _sign_in(page, base, "rita")
+        page.goto(f"{base}/breaks/{rworld.missing}")
+        form = page.locator("[data-testid=pair-form]")
+        summary = form.locator("[data-testid=pair-sum]")
+        expect(summary).to_be_hidden()
+        form.locator(f"input[value='{five}']").check()
+        form.locator(f"input[value='{two}']").check()
+        expect(summary).to_be_visible()
+        expect(summary).to_contain_text("R$ 80,00")
+        expect(summary).to_contain_text("−R$ 8,00")
+        expect(summary).to_contain_text("explique na nota")
+        _shoot(page, "break-pair-parts")
+        # no note: the browser asks for one and nothing is sent
+        form.locator("button[type=submit]").click()
+        assert page.url.endswith(f"/breaks/{rworld.missing}")
+        assert not load_manual_matches(rworld.data)
+        form.locator("textarea[name=note]").fill("dois PIX do irmão; faltam R$ 8,00")
+        form.locator("button[type=submit]").click()
+        expect(page.locator(".done").first).to_contain_text("Pareado")
+        expect(page.locator("[data-testid=pair-total]")).to_have_text("R$ 80,00")
+        expect(page.locator("[data-testid=pair-difference]")).to_have_text("−R$ 8,00")
+        expect(page.locator("[data-testid=paired-card]")).to_contain_text("Pago a menor")
+        _shoot(page, "break-paired-parts")
+        second = rworld.rerun("20261102T200000000000Z-0002")
+        matches = pq.read_table(second.matches_path).to_pylist()
+        assert {(m["line_id"], m["rule"]) for m in matches if m["intent_id"] == uid(3)} == {
+            (five, "manual"), (two, "manual"),
+        }  # fmt: skip
+        rows = pq.read_table(second.exceptions_path).to_pylist()
+        assert [(r["category"], r["actual_cents"]) for r in rows if r["intent_id"] == uid(3)] == [
+            ("onramp_underpaid", 8_000)
+        ]
+        # undo from the underpayment's page: both lines go back
+        [under] = [r["break_id"] for r in rows if r["category"] == "onramp_underpaid"]
+        page.goto(f"{base}/breaks/{under}")
+        undo = page.locator("[data-testid=unpair-form]")
+        expect(undo.locator("button[type=submit]")).to_contain_text("todos os 2")
+        undo.locator("input[name=note]").fill("era outro pedido")
+        undo.locator("button[type=submit]").click()
+        expect(page.locator(".done").first).to_contain_text("Pareamento desfeito")
+    assert load_manual_matches(rworld.data) == []
+    third = rworld.rerun("20261102T210000000000Z-0003")
+    open_now = {r["break_id"] for r in pq.read_table(third.exceptions_path).to_pylist()}
+    assert rworld.missing in open_now

@@ -3,7 +3,7 @@
 
 -- For checks/credits_accounted_once and debits_accounted_once: the non-fee lines of one
 -- direction ('credit' or 'debit') that are not exactly once either a match (a payment or
--- refund of int_matches) or a line break (unmatched_<direction>, ambiguous_match, a
+-- part or refund of int_matches) or a line break (unmatched_<direction>, ambiguous_match, a
 -- duplicate credit or payout). Counted by line key; ids fetched for offending lines only.
 CREATE OR REPLACE TEMP MACRO lines_not_accounted_once(dir) AS TABLE
 WITH
@@ -13,7 +13,7 @@ lines AS (
 matched AS (
     SELECT line_key, count(*) AS n
     FROM int_matches
-    WHERE role IN ('payment', 'refund') AND direction = dir
+    WHERE role IN ('payment', 'part', 'refund') AND direction = dir
     GROUP BY line_key
 ),
 unmatched AS (

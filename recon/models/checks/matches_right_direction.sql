@@ -4,8 +4,8 @@ from int_matches as m
 join stg_statement_lines as l on l.line_key = m.line_key
 join stg_intents as i on i.intent_key = m.intent_key
 where not (
-    (m.intent_type = 'onramp' and m.rule <> 'refund' and m.line_kind = 'pix_in')
-    or (m.intent_type = 'onramp' and m.rule = 'refund' and m.line_kind = 'pix_refund_out')
-    or (m.intent_type = 'offramp' and m.rule <> 'refund' and m.line_kind = 'pix_out')
-    or (m.intent_type = 'offramp' and m.rule = 'refund' and m.line_kind = 'pix_refund_in')
+    (m.intent_type = 'onramp' and m.role <> 'refund' and m.line_kind = 'pix_in')
+    or (m.intent_type = 'onramp' and m.role = 'refund' and m.line_kind = 'pix_refund_out')
+    or (m.intent_type = 'offramp' and m.role <> 'refund' and m.line_kind = 'pix_out')
+    or (m.intent_type = 'offramp' and m.role = 'refund' and m.line_kind = 'pix_refund_in')
 )

@@ -32,7 +32,8 @@ claimed_lines as (
 ),
 
 matched_intents as (
-    select intent_key from int_match_manual
+    -- (an intent paired by hand only with its devolução still looks for its payment)
+    select intent_key from int_match_manual where not is_refund
     union all
     select intent_key from int_match_txid
     union all

@@ -1,10 +1,11 @@
 -- Pass 4, refunds: a devolução line joins the original payment through refund_of (the
 -- original end-to-end id); it belongs to the intent that original payment matched
--- (a devolução we sent returns a credit, one we received returns a payout).
+-- (a devolução we sent returns a credit, one we received returns a payout). A devolução a
+-- person paired by hand (int_match_manual, is_refund) is theirs, not this pass's.
 with
 
 payment_matches as (
-    select line_key, intent_key from int_match_manual
+    select line_key, intent_key from int_match_manual where not is_refund
     union all
     select line_key, intent_key from int_match_txid
     union all
@@ -19,6 +20,7 @@ refund_lines as (
         refund_of,
         case kind when 'pix_refund_out' then 'pix_in' else 'pix_out' end as original_kind
     from stg_statement_lines
+    anti join int_match_manual as manual on manual.line_key = stg_statement_lines.line_key
     where kind in ('pix_refund_out', 'pix_refund_in')
       and refund_of is not null
 ),

@@ -18,7 +18,7 @@ entries as (
     where intent_type = 'onramp'
       and status in (select status from onramp_paid_statuses)
     union all
-    select i.intent_key, 'debit', 'refund', coalesce(received.actual_cents, i.amount_cents),
+    select i.intent_key, 'debit', 'refund', coalesce(received.paid_cents, i.amount_cents),
            i.updated_at
     from stg_intents as i
     left join int_matches as received
@@ -30,8 +30,9 @@ entries as (
     where intent_type = 'offramp' and status = 'completed'
 ),
 
+-- (an intent paid in parts: its payment row carries the parts' sum, paid_moved_cents)
 first_match as (
-    select intent_key, role, booked_at, line_key, moved_cents
+    select intent_key, role, booked_at, line_key, paid_moved_cents as moved_cents
     from int_matches
     where role in ('payment', 'refund') and line_rank = 1
 )

@@ -1,13 +1,14 @@
 -- materialized: view
 -- recon_matches: one row per confirmed (intent, line) pair, with the rule that matched it.
 -- A line appears at most once (checks/no_line_matched_twice). Extra payment lines of one
--- intent are not matches but breaks (onramp_duplicate_credit / offramp_duplicate_payout).
+-- intent are not matches but breaks (onramp_duplicate_credit / offramp_duplicate_payout),
+-- except the parts of a payment a person paired by hand (role part), each a match of its own.
 -- A view: only the run file (matches.parquet, the contract columns in order) reads it, so
 -- its ids are joined once, while that file is written. The checks read int_matches.
 with
 
 matches as (
-    select * from int_matches where role in ('payment', 'refund')
+    select * from int_matches where role in ('payment', 'part', 'refund')
 ),
 
 final as (

@@ -18,13 +18,13 @@ refund_missing as (
         i.intent_id,
         null as line_id,
         null as end_to_end_id,
-        coalesce(received.actual_cents, i.amount_cents) as expected_cents,
+        coalesce(received.paid_cents, i.amount_cents) as expected_cents,
         0 as actual_cents,
         'refund_missing' as reason_code,
         to_json({
             'intent_id': i.intent_id, 'updated_at': iso_utc(i.updated_at),
             'grace_hours': p.refund_grace_s // 3600, 'as_of_at': iso_utc(p.as_of),
-            'amount_cents': coalesce(received.actual_cents, i.amount_cents),
+            'amount_cents': coalesce(received.paid_cents, i.amount_cents),
             'credit_ref': received_line.end_to_end_id
         }) as reason_params,
         i.updated_at as evidence_at,
@@ -76,7 +76,7 @@ refund_amount_mismatch as (
     from int_refund_groups as g
     join stg_intents as i on i.intent_key = g.intent_key
     join stg_statement_lines as last_line on last_line.line_key = g.last_line_key
-    join stg_statement_lines as original on original.line_key = g.original_line_key
+    left join stg_statement_lines as original on original.line_key = g.original_line_key
     where g.intent_type = 'onramp'
       and not g.delivered
       and g.mismatched

@@ -27,12 +27,22 @@ p as (
     select * from params
 ),
 
--- the lines that settle their book entry exactly
-settled as (
-    select matched_line_key as line_key
+-- the lines that settle their book entry exactly (an intent paid in parts: all its parts,
+-- whose sum the book entry's matched_cents is)
+settled_entries as (
+    select matched_line_key as line_key, intent_key, role
     from int_intent_book
     where matched_line_key is not null
       and matched_cents = book_cents
+),
+
+settled as (
+    select line_key from settled_entries
+    union all
+    select m.line_key
+    from int_matches as m
+    semi join settled_entries as s on s.intent_key = m.intent_key and s.role = 'payment'
+    where m.role = 'part'
 ),
 
 lines as (
@@ -74,6 +84,7 @@ awaiting_intents as (
 -- are still under way
 refund_states as (
     select
+        intent_key,
         original_line_key,
         case
             when delivered then 'onramp_credit_returned'
@@ -84,8 +95,10 @@ refund_states as (
     from int_refund_groups
 ),
 
-line_items as (
+line_items as materialized (
     select
+        m.role,
+        m.intent_key as matched_intent_key,
         business_day(l.booked_at) as business_day,
         l.direction,
         l.line_key,
@@ -97,10 +110,10 @@ line_items as (
             when m.intent_key in (select intent_key from awaiting_intents)
                 then 'awaiting_statement'
             when book.intent_key is not null and m.fee_cents is not null
-                 and abs(m.actual_cents - book.book_cents) <= p.amount_tolerance_cents
+                 and abs(m.paid_cents - book.book_cents) <= p.amount_tolerance_cents
                 then 'psp_fee'
             when book.intent_key is not null
-                 and abs(l.amount_abs_cents - book.book_cents) <= p.amount_tolerance_cents
+                 and abs(book.matched_cents - book.book_cents) <= p.amount_tolerance_cents
                 then 'within_tolerance'
             -- a credit on an onramp not yet marked paid, still inside the grace period
             when m.role = 'payment' and m.intent_type = 'onramp'
@@ -136,7 +149,21 @@ line_items as (
     left join int_intent_book as book on book.matched_line_key = l.line_key
     left join line_breaks as lb on lb.line_key = l.line_key
     left join refund_states as rs
-      on m.role = 'refund' and rs.original_line_key = m.original_line_key
+      on m.role = 'refund'
+     and rs.intent_key = m.intent_key
+     and rs.original_line_key is not distinct from m.original_line_key
+),
+
+-- the parts of a payment that does not settle its book entry carry the label of the
+-- payment line (whose item already subtracts the whole book amount)
+part_items as (
+    select
+        i.business_day, i.direction, i.line_key, i.intent_key, i.cents,
+        coalesce(pay.label, i.label) as label
+    from line_items as i
+    left join line_items as pay
+      on pay.matched_intent_key = i.matched_intent_key and pay.role = 'payment'
+    where i.role = 'part'
 ),
 
 book_items as (
@@ -165,6 +192,10 @@ book_items as (
     where b.matched_line_key is null
 )
 
-select * from line_items
+select business_day, direction, line_key, intent_key, cents, label
+from line_items
+where role is null or role <> 'part'
+union all by name
+select * from part_items
 union all by name
 select * from book_items

@@ -71,3 +71,21 @@ document.addEventListener("keydown", (event) => {
   if (el.matches("input, textarea, select")) el.focus();
   else el.click();
 });
+
+// Pair by hand: the sum of the ticked lines and its difference with the intent's amount,
+// shown while they are ticked (the server says the same once paired).
+document.addEventListener("change", (event) => {
+  const form = event.target.closest("[data-testid=pair-form]");
+  const out = form && form.querySelector("[data-testid=pair-sum]");
+  if (!out) return;
+  const brl = (cents) => (cents < 0 ? "−" : "") + new Intl.NumberFormat("pt-BR", {
+    style: "currency", currency: "BRL",
+  }).format(Math.abs(cents) / 100).replace(/\u00a0/g, " ");
+  const ticked = [...form.querySelectorAll("input[name=line_id]:checked")];
+  const sum = ticked.reduce((total, box) => total + Number(box.dataset.cents), 0);
+  const difference = sum - Number(out.dataset.expected);
+  out.querySelector("[data-sum]").textContent = brl(sum);
+  out.querySelector("[data-difference]").textContent = brl(difference);
+  out.querySelector("[data-when-different]").hidden = difference === 0;
+  out.hidden = ticked.length === 0;
+});

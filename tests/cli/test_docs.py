@@ -158,7 +158,7 @@ def test_the_readme_is_short_and_starts_with_the_two_commands() -> None:
 
 # a path, not a glob (`tests/sandbox/test_world*.py`) nor part of a URI (`s3://finance-recon/...`)
 PATH_IN_DOCS = re.compile(
-    r"(?<![\w/.-])((?:recon|tests)/[\w/]*\w(?:\.(?:py|sql|json|csv|html))?)(?![\w*-])"
+    r"(?<![\w/.-])((?:recon|tests)/[\w/]*\w(?:\.[\w-]*\w)*)(?![\w*-])"
 )
 MODULE_IN_DOCS = re.compile(r"(?<![\w/.-])(recon(?:\.[A-Za-z_]\w*)+)")
 NOT_MODULES = {"recon.toml", "recon.duckdb", "recon.env", "recon.lock"}
@@ -189,6 +189,10 @@ def test_the_path_check_finds_what_it_must() -> None:
     )
     assert sorted(missing_names(said)) == ["recon.reconcile.engine", "recon/extract/walk.py"]
     assert missing_names("`recon/models/marts`, `recon.schemas.CATEGORIES`, recon.toml") == []
+    # a name with several suffixes is one path, and a sentence's full stop is not part of it
+    golden = "tests/reconciliation/golden/reasons_by_code"
+    assert missing_names(f"{golden}.pt-BR.txt and {golden}.en.txt.") == []
+    assert missing_names(f"{golden}.fr.txt") == [f"{golden}.fr.txt"]
 
 
 def test_the_docs_name_paths_and_modules_that_exist() -> None:

@@ -157,9 +157,7 @@ def test_the_readme_is_short_and_starts_with_the_two_commands() -> None:
 
 
 # a path, not a glob (`tests/sandbox/test_world*.py`) nor part of a URI (`s3://finance-recon/...`)
-PATH_IN_DOCS = re.compile(
-    r"(?<![\w/.-])((?:recon|tests)/[\w/]*\w(?:\.[\w-]*\w)*)(?![\w*-])"
-)
+PATH_IN_DOCS = re.compile(r"(?<![\w/.-])((?:recon|tests)/[\w/]*\w(?:\.[\w-]*\w)*)(?![\w*-])")
 MODULE_IN_DOCS = re.compile(r"(?<![\w/.-])(recon(?:\.[A-Za-z_]\w*)+)")
 NOT_MODULES = {"recon.toml", "recon.duckdb", "recon.env", "recon.lock"}
 

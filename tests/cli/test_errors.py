@@ -87,7 +87,9 @@ def test_only_the_console_module_writes_the_error_line() -> None:
 
 
 def test_a_bad_fee_schedule_is_one_line(data_dir: DataDir, tmp_path: Path) -> None:
-    data_dir.config_path.write_text("[accounts.efi]\nfee = { percent = 0.99 }\n", encoding="utf-8")
+    data_dir.config_path.write_text(
+        '[accounts.efi]\nfee = { percent = "0,99" }\n', encoding="utf-8"
+    )
     proc = _recon("reconcile", "--data", str(data_dir.root), cwd=tmp_path)
     line = _one_error_line(proc)
-    assert '[accounts.efi] fee: percent 0.99 is a float; write it as text, percent = "0.99"' in line
+    assert "[accounts.efi] fee: percent '0,99' is not a number like" in line

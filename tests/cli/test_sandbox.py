@@ -31,7 +31,9 @@ def test_export_writes_every_format_and_the_truth(tmp_path: Path, capsys):
     # the same seed again: byte-identical
     again = tmp_path / "again"
     assert main(["sandbox", "export", *ARGS, "--out", str(again)]) == 0
-    for name in names:
+    files = sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(again) for p in again.rglob("*") if p.is_file())
+    for name in files:  # the daily account's folder (conta_tarifas/) included
         assert out.joinpath(name).read_bytes() == again.joinpath(name).read_bytes(), name
 
 

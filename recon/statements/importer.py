@@ -844,16 +844,7 @@ class _Import:
             _raise_first(bad, source_file)
         keep, imported, duplicate, versions = _dedupe(self.con, self.seen, table)
         periods = file_coverage(parsed, table, self.period)
-        checks, warnings = list(parsed.checks), list(parsed.warnings)
-        if isinstance(parsed, open_finance.OpenFinanceResult):
-            # what the file alone says of requests it holds only part of gives way to
-            # the verdict over the import (reported with the last file of each request)
-            warnings = [w for w in warnings if w not in parsed.partial]
-            for verdict in verdicts:
-                checks += verdict.checks
-                warnings += verdict.warnings
-                if self.period is None:
-                    periods += verdict.coverage
+        checks, warnings = self._verdicts(parsed, verdicts, periods)
         self.cpending.append(
             _coverage_table(
                 self.covered,
@@ -904,6 +895,25 @@ class _Import:
             warnings=tuple(warnings),
             coverage=tuple(describe(c) for c in periods),
         )
+
+    def _verdicts(
+        self,
+        parsed: ParseResult,
+        verdicts: list[open_finance.Verdict],
+        periods: list[Coverage],
+    ) -> tuple[list[str], list[str]]:
+        """The file's checks and warnings; for Open Finance, what the file alone says of
+        requests it holds only part of gives way to the verdict over the import (reported with
+        the last file of each request), whose coverage joins `periods` unless a period is set."""
+        checks, warnings = list(parsed.checks), list(parsed.warnings)
+        if isinstance(parsed, open_finance.OpenFinanceResult):
+            warnings = [w for w in warnings if w not in parsed.partial]
+            for verdict in verdicts:
+                checks += verdict.checks
+                warnings += verdict.warnings
+                if self.period is None:
+                    periods += verdict.coverage
+        return checks, warnings
 
     def store(self, pages_read: pa.Table) -> None:
         """Write what the files added: lines, quarantine, pages, balances, and coverage last."""

@@ -34,7 +34,7 @@ def test_v02_fields_balance_and_batch() -> None:
         None,
         "Joao Pereira & Filhos",
     )
-    assert received[11:] == ("RECON 7F3K2QX", "202611010001")
+    assert received[11:] == ("RECON 7F3K2QX", "202611010001", None)  # no fee stated
     assert rows[1][8:10] == ("Ana Lima", "***.123.456-**")
     assert [r[5] for r in rows[2:]] == [
         "E13140088202611011900p0000000043",

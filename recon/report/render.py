@@ -50,6 +50,7 @@ __all__ = [
     "load_report_data",
     "render",
     "report_dir_for",
+    "summary_tz",
 ]
 
 log = logging.getLogger(__name__)
@@ -385,7 +386,8 @@ def banners(summary: Mapping[str, Any]) -> list[dict[str, str]]:
     return out
 
 
-def _tz(summary: Mapping[str, Any]) -> str:
+def summary_tz(summary: Mapping[str, Any]) -> str:
+    """The business time zone a run was made in (its summary's settings)."""
     settings = summary.get("settings")
     tz = settings.get("business_tz") if isinstance(settings, dict) else None
     return str(tz or DEFAULT_BUSINESS_TZ)
@@ -400,7 +402,7 @@ def _history(data: ReportData) -> list[dict[str, Any]]:
         {
             "run_id": str(r["run_id"]),
             "as_of": local_time(
-                r["as_of"].isoformat() if r["as_of"] is not None else None, _tz(data.summary)
+                r["as_of"].isoformat() if r["as_of"] is not None else None, summary_tz(data.summary)
             ),
             "breaks": i18n.format_number(int(r["breaks"])),
             "p1": i18n.format_number(int(r["p1"])),
@@ -447,7 +449,7 @@ def _closed_work(data: ReportData) -> tuple[list[dict[str, Any]], list[dict[str,
     """The breaks the previous run listed and this one does not (resolved), and those a
     person decided: each with its category, the money it had at stake as the previous run
     listed it, and (decided) who, when and the note."""
-    summary, tz = data.summary, _tz(data.summary)
+    summary, tz = data.summary, summary_tz(data.summary)
     resolved_ids = [str(b) for b in summary.get("resolved_breaks") or []]
     decided = [d for d in summary.get("decided_breaks") or [] if isinstance(d, dict)]
     wanted = resolved_ids + [str(d.get("break_id")) for d in decided]
@@ -537,7 +539,7 @@ def build_context(
     resolved, decided = _closed_work(data)
     # the reasons in the report's language, ids short with the full value in their title (the
     # report runs no script: the row's own columns give the full ids to copy)
-    reasons = Renderer(i18n.language(), _tz(summary), "link")
+    reasons = Renderer(i18n.language(), summary_tz(summary), "link")
     top_rows = [
         {
             **r,
@@ -551,10 +553,10 @@ def build_context(
     ]
     return {
         "run_id": data.run_id,
-        "tz": _tz(summary),
+        "tz": summary_tz(summary),
         "banners": banners(summary),
         "coverage": summary.get("coverage_text"),
-        "as_of": local_time(summary.get("as_of"), _tz(summary)),
+        "as_of": local_time(summary.get("as_of"), summary_tz(summary)),
         "headline": {
             "breaks": count(len(rows)),
             "p1": count(priorities.get("P1", 0)),

@@ -45,7 +45,10 @@ import pyarrow.parquet as pq
 
 from recon import i18n
 from recon.errors import ConfigError, redact
+from recon.i18n import N_
 from recon.money import format_brl
+from recon.reconciliation.reasons import Renderer, row_reason
+from recon.report.render import summary_tz
 from recon.schemas import category_label
 
 log = logging.getLogger(__name__)
@@ -161,56 +164,84 @@ class Outcome:
     skipped: str = ""
 
 
+def _p1_breaks(path: Path) -> list[dict[str, Any]]:
+    """The run's open P1 breaks; a run stored before reason codes has only the sentence."""
+    if not path.is_file():
+        return []
+    wanted = ["break_id", "category", "reason", "reason_code", "reason_params"]
+    wanted += ["expected_cents", "actual_cents"]
+    names = set(pq.read_schema(path).names)
+    columns = [c for c in wanted if c in names]
+    return pq.read_table(path, columns=columns, filters=[("priority", "=", "P1")]).to_pylist()
+
+
 def build_message(
-    run_dir: Path, *, link: str, exit_code: int, date: str = "", audit_head: str = ""
+    run_dir: Path,
+    *,
+    link: str,
+    exit_code: int,
+    date: str = "",
+    audit_head: str = "",
+    lang: str | None = None,
 ) -> Message:
-    """The message for a run: counts by priority, the P1 breaks and reasons, coverage, link,
-    and the audit trail's head (`<entries> <hash>`) when given."""
+    """The message for a run, in the desk's language: counts by priority, the P1 breaks and
+    reasons, coverage, link, and the audit trail's head (`<entries> <hash>`) when given."""
     summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
     by_priority = summary.get("counts_by_priority", {})
     total = int(summary.get("breaks", 0))
-    p1 = (
-        pq.read_table(
-            run_dir / "exceptions.parquet",
-            columns=["break_id", "category", "reason", "expected_cents", "actual_cents"],
-            filters=[("priority", "=", "P1")],
-        ).to_pylist()
-        if (run_dir / "exceptions.parquet").is_file()
-        else []
-    )
-    when = f" for {date}" if date else ""
-    verdict = "needs attention" if exit_code == 1 else "ok"
-    subject = f"recon{when}: {total} open break(s), {by_priority.get('P1', 0)} P1 — {verdict}"
+    p1 = _p1_breaks(run_dir / "exceptions.parquet")
+    reasons = Renderer(i18n.language(lang), summary_tz(summary))
+
+    def say(message: str, **values: Any) -> str:
+        return i18n.gettext(message, lang) % values
+
+    when = say(N_(" for %(date)s"), date=date) if date else ""
+    verdict = say(N_("needs attention")) if exit_code == 1 else say(N_("ok"))
+    breaks = say(N_("%(n)s open break(s)"), n=total)
+    subject = f"recon{when}: {breaks}, {by_priority.get('P1', 0)} P1 — {verdict}"
     lines = [
-        f"Reconciliation run {summary.get('run_id')}{when} (as of {summary.get('as_of')}): "
-        f"{total} open break(s), {summary.get('new_breaks', 0)} new.",
-        "By priority: " + ", ".join(f"{p} {by_priority.get(p, 0)}" for p in ("P1", "P2", "P3")),
+        say(
+            N_("Reconciliation run %(run)s%(when)s (as of %(as_of)s): %(breaks)s, %(new)s new."),
+            run=summary.get("run_id"),
+            when=when,
+            as_of=summary.get("as_of"),
+            breaks=breaks,
+            new=summary.get("new_breaks", 0),
+        ),
+        say(N_("By priority:"))
+        + " "
+        + ", ".join(f"{p} {by_priority.get(p, 0)}" for p in ("P1", "P2", "P3")),
     ]
     if not summary.get("checks_passed", True):
         failed = [k for k, v in summary.get("checks", {}).items() if v]
-        lines.append("Checks FAILED: " + ", ".join(failed))
+        lines.append(say(N_("Checks FAILED: %(checks)s"), checks=", ".join(failed)))
     coverage = summary.get("coverage_text")
     if coverage:
-        lines.append(f"Coverage: {coverage}")
+        lines.append(say(N_("Coverage: %(coverage)s"), coverage=coverage))
     if p1:
-        lines.append("")
-        lines.append(f"P1 breaks ({len(p1)}):")
+        lines += ["", say(N_("P1 breaks (%(n)s):"), n=len(p1))]
         for row in p1[:MAX_P1_LISTED]:
             money = row.get("expected_cents") or row.get("actual_cents")
             amount = f" ({format_brl(int(money))})" if money else ""
-            lines.append(f"• {row['category']}{amount} [{row['break_id']}]: {row['reason']}")
+            reason = row_reason(row, reasons)
+            lines.append(f"• {row['category']}{amount} [{row['break_id']}]: {reason}")
         if len(p1) > MAX_P1_LISTED:
-            lines.append(f"… and {len(p1) - MAX_P1_LISTED} more P1 break(s)")
+            lines.append(say(N_("… and %(n)s more P1 break(s)"), n=len(p1) - MAX_P1_LISTED))
     if audit_head:
         count, _, head = audit_head.partition(" ")
-        lines.append("")
-        lines.append(
-            f"Audit trail: {count} entries, head {head} "
-            f"(check later: recon audit verify --expect-head {head})"
-        )
+        lines += [
+            "",
+            say(
+                N_(
+                    "Audit trail: %(count)s entries, head %(head)s "
+                    "(check later: recon audit verify --expect-head %(head)s)"
+                ),
+                count=count,
+                head=head,
+            ),
+        ]
     if link:
-        lines.append("")
-        lines.append(f"Review: {link}")
+        lines += ["", say(N_("Review: %(link)s"), link=link)]
     return Message.of(subject, "\n".join(lines))
 
 

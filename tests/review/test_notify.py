@@ -10,7 +10,7 @@ import socket
 import ssl
 import threading
 from collections.abc import Iterator
-from email import message_from_bytes
+from email import message_from_bytes, policy
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
@@ -99,7 +99,9 @@ class _Inbox:
         self.messages: list[Any] = []
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        self.messages.append((envelope, message_from_bytes(envelope.content)))
+        self.messages.append(
+            (envelope, message_from_bytes(envelope.content, policy=policy.default))
+        )
         return "250 OK"
 
 
@@ -154,13 +156,40 @@ def _run(rworld: ReviewWorld) -> Path:
 
 
 def test_the_message_says_counts_p1_reasons_and_the_link(rworld: ReviewWorld) -> None:
-    message = build_message(_run(rworld), link="http://x/review", exit_code=1, date="2026-11-02")
+    message = build_message(
+        _run(rworld), link="http://x/review", exit_code=1, date="2026-11-02", lang="en"
+    )
     assert message.subject == "recon for 2026-11-02: 3 open break(s), 1 P1 — needs attention"
     assert "By priority: P1 1, P2 1, P3 1" in message.text
     assert "onramp_missing_credit (R$ 88,00)" in message.text
-    assert f"[{rworld.missing}]" in message.text and "no PIX credit matched" in message.text
+    assert (
+        f"[{rworld.missing}]" in message.text
+        and "no PIX credit in the statements matches it" in message.text
+    )
     assert message.text.endswith("Review: http://x/review")
     assert message.payload["text"] == message.text
+
+
+def test_the_message_speaks_the_desk_language_reasons_included(rworld: ReviewWorld) -> None:
+    """The desk reads Portuguese by default: the frame and each P1 reason (rendered from its
+    reason code, whatever language the run was made in) are in pt-BR."""
+    message = build_message(_run(rworld), link="http://x/review", exit_code=1, date="2026-11-02")
+    assert (
+        message.subject == "recon de 2026-11-02: 3 divergência(s) em aberto, 1 P1 — requer atenção"
+    )
+    assert "Por prioridade: P1 1, P2 1, P3 1" in message.text
+    assert (
+        f"[{rworld.missing}]" in message.text
+        and "no PIX credit in the statements matches it" not in message.text
+    )
+    assert "nenhum crédito PIX" in message.text
+    assert message.text.endswith("Revisar: http://x/review")
+    english = build_message(_run(rworld), link="", exit_code=0, lang="en")
+    assert english.subject == "recon: 3 open break(s), 1 P1 — ok"
+    assert (
+        "no PIX credit in the statements matches it" in english.text
+        and "Review:" not in english.text
+    )
 
 
 def test_webhook_and_email_over_starttls(rworld: ReviewWorld, webhook, smtp) -> None:
@@ -175,9 +204,9 @@ def test_webhook_and_email_over_starttls(rworld: ReviewWorld, webhook, smtp) -> 
     assert hook["json"]["blocks"][0]["type"] == "header"
     [(envelope, mail)] = inbox.messages
     assert envelope.rcpt_tos == ["fin@example.com", "ops@example.com"]
-    assert mail["Subject"].startswith("recon: 3 open break(s), 1 P1")
+    assert mail["Subject"].startswith("recon: 3 divergência(s) em aberto, 1 P1")
     body = mail.get_payload(decode=True).decode()
-    assert rworld.missing in body and "Review: http://127.0.0.1:8710/?priority=P1" in body
+    assert rworld.missing in body and "Revisar: http://127.0.0.1:8710/?priority=P1" in body
 
 
 def test_failures_are_logged_never_raised_and_never_show_secrets(

@@ -71,6 +71,7 @@ __all__ = [
     "scheme_of",
     "storage_options",
     "timeouts",
+    "with_views",
 ]
 
 # URI scheme -> the store it names
@@ -982,6 +983,25 @@ def files_dataset(loc: Location, uris: Iterable[str], schema: pa.Schema) -> ds.D
 def _fs_path(uri: str) -> str:
     match = _URI.match(uri)
     return match.group(2) if match else uri
+
+
+def with_views(dataset: ds.FileSystemDataset) -> ds.FileSystemDataset:
+    """`dataset` (the same files) with its texts and binaries typed as Arrow views: how
+    deltalake writes them."""
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    def view(kind: pa.DataType) -> pa.DataType:
+        if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+            return pa.string_view()
+        if pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
+            return pa.binary_view()
+        return kind
+
+    schema = pa.schema([f.with_type(view(f.type)) for f in dataset.schema])
+    return ds.FileSystemDataset(
+        list(dataset.get_fragments()), schema, dataset.format, dataset.filesystem
+    )
 
 
 def _without_views(kind: pa.DataType) -> pa.DataType:

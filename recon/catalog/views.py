@@ -12,6 +12,7 @@ import duckdb
 from recon.catalog.sources import sources
 from recon.config import DataDir
 from recon.errors import UsageError
+from recon.lake import with_views
 
 if TYPE_CHECKING:  # pandas loads only where a DataFrame is asked for (it costs ~50 MB)
     import pandas as pd
@@ -48,7 +49,10 @@ def create_views(con: duckdb.DuckDBPyConnection, data: DataDir) -> None:
     """(Re)create every source and catalog view on `con` for the data directory."""
     for source in sources(data):
         if source.dataset is not None:  # committed files on object storage, read by pyarrow
-            con.register(source.name, source.dataset)
+            # deltalake writes texts as Arrow string views; pyarrow compares a pushed-down
+            # filter in the dataset's type, so texts are declared as views (DuckDB reads
+            # both a view and a plain string as VARCHAR)
+            con.register(source.name, with_views(source.dataset))
             continue
         con.execute(f"CREATE OR REPLACE VIEW {source.name} AS {source.duckdb_relation()}")
     for name, text in view_files():

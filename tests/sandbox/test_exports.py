@@ -387,3 +387,24 @@ def test_importer_reads_every_format_without_errors(tmp_path):
         text = repr(rows)
         for m in credits + refunds:
             assert m.end_to_end_id in text, (name, fmt)
+
+
+def test_a_period_cut_at_midnight_states_no_balance_on_the_day_after(tmp_path):
+    """END is exclusive (a local midnight): every closing balance a file states is dated on or
+    before the last day covered, and equals the bank's balance there."""
+    from datetime import date
+
+    from recon.statements import importer
+
+    bank = small_bank()
+    written = export_statements(bank, tmp_path)
+    last_day = date(2026, 10, 3)
+    seen = 0
+    for name in STATEMENT_FILES:
+        _fmt, result = importer.parse_path(written[name], "auto")
+        for balance in result.balances:
+            assert balance.day <= last_day, (name, balance)
+            if balance.side == "closing" and balance.day == last_day:
+                assert balance.cents == bank.balance_before(END), (name, balance)
+                seen += 1
+    assert seen >= 3  # camt, CNAB 240, OFX, the bank CSV state the period's closing

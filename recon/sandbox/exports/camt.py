@@ -102,7 +102,9 @@ def render_camt053(bank: Bank, start: datetime, end: datetime) -> bytes:
         f"<Svcr><FinInstnId><ClrSysMmbId><MmbId>{acct.ispb}</MmbId></ClrSysMmbId>"
         f"<Nm>{_t(acct.bank_name)}</Nm></FinInstnId></Svcr></Acct>"
         + _balance("OPBD", bank.balance_before(start), start)
-        + _balance("CLBD", bank.balance_before(end), end)
+        # the closing balance is dated the last day covered: `end` is exclusive (a period
+        # cut at midnight closes the day before)
+        + _balance("CLBD", bank.balance_before(end), end - timedelta(seconds=1))
         + "\n"
     )
     body = "".join(_entry(m) for m in bank.select(start, end))

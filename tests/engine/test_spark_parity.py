@@ -257,7 +257,9 @@ def test_spark_matches_psp_fees_as_duckdb_does(tmp_path: Path) -> None:
         got = engine.rows(query)
     finally:
         engine.close()
-    assert len(expected) == 2 and got == expected
+    # one row per account and day with fees: the bank's two accounts' TARIFA PIX, the PSP's
+    assert [r[0] for r in expected] == ["0001/1234567-8", "0002/7654321-0", PSP]
+    assert got == expected
 
 
 def test_spark_walks_the_balance_as_duckdb_does(tmp_path: Path) -> None:

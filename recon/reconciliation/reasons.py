@@ -46,6 +46,7 @@ __all__ = [
     "PAGE_MESSAGES",
     "RULE_LABELS",
     "Renderer",
+    "differences",
     "placeholders",
     "render",
     "row_reason",
@@ -448,3 +449,68 @@ def render(
     language, see recon.i18n), instants in the time zone `tz`; on a page (`context="page"`)
     as HTML with short ids that copy in full."""
     return Renderer(i18n.language(lang), tz, context)(code, params)
+
+
+# recon_suggestions' `differences` (recon/models/marts/28_recon_suggestions.sql): fragments
+# joined by "; ", written by the SQL in English on every engine; each is read back here and
+# written in the reader's language (an unknown fragment is kept as it is).
+_DIFFERENCES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"amount (?P<amount>.+) less"), N_("amount %(amount)s less")),
+    (re.compile(r"amount (?P<amount>.+) more"), N_("amount %(amount)s more")),
+    (
+        re.compile(r"booked (?P<n>\d+) min after the window closed"),
+        N_("booked %(n)s min after the window closed"),
+    ),
+    (
+        re.compile(r"booked (?P<n>\d+) h after the window closed"),
+        N_("booked %(n)s h after the window closed"),
+    ),
+    (
+        re.compile(r"booked (?P<n>\d+) min before the window opened"),
+        N_("booked %(n)s min before the window opened"),
+    ),
+    (
+        re.compile(r"booked (?P<n>\d+) h before the window opened"),
+        N_("booked %(n)s h before the window opened"),
+    ),
+    (
+        re.compile(r"payer name '(?P<line>.*)' vs '(?P<intent>.*)'"),
+        N_("payer name '%(line)s' vs '%(intent)s'"),
+    ),
+    (
+        re.compile(r"payee name '(?P<line>.*)' vs '(?P<intent>.*)'"),
+        N_("payee name '%(line)s' vs '%(intent)s'"),
+    ),
+    (re.compile(r"document contradicts"), N_("document contradicts")),
+    (re.compile(r"PIX key contradicts"), N_("PIX key contradicts")),
+    (re.compile(r"not marked as a devolução"), N_("not marked as a devolução")),
+    (re.compile(r"amount, time and party agree"), N_("amount, time and party agree")),
+)
+
+
+def differences(text: str | None, lang: str | None = None) -> list[str]:
+    """A suggestion's `differences`, one sentence fragment each, in `lang`. A name may hold
+    "; " itself: the longest run of pieces that reads as one fragment is taken."""
+    parts = (text or "").split("; ")
+    out: list[str] = []
+    start = 0
+    while start < len(parts):
+        for end in range(len(parts), start, -1):
+            written = _difference("; ".join(parts[start:end]), lang)
+            if written is not None:
+                out.append(written)
+                start = end
+                break
+        else:
+            if parts[start]:
+                out.append(parts[start])
+            start += 1
+    return out
+
+
+def _difference(part: str, lang: str | None) -> str | None:
+    for pattern, message in _DIFFERENCES:
+        found = pattern.fullmatch(part)
+        if found:
+            return i18n.gettext(message, lang) % found.groupdict()
+    return None

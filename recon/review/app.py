@@ -48,7 +48,7 @@ from recon.errors import ConfigError, UsageError
 from recon.i18n import N_
 from recon.money import format_brl
 from recon.reconciliation import ReconcileSettings, audit, workflow
-from recon.reconciliation.reasons import Renderer, row_reason
+from recon.reconciliation.reasons import Renderer, differences, row_reason
 from recon.report.exports import REVIEW_COLUMNS, write_br_csv, write_xlsx
 from recon.review import auth, guard, notify
 from recon.review.queue import (
@@ -236,6 +236,7 @@ def _environment(tz: ZoneInfo, lang: str) -> Environment:
         brl=_brl, when=lambda v: _when(v, tz, lang), short=_short,
         category=lambda name: category_label(str(name or ""), lang),
         label=lambda value: i18n.gettext(LABELS[value], lang) if value in LABELS else value,
+        differences=lambda text: differences(text, lang),
     )  # fmt: skip
     env.globals["urlencode"] = urlencode
     # a break's reason from its code and parameters, in the page's language: on the break

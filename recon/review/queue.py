@@ -211,6 +211,7 @@ class BreakView:
     snapshots: list[dict[str, Any]]  # the intent as each snapshot showed it
     lines: list[dict[str, Any]]  # the statement line(s), with source file and line
     candidates: list[dict[str, Any]]  # of an ambiguous line: the intents it could belong to
+    suggestions: list[dict[str, Any]]  # recon_suggestions of the break, best first
     runs: list[dict[str, Any]]  # the break in every run that listed it
     decisions: list[Decision]
     audit: list[dict[str, Any]]
@@ -581,6 +582,7 @@ class Store:
                     "WHERE c.line_id = ? ORDER BY c.intent_id",
                     [str(cand_file), row.get("line_id")],
                 )
+            suggestions = self._suggestions(con, row) if in_latest else []
         finally:
             con.close()
         entries = [e for e in st.entries if e.get("break_id") == break_id]
@@ -591,6 +593,7 @@ class Store:
             snapshots=snapshots,
             lines=lines,
             candidates=candidates,
+            suggestions=suggestions,
             runs=runs,
             decisions=st.history.get(break_id, []),  # replayed with the state: read once
             audit=entries,
@@ -599,6 +602,39 @@ class Store:
             decided=st.decided.get(break_id),
             manual_intent=st.manual.get(str(row.get("line_id"))) if row.get("line_id") else None,
         )
+
+    def _suggestions(
+        self, con: duckdb.DuckDBPyConnection, row: dict[str, Any]
+    ) -> list[dict[str, Any]]:
+        """The run's suggestions for the break (recon_suggestions), best first, each with the
+        other side's facts: the line's amount, payer or payee and time for an intent that
+        lacks its money; the intent's for a line nobody explains. `pair_with` names the form
+        field a one-click pair sends (line_id or intent_id) and `other_id` its value;
+        `difference_cents` is the line's amount less the intent's."""
+        path = self.data.runs / str(row.get("run_id")) / "suggestions.parquet"
+        if not path.is_file():
+            return []
+        found = _records(
+            con,
+            "SELECT s.rank, s.score, s.differences, s.intent_id, s.line_id, "
+            "l.amount_cents AS line_cents, l.counterparty_name, l.booked_at, "
+            "i.amount_cents AS intent_cents, i.intent_type, i.status, i.party_display_name, "
+            "i.created_at "
+            "FROM read_parquet(?) AS s "
+            "LEFT JOIN statement_lines AS l ON l.line_id = s.line_id "
+            "LEFT JOIN intents AS i ON i.id = s.intent_id "
+            "WHERE s.break_id = ? ORDER BY s.rank",
+            [str(path), row.get("break_id")],
+        )
+        lacks_money = bool(row.get("intent_id"))
+        for f in found:
+            f["pair_with"] = "line_id" if lacks_money else "intent_id"
+            f["other_id"] = f["line_id"] if lacks_money else f["intent_id"]
+            line, intent = f.get("line_cents"), f.get("intent_cents")
+            f["difference_cents"] = (
+                abs(int(line)) - int(intent) if line is not None and intent is not None else None
+            )
+        return found
 
     def _lines(self, con: duckdb.DuckDBPyConnection, row: dict[str, Any]) -> list[dict[str, Any]]:
         """Every statement line the break involves: its own, and the lines its run matched to

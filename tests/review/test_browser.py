@@ -16,6 +16,7 @@ import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -350,3 +351,37 @@ def test_pair_in_parts_with_a_difference_and_undo_in_a_real_browser(rworld: Revi
     third = rworld.rerun("20261102T210000000000Z-0003")
     open_now = {r["break_id"] for r in pq.read_table(third.exceptions_path).to_pylist()}
     assert rworld.missing in open_now
+
+
+@pytest.mark.slow
+def test_a_suggestion_paired_in_one_click_in_a_real_browser(rworld: ReviewWorld) -> None:
+    """A credit of the missing onramp's amount from a payer whose name does not fit: the break
+    page suggests it with why it was not paired; one click pairs them; the next run matches
+    them (rule manual). The page with suggestions passes the accessibility check."""
+    from recon.testing.handbuilt import T0, World, line
+
+    other = line(31, amount=8_800, at=T0 + timedelta(minutes=20), name="JOSE ESTRANHO", doc=None)
+    World(rworld.data).statement([other], batch="suggested")
+    rworld.rerun("20261102T193000000000Z-0001")
+    add_users(rworld.data)
+    with _browser(rworld) as (base, page):
+        _sign_in(page, base, "rita")
+        page.goto(f"{base}/breaks/{rworld.missing}")
+        first = page.locator("[data-testid=suggestion]").first
+        expect(first).to_have_attribute("data-line-id", other["line_id"])
+        expect(first.locator("[data-testid=differences]")).to_contain_text(
+            "nome do pagador 'JOSE ESTRANHO' vs 'CARLA DIAS'"
+        )
+        _no_serious_violation(page, "a break page with suggestions")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        _shoot(page, "break-suggestions")
+        first.locator("button[type=submit]").click()
+        expect(page.locator(".done").first).to_contain_text("Pareado")
+        expect(page.locator("[data-testid=paired-card]")).to_contain_text("sugestão 1 aceita")
+    [made] = load_manual_matches(rworld.data)
+    assert (made.intent_id, made.line_id) == (uid(3), other["line_id"])
+    again = rworld.rerun("20261102T200000000000Z-0002")
+    matches = pq.read_table(again.matches_path).to_pylist()
+    assert (uid(3), other["line_id"], "manual") in {
+        (m["intent_id"], m["line_id"], m["rule"]) for m in matches
+    }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ import pytest
 
 from recon import catalog, lake
 from recon.config import DataDir
-from tests.lake.conftest import S3, run_threads
+from tests.lake.conftest import S3, new_bucket, reach, run_threads
 from tests.shared import open_finance_fee_pages, served_sandbox
 
 
@@ -31,6 +32,49 @@ def job(data: str | DataDir, sandbox: dict[str, Any]) -> Any:
     report = recon.import_statements(sandbox["files"], data)
     run = recon.reconcile(data, as_of=sandbox["end"], flows=True)
     return report, run
+
+
+@dataclass(frozen=True)
+class Done:
+    """The whole job, run once on a bucket of its own: what the tests that only read a
+    committed job share (a job on S3 is most of a minute of moto). `data` is the bucket's
+    data directory as the machine that ran the job sees it (its local side)."""
+
+    bucket: str
+    report: Any
+    run: Any
+    data: DataDir
+
+
+@pytest.fixture(scope="module")
+def done(
+    s3_server: tuple[str, Path], sandbox: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
+) -> Done:
+    with pytest.MonkeyPatch.context() as patch:
+        reach(patch, s3_server[0], tmp_path_factory.mktemp("job-machine"))
+        server = new_bucket(s3_server)
+        report, run = job(server.uri("recon/prod"), sandbox)
+        return Done(server.bucket, report, run, DataDir.resolve(server.uri("recon/prod")))
+
+
+def committed(s3: S3, done: Done) -> S3:
+    """The `s3` fixture's server (and environment), on the bucket of the shared job."""
+    return S3(s3.endpoint, done.bucket, s3.faults)
+
+
+def versions(data: DataDir) -> dict[str, int | None]:
+    """Every table's version: what a reader of the shared job must leave as it found it."""
+    tables = (
+        lake.SNAPSHOTS,
+        lake.STATEMENT_LINES,
+        lake.STATEMENT_QUARANTINE,
+        lake.STATEMENT_COVERAGE,
+        lake.STATEMENT_PAGES,
+        lake.STATEMENT_BALANCES,
+        *(f"runs/{name}" for name in lake.RUN_TABLES),
+        lake.RUN_SUMMARIES,
+    )
+    return {name: data.table(name).version() for name in tables}
 
 
 # columns that name where or when a copy was made, not what it holds
@@ -59,13 +103,14 @@ VIEWS = (
 
 @pytest.mark.slow
 def test_the_job_on_s3_gives_the_views_of_the_same_job_on_a_local_dir(
-    s3: S3, sandbox: dict[str, Any], tmp_path: Path
+    s3: S3, done: Done, sandbox: dict[str, Any], tmp_path: Path
 ) -> None:
+    s3 = committed(s3, done)
     local = DataDir(tmp_path / "local-data").ensure()
-    remote = DataDir.resolve(s3.uri("recon/prod"))
+    remote = done.data
     assert remote.remote and remote.uri == f"s3://{s3.bucket}/recon/prod"
     local_report, local_run = job(local, sandbox)
-    remote_report, remote_run = job(s3.uri("recon/prod"), sandbox)
+    remote_report, remote_run = done.report, done.run
 
     assert remote_report.imported == local_report.imported > 0
     for name in VIEWS:
@@ -94,14 +139,16 @@ def test_the_job_on_s3_gives_the_views_of_the_same_job_on_a_local_dir(
 
 
 def test_a_second_machine_reads_the_committed_run_and_reimports_nothing(
-    s3: S3, sandbox: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    s3: S3, done: Done, sandbox: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import recon
 
-    first_report, run = job(s3.uri(), sandbox)
+    s3 = committed(s3, done)
+    first_report, run = done.report, done.run
     # another machine: the same bucket, an empty local side
     monkeypatch.setenv("RECON_LOCAL_DIR", str(tmp_path / "other-machine"))
-    other = DataDir.resolve(s3.uri())
+    other = DataDir.resolve(s3.uri("recon/prod"))
+    before = versions(other)
     assert not other.runs.exists()
     latest = catalog.latest_run(other)
     assert latest is not None and latest.name == run.run_id
@@ -112,24 +159,25 @@ def test_a_second_machine_reads_the_committed_run_and_reimports_nothing(
     assert (latest / "flows.parquet").read_bytes() == (run.path / "flows.parquet").read_bytes()
     again = recon.import_statements(sandbox["files"], other)
     assert again.imported == 0 and again.duplicate == first_report.read
+    assert versions(other) == before  # nothing to import: nothing committed
     assert len(catalog.list_snapshots(other)) == 1
     assert catalog.sql("SELECT count(*) AS n FROM intents", other)["n"][0] > 0
 
 
 def test_report_of_a_run_committed_by_another_machine(
-    s3: S3, sandbox: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    s3: S3, done: Done, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from recon.cli import main
 
-    _report, run = job(s3.uri(), sandbox)
+    uri, run = committed(s3, done).uri("recon/prod"), done.run
     monkeypatch.setenv("RECON_LOCAL_DIR", str(tmp_path / "other-machine"))
-    monkeypatch.setenv("RECON_DATA", s3.uri())
+    monkeypatch.setenv("RECON_DATA", uri)
     out = tmp_path / "report.html"
-    assert main(["report", "--run", run.run_id, "--data", s3.uri(), "--out", str(out)]) == 0
+    assert main(["report", "--run", run.run_id, "--data", uri, "--out", str(out)]) == 0
     assert run.run_id in out.read_text(encoding="utf-8")
-    other = DataDir.resolve(s3.uri())
+    other = DataDir.resolve(uri)
     assert (other.runs / run.run_id / "exceptions.parquet").is_file()
-    assert main(["report", "--run", "20200101T000000000000Z-0000", "--data", s3.uri()]) == 2
+    assert main(["report", "--run", "20200101T000000000000Z-0000", "--data", uri]) == 2
 
 
 def machine(s3: S3, tmp_path: Path, name: str) -> DataDir:
@@ -350,14 +398,13 @@ def test_migrate_reads_files_written_before_a_column_existed(s3: S3, tmp_path: P
 
 @pytest.mark.slow  # a local Spark session: ~15 s to start
 def test_spark_reads_the_committed_tables_as_duckdb_does(
-    s3: S3, sandbox: dict[str, Any], tmp_path: Path
+    s3: S3, done: Done, tmp_path: Path
 ) -> None:
     """The catalog on Spark over s3:// (no Hadoop S3 jar: the engine is handed the committed
     files' rows through Arrow) gives the counts and money DuckDB gives."""
     from recon.engine.spark import SparkEngine
 
-    job(s3.uri(), sandbox)
-    data = DataDir.resolve(s3.uri())
+    data = done.data
     queries = {
         "intents": "SELECT count(*), sum(amount_cents) FROM intents",
         "snapshots": "SELECT count(*), sum(rows) FROM snapshots",

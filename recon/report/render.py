@@ -61,6 +61,8 @@ BREAKS_PARQUET = "breaks.parquet"
 BREAKS_XLSX = "breaks.xlsx"
 BREAKS_BR_CSV = "breaks_br.csv"
 TOP_BREAKS = 25
+# the most breaks of one category the report lists (the rest: breaks.csv, the review app)
+GROUP_CAP = 1000
 
 # (label, lowest age in days, highest age in days or None for open-ended)
 AGE_BUCKETS: tuple[tuple[str, int, int | None], ...] = (
@@ -540,8 +542,9 @@ def build_context(
     # the reasons in the report's language, ids short with the full value in their title (the
     # report runs no script: the row's own columns give the full ids to copy)
     reasons = Renderer(i18n.language(), summary_tz(summary), "link")
-    top_rows = [
-        {
+
+    def shown(r: dict[str, Any]) -> dict[str, Any]:
+        return {
             **r,
             "reason": row_reason(r, reasons),
             "label": category_label(r["category"]),
@@ -549,8 +552,16 @@ def build_context(
             "actual": format_brl(r["actual_cents"]),
             "delta": format_brl(r["delta_cents"]),
         }
-        for r in rows[:top]
-    ]
+
+    top_rows = [shown(r) for r in rows[:top]]
+    # beyond the top: every break, one collapsible group per category (most urgent first)
+    every = []
+    if len(rows) > top:
+        for group in by_category:
+            mine = [r for r in rows if r["category"] == group["category"]]
+            every.append(
+                {**group, "rows": [shown(r) for r in mine[:GROUP_CAP]], "cut": len(mine) > GROUP_CAP}
+            )
     return {
         "run_id": data.run_id,
         "tz": summary_tz(summary),
@@ -580,6 +591,8 @@ def build_context(
         "by_age": by_age,
         "age_totals": age_totals,
         "top_breaks": top_rows,
+        "every_break": every,
+        "group_cap": count(GROUP_CAP),
         "walks": _walks(summary),
         "top": top,
         "total_breaks": count(len(rows)),

@@ -373,3 +373,34 @@ def test_resolved_and_decided_are_tables_with_names_amounts_notes_and_links(
         f'href="https://desk.example/review/breaks/{break_row("onramp_underpaid", 9)["break_id"]}"'
         in html
     )
+
+
+def test_beyond_the_top_every_break_is_listed_grouped_by_category(tmp_path: Path) -> None:
+    """30 breaks, more than the top 25: every one is in the report, in one collapsible group
+    per category (P1 open), each row linking to its page in the review app."""
+    from recon.report.render import TOP_BREAKS
+
+    categories = ["onramp_missing_credit", "unmatched_credit", "status_regression"]
+    breaks = [
+        break_row(categories[n % 3], n, **({"intent_id": None} if n % 3 == 1 else {}))
+        for n in range(1, 31)
+    ]
+    assert len(breaks) > TOP_BREAKS
+    (tmp_path / "recon.toml").write_text(
+        '[review]\nbase_url = "https://desk.example/review"\n', encoding="utf-8"
+    )
+    run = testing.run(tmp_path, breaks, run_id="run-many")
+    html = render(run, now=NOW, lang="en").read_text(encoding="utf-8")
+    groups = html[html.index("Every open break, by category") :]
+    for b in breaks:
+        assert f'href="https://desk.example/review/breaks/{b["break_id"]}"' in groups
+    found = re.findall(r'<details class="group" data-category="([a-z_]+)"( open)?>', groups)
+    assert sorted(c for c, _open in found) == sorted(categories)
+    assert {c: bool(o) for c, o in found}["onramp_missing_credit"]  # P1: open
+    assert not {c: bool(o) for c, o in found}["status_regression"]
+
+
+def test_within_the_top_the_breaks_are_listed_once(tmp_path: Path) -> None:
+    run = golden_run(tmp_path)
+    html = render(run, now=NOW, lang="en").read_text(encoding="utf-8")
+    assert "Every open break, by category" not in html and html.count("b0003") == 2  # its id and title, in the top table alone

@@ -560,7 +560,11 @@ def build_context(
         for group in by_category:
             mine = [r for r in rows if r["category"] == group["category"]]
             every.append(
-                {**group, "rows": [shown(r) for r in mine[:GROUP_CAP]], "cut": len(mine) > GROUP_CAP}
+                {
+                    **group,
+                    "rows": [shown(r) for r in mine[:GROUP_CAP]],
+                    "cut": len(mine) > GROUP_CAP,
+                }
             )
     return {
         "run_id": data.run_id,

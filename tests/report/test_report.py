@@ -403,4 +403,6 @@ def test_beyond_the_top_every_break_is_listed_grouped_by_category(tmp_path: Path
 def test_within_the_top_the_breaks_are_listed_once(tmp_path: Path) -> None:
     run = golden_run(tmp_path)
     html = render(run, now=NOW, lang="en").read_text(encoding="utf-8")
-    assert "Every open break, by category" not in html and html.count("b0003") == 2  # its id and title, in the top table alone
+    assert (
+        "Every open break, by category" not in html and html.count("b0003") == 2
+    )  # its id and title, in the top table alone

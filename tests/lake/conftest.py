@@ -1,7 +1,9 @@
-"""An S3 server on loopback (moto, in a child process) and a fresh bucket per test."""
+"""An S3 server on loopback (moto, in a child process), a fresh bucket per test, and the
+sandbox's whole job committed once on a bucket of its own."""
 
 from __future__ import annotations
 
+import shutil
 import socket
 import subprocess
 import sys
@@ -11,8 +13,12 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from recon.config import DataDir
+from tests.shared import served_sandbox
 
 SERVER = Path(__file__).with_name("s3_server.py")
 
@@ -167,3 +173,64 @@ def run_threads(*targets: Callable[[], object]) -> list[BaseException]:
     for t in threads:
         t.join()
     return errors
+
+
+@pytest.fixture(scope="session")
+def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    yield from served_sandbox(tmp_path_factory)
+
+
+def job(data: str | DataDir, sandbox: dict[str, Any]) -> Any:
+    """The whole job through the public API: extract, import every format, reconcile."""
+    import recon
+
+    recon.extract(data, base_url=sandbox["url"], api_key=sandbox["key"], quiet=True)
+    report = recon.import_statements(sandbox["files"], data)
+    run = recon.reconcile(data, as_of=sandbox["end"], flows=True)
+    return report, run
+
+
+JOB = "recon/prod"  # the prefix the shared job is committed under
+
+
+@dataclass(frozen=True)
+class Done:
+    """The whole job, run once on a bucket of its own: what the tests that only read a
+    committed job share, and what `copy_of` copies for those that write over one (a job on
+    S3 is most of a minute of moto). `data` is the bucket's data directory as the machine
+    that ran the job sees it (its local side)."""
+
+    bucket: str
+    report: Any
+    run: Any
+    data: DataDir
+
+
+@pytest.fixture(scope="session")
+def done(
+    s3_server: tuple[str, Path], sandbox: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
+) -> Done:
+    with pytest.MonkeyPatch.context() as patch:
+        reach(patch, s3_server[0], tmp_path_factory.mktemp("job-machine"))
+        server = new_bucket(s3_server)
+        report, run = job(server.uri(JOB), sandbox)
+        return Done(server.bucket, report, run, DataDir.resolve(server.uri(JOB)))
+
+
+def committed(s3: S3, done: Done) -> S3:
+    """The `s3` fixture's server (and environment), on the bucket of the shared job."""
+    return S3(s3.endpoint, done.bucket, s3.faults)
+
+
+def copy_of(done: Done, s3: S3) -> DataDir:
+    """The shared job in the test's own bucket, as its machine left it: every object copied
+    on the server (Delta logs name their files relative to the table) and the job machine's
+    local side copied to this test's."""
+    client = s3.client()
+    for key in committed(s3, done).keys(f"{JOB}/"):
+        client.copy_object(
+            Bucket=s3.bucket, Key=key, CopySource={"Bucket": done.bucket, "Key": key}
+        )
+    data = DataDir.resolve(s3.uri(JOB))
+    shutil.copytree(done.data.root, data.root, dirs_exist_ok=True)
+    return data

@@ -9,7 +9,6 @@ import json
 import shutil
 import time
 import uuid
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -28,10 +27,10 @@ from recon.ops.migrate import migrate
 from recon.schemas import HISTORY_STATE_SCHEMA, STATEMENT_COVERAGE_SCHEMA
 from recon.statements import stored
 from tests.lake import erase_world as world
-from tests.lake.conftest import S3, run_threads
+from tests.lake.conftest import JOB, S3, Done, copy_of, run_threads
 from tests.lake.erase_world import Finder, Person
 from tests.lake.test_remote import VIEWS as REMOTE_VIEWS
-from tests.shared import payee_with_a_cpf_key, run_recon, served_sandbox
+from tests.shared import payee_with_a_cpf_key, run_recon
 
 # the Delta tables an erase may rewrite (and every other one recon keeps)
 TABLES = (
@@ -47,10 +46,27 @@ VIEWS = (*REMOTE_VIEWS, "snapshots")
 _LINEAGE = {"first_seen_run", "imported_at", "path", "snapshot_at", "run_id"}
 
 
-def view(data: DataDir, name: str) -> pd.DataFrame:
-    frame = catalog.sql(f"SELECT * FROM {name}", data)
+def _tidy(frame: pd.DataFrame) -> pd.DataFrame:
     frame = frame.drop(columns=[c for c in frame.columns if c in _LINEAGE])
     return frame.sort_values(list(frame.columns)).reset_index(drop=True).astype(str)
+
+
+def view(data: DataDir, name: str) -> pd.DataFrame:
+    return _tidy(catalog.sql(f"SELECT * FROM {name}", data))
+
+
+def views(data: DataDir) -> dict[str, pd.DataFrame]:
+    """Every view of VIEWS, as `view` reads it, through one catalog connection: opening one
+    on object storage reads every table's Delta log, so a connection per view would read
+    them all eleven times over."""
+    con = catalog.connect(data)
+    try:
+        return {
+            name: _tidy(catalog.to_frame(con.sql(f"SELECT * FROM {name}").to_arrow_table()))
+            for name in VIEWS
+        }
+    finally:
+        con.close()
 
 
 def versions(data: DataDir) -> dict[str, int | None]:
@@ -127,8 +143,8 @@ def test_erase_on_s3_removes_the_person_from_every_table_version_and_object(
     assert result.intents == 2 * 2 and result.lines == 2  # 2 intents x 2 snapshots; 2 lines
     assert result.files_vacuumed and result.log_entries_scrubbed
     # (a) recon's own readers: every view, the stores, the run copied to a new machine
-    for name in VIEWS:
-        assert finder.in_table(pa.Table.from_pandas(view(data, name))) == [], name
+    for name, frame in views(data).items():
+        assert finder.in_table(pa.Table.from_pandas(frame)) == [], name
     for dataset in (stored.lines_dataset(data), stored.quarantine_dataset(data)):
         assert dataset is not None and finder.in_table(dataset.to_table()) == []
     fresh = DataDir((tmp_path / "another-machine").resolve(), data.uri)
@@ -359,8 +375,7 @@ def test_an_s3_failure_part_way_is_one_line_leaves_tables_readable_and_a_rerun_f
     s3.fail_commits(False)
     s3.fail_requests()
     # every table is whole: readable, every row still there
-    for name in VIEWS:
-        view(data, name)
+    assert views(data).keys() == set(VIEWS)
     assert len(catalog.sql("SELECT * FROM intent_snapshots", data)) == 2 * (2 * 3 + 3)
     again = run_recon("erase", "--document", person.cpf, "--data", uri, cwd=tmp_path, env=_env())
     assert again.returncode == 0, again.stderr
@@ -519,13 +534,14 @@ def test_erasing_one_of_random_people_on_s3_is_the_local_erase_and_spares_the_ot
     prefix = f"p{uuid.uuid4().hex[:8]}"
     remote = remote_world(s3, tmp_path, everyone, prefix)
     local = DataDir(tmp_path / f"local-{prefix}")
-    before = {name: view(remote, name) for name in VIEWS}
+    before = views(remote)
     document = world.formatted(person.cpf) if formatted else person.cpf
     on_s3, here = erase_document(remote, document), erase_document(local, document)
     assert (on_s3.intents, on_s3.lines) == (here.intents, here.lines) == (4, 2)
+    here_after, on_s3_after = views(local), views(remote)
     for name in VIEWS:
-        after = view(remote, name)
-        pd.testing.assert_frame_equal(view(local, name), after, obj=name)
+        after = on_s3_after[name]
+        pd.testing.assert_frame_equal(here_after[name], after, obj=name)
         untouched = [
             i
             for i, row in before[name].iterrows()
@@ -538,14 +554,9 @@ def test_erasing_one_of_random_people_on_s3_is_the_local_erase_and_spares_the_ot
     shutil.rmtree(tmp_path / f"local-{prefix}", ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    yield from served_sandbox(tmp_path_factory)
-
-
 @pytest.mark.slow
 def test_the_whole_job_on_s3_then_erase_then_the_job_again(
-    s3: S3, sandbox: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    s3: S3, done: Done, sandbox: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The sandbox job on S3 (extract, every statement format, reconcile, report), a payee
     erased with the CLI: their document (hash, masks) is in no object of the bucket and no
@@ -560,30 +571,27 @@ def test_the_whole_job_on_s3_then_erase_then_the_job_again(
     import recon
     from recon.cli import main
 
-    uri = s3.uri("job")
+    data, run = copy_of(done, s3), done.run  # the job (extract, import, reconcile) on S3
+    uri = data.uri or ""
     monkeypatch.setenv("RECON_DATA", uri)  # main() sets it from --data
-    recon.extract(uri, base_url=sandbox["url"], api_key=sandbox["key"], quiet=True)
-    recon.import_statements(sandbox["files"], uri)
-    run = recon.reconcile(uri, as_of=sandbox["end"], flows=True)
     assert main(["report", "--run", run.run_id, "--data", uri]) == 0
     cpf, name = payee_with_a_cpf_key(sandbox["world"])
     person = Person(0, name, cpf)
     documents, names = Finder([], person.documents()), Finder([], person.names())
-    data = DataDir.resolve(uri)
     assert documents.in_bucket(s3.client(), s3.bucket) and names.in_folder(data.root)
-    assert names.in_bucket(s3.client(), s3.bucket, "job/runs/")
-    counts = {n: len(catalog.sql(f"SELECT * FROM {n}", data)) for n in VIEWS}
+    assert names.in_bucket(s3.client(), s3.bucket, f"{JOB}/runs/")
+    counts = {n: len(frame) for n, frame in views(data).items()}
 
     started = time.monotonic()
     assert main(["erase", "--document", world.formatted(cpf), "--data", uri]) == 0
     print(f"erase of the sandbox job on S3: {time.monotonic() - started:.2f} s")
 
     assert documents.in_bucket(s3.client(), s3.bucket) == {}
-    assert names.in_bucket(s3.client(), s3.bucket, "job/runs/") == {}
+    assert names.in_bucket(s3.client(), s3.bucket, f"{JOB}/runs/") == {}
     assert Finder([person]).in_folder(data.root) == {}
     found, gone = time_travel(data, documents)
     assert found == {} and gone > 0
-    assert {n: len(catalog.sql(f"SELECT * FROM {n}", data)) for n in VIEWS} == counts
+    assert {n: len(frame) for n, frame in views(data).items()} == counts
     again = recon.reconcile(uri, as_of=sandbox["end"])
     assert again.summary.previous_run_id == run.run_id
     assert main(["report", "--run", again.run_id, "--data", uri]) == 0

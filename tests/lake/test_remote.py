@@ -4,8 +4,6 @@ compared with the same job on a local data directory."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,51 +13,8 @@ import pytest
 
 from recon import catalog, lake
 from recon.config import DataDir
-from tests.lake.conftest import S3, new_bucket, reach, run_threads
-from tests.shared import open_finance_fee_pages, served_sandbox
-
-
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    yield from served_sandbox(tmp_path_factory)
-
-
-def job(data: str | DataDir, sandbox: dict[str, Any]) -> Any:
-    """The whole job through the public API: extract, import every format, reconcile."""
-    import recon
-
-    recon.extract(data, base_url=sandbox["url"], api_key=sandbox["key"], quiet=True)
-    report = recon.import_statements(sandbox["files"], data)
-    run = recon.reconcile(data, as_of=sandbox["end"], flows=True)
-    return report, run
-
-
-@dataclass(frozen=True)
-class Done:
-    """The whole job, run once on a bucket of its own: what the tests that only read a
-    committed job share (a job on S3 is most of a minute of moto). `data` is the bucket's
-    data directory as the machine that ran the job sees it (its local side)."""
-
-    bucket: str
-    report: Any
-    run: Any
-    data: DataDir
-
-
-@pytest.fixture(scope="module")
-def done(
-    s3_server: tuple[str, Path], sandbox: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
-) -> Done:
-    with pytest.MonkeyPatch.context() as patch:
-        reach(patch, s3_server[0], tmp_path_factory.mktemp("job-machine"))
-        server = new_bucket(s3_server)
-        report, run = job(server.uri("recon/prod"), sandbox)
-        return Done(server.bucket, report, run, DataDir.resolve(server.uri("recon/prod")))
-
-
-def committed(s3: S3, done: Done) -> S3:
-    """The `s3` fixture's server (and environment), on the bucket of the shared job."""
-    return S3(s3.endpoint, done.bucket, s3.faults)
+from tests.lake.conftest import S3, Done, committed, copy_of, job, run_threads
+from tests.shared import open_finance_fee_pages
 
 
 def versions(data: DataDir) -> dict[str, int | None]:
@@ -239,15 +194,14 @@ def test_two_machines_extracting_at_once_both_commit(
 
 @pytest.mark.slow
 def test_a_run_whose_summary_commit_fails_is_not_visible(
-    s3: S3, sandbox: dict[str, Any], tmp_path: Path
+    s3: S3, done: Done, sandbox: dict[str, Any]
 ) -> None:
     """The run's tables are committed, its summaries row is refused by the storage: no
     reader sees the run, the local side holds no folder of it, the next run is normal."""
     import recon
     from recon import lake
 
-    _report, first = job(s3.uri(), sandbox)
-    data = DataDir.resolve(s3.uri())
+    data, first = copy_of(done, s3), done.run
     s3.fail_commits(only="runs/summaries")
     with pytest.raises(lake.LakeError, match="commit failed"):
         recon.reconcile(data, as_of=sandbox["end"])

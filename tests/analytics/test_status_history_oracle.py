@@ -9,6 +9,7 @@ snapshots taken at the same second, missing updated_at, statuses that come back,
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from importlib import resources
 from pathlib import Path
@@ -33,7 +34,10 @@ observation = st.tuples(
 )
 
 
-def _connection(rows: list[tuple], same_second: bool) -> duckdb.DuckDBPyConnection:
+@pytest.fixture(scope="module")
+def con() -> Iterator[duckdb.DuckDBPyConnection]:
+    """The table and every view over it, made once: the views are views (read when queried),
+    so each example only replaces the table's rows (`load`)."""
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
     con.execute(
@@ -43,22 +47,6 @@ def _connection(rows: list[tuple], same_second: bool) -> duckdb.DuckDBPyConnecti
             expires_at TIMESTAMPTZ, updated_at TIMESTAMPTZ, snapshot_at TIMESTAMPTZ,
             run_id VARCHAR)"""
     )
-    for intent, run, status, updated in rows:
-        # runs 1 and 2 share a snapshot time when same_second (the Date header has seconds)
-        hour = 1 if same_second and run == 2 else run
-        con.execute(
-            "INSERT INTO intent_snapshots VALUES (?, 'inst', ?, ?, NULL, ?, ?, NULL, ?, ?, ?)",
-            [
-                f"i{intent}",
-                "offramp" if intent == 3 else "onramp",
-                status if intent != 3 else status.replace("fiat_received", "burning"),
-                1000 * (run + 1),
-                T0 - timedelta(minutes=10 * intent),
-                None if updated is None else T0 + timedelta(minutes=updated),
-                T0 + timedelta(hours=hour),
-                f"run-{run}",
-            ],
-        )
     catalog_sql = resources.files("recon.models").joinpath("catalog/12_status_history.sql")
     lifecycle = catalog.Source(  # the statuses come from recon.schemas
         "source_lifecycle", catalog.LIFECYCLE_SCHEMA, rows=catalog.lifecycle_rows()
@@ -70,14 +58,41 @@ def _connection(rows: list[tuple], same_second: bool) -> duckdb.DuckDBPyConnecti
     con.execute((here / "status_history_reference.sql").read_text())
     tz = "'America/Sao_Paulo'"
     con.execute((here / "analytics_intents_reference.sql").read_text().format(tz=tz))
-    return con
+    yield con
+    con.close()
+
+
+def load(con: duckdb.DuckDBPyConnection, rows: list[tuple], same_second: bool) -> None:
+    """The example's observations, and only them, in intent_snapshots."""
+    values = []
+    for intent, run, status, updated in rows:
+        # runs 1 and 2 share a snapshot time when same_second (the Date header has seconds)
+        hour = 1 if same_second and run == 2 else run
+        values.append(
+            [
+                f"i{intent}",
+                "offramp" if intent == 3 else "onramp",
+                status if intent != 3 else status.replace("fiat_received", "burning"),
+                1000 * (run + 1),
+                T0 - timedelta(minutes=10 * intent),
+                None if updated is None else T0 + timedelta(minutes=updated),
+                T0 + timedelta(hours=hour),
+                f"run-{run}",
+            ]
+        )
+    con.execute("DELETE FROM intent_snapshots")
+    con.executemany(
+        "INSERT INTO intent_snapshots VALUES (?, 'inst', ?, ?, NULL, ?, ?, NULL, ?, ?, ?)", values
+    )
 
 
 @pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(rows=st.lists(observation, min_size=1, max_size=25), same_second=st.booleans())
-def test_view_equals_reference(rows: list[tuple], same_second: bool) -> None:
-    con = _connection(rows, same_second)
+def test_view_equals_reference(
+    con: duckdb.DuckDBPyConnection, rows: list[tuple], same_second: bool
+) -> None:
+    load(con, rows, same_second)
     for view, key in (("status_history", "intent_id, status"), ("analytics_intents", "intent_id")):
         query = f"SELECT * FROM {{}} ORDER BY {key}"
         fast = con.execute(query.format(view)).fetchall()

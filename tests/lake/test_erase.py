@@ -30,6 +30,8 @@ from tests.lake import erase_world as world
 from tests.lake.conftest import JOB, S3, Done, copy_of, run_threads
 from tests.lake.erase_world import Finder, Person
 from tests.lake.test_remote import VIEWS as REMOTE_VIEWS
+from tests.lake.test_remote import view as remote_view
+from tests.lake.test_remote import views as remote_views
 from tests.shared import payee_with_a_cpf_key, run_recon
 
 # the Delta tables an erase may rewrite (and every other one recon keeps)
@@ -46,27 +48,13 @@ VIEWS = (*REMOTE_VIEWS, "snapshots")
 _LINEAGE = {"first_seen_run", "imported_at", "path", "snapshot_at", "run_id"}
 
 
-def _tidy(frame: pd.DataFrame) -> pd.DataFrame:
-    frame = frame.drop(columns=[c for c in frame.columns if c in _LINEAGE])
-    return frame.sort_values(list(frame.columns)).reset_index(drop=True).astype(str)
-
-
 def view(data: DataDir, name: str) -> pd.DataFrame:
-    return _tidy(catalog.sql(f"SELECT * FROM {name}", data))
+    return remote_view(data, name)
 
 
 def views(data: DataDir) -> dict[str, pd.DataFrame]:
-    """Every view of VIEWS, as `view` reads it, through one catalog connection: opening one
-    on object storage reads every table's Delta log, so a connection per view would read
-    them all eleven times over."""
-    con = catalog.connect(data)
-    try:
-        return {
-            name: _tidy(catalog.to_frame(con.sql(f"SELECT * FROM {name}").to_arrow_table()))
-            for name in VIEWS
-        }
-    finally:
-        con.close()
+    """Every view of VIEWS through one catalog connection (test_remote.views)."""
+    return remote_views(data, VIEWS)
 
 
 def versions(data: DataDir) -> dict[str, int | None]:

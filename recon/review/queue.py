@@ -10,8 +10,10 @@ those files change. Filtering, sorting and paging are vectorised pandas on that 
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
@@ -258,6 +260,21 @@ LEFT JOIN statement_lines AS l ON l.line_id = e.line_id
 """
 
 
+# how long the review app reuses one catalog connection at most (see Store.cursor)
+CATALOG_TTL_S = 30
+
+
+def _mtimes(path: Path) -> tuple[int, ...]:
+    """When `path` and each folder in it last changed: a new file in one of its partitions
+    (snapshot_date=…, source=…) shows here without walking the files."""
+    try:
+        with os.scandir(path) as entries:
+            inner = sorted(e.stat().st_mtime_ns for e in entries if e.is_dir())
+        return (path.stat().st_mtime_ns, *inner)
+    except OSError:
+        return ()
+
+
 class Store:
     """Reads a data directory for the review app; safe to share between request threads."""
 
@@ -270,11 +287,35 @@ class Store:
         self._run: Path | None = None
         self._state: ReviewState = ReviewState()
         self._state_sig: tuple[tuple[int, int], ...] | None = None
+        self._catalog: tuple[tuple[Any, ...], duckdb.DuckDBPyConnection] | None = None
 
     # ------------------------------------------------------------------ loading
 
     def latest_run(self) -> Path | None:
         return catalog.latest_run(self.data)
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A cursor on the data directory's catalog (close it after use). Opening a catalog
+        reads every source's listing (a tenth of a second locally, seconds on object
+        storage), so one connection serves every request until a new run, a new snapshot or
+        statement file, or CATALOG_TTL_S seconds; a superseded connection is left to the requests still
+        using it. On object storage the sources are Arrow datasets registered on their own
+        connection, which a cursor does not see: each request opens its own."""
+        if self.data.remote:
+            return catalog.connect(self.data)
+        key = (
+            self.latest_run(),
+            _mtimes(self.data.snapshots),
+            _mtimes(self.data.statements),
+            int(time.monotonic() // CATALOG_TTL_S),
+        )
+        with self._lock:
+            if self._catalog is not None and self._catalog[0] == key:
+                return self._catalog[1].cursor()
+        con = catalog.connect(self.data)
+        with self._lock:
+            self._catalog = (key, con)
+            return con.cursor()
 
     def frame(self) -> tuple[Path | None, pd.DataFrame]:
         """The latest run's breaks with names and coverage (cached per run)."""
@@ -558,7 +599,7 @@ class Store:
         else:
             return None
         row.pop("_hay", None)
-        con = catalog.connect(self.data)
+        con = self.cursor()
         try:
             snapshots = _records(
                 con,

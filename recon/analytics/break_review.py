@@ -110,6 +110,8 @@ CONTROL_TOTAL_COLUMNS = (
     "intents_cents",
     "statement_cents",
     "fees_cents",
+    "interest_cents",
+    "yield_cents",
     "difference_cents",
     "explained_cents",
     "unexplained_cents",

@@ -68,6 +68,7 @@ from recon.schemas import (
     conform,
     history_state_ranks,
 )
+from recon.statements.banks import OWN_KINDS
 from recon.storage import atomic_dir, write_json, writer_lock
 
 # an engine by name ("duckdb", "spark"), or a SparkSession to run on
@@ -812,15 +813,16 @@ def _summary(
         by_priority[priority] = by_priority.get(priority, 0) + int(n)
         states[state] = states.get(state, 0) + int(n)
     open_breaks = sum(states.values())
-    lines = credit_cents = debit_cents = fees_cents = 0
-    for direction, is_fee, n, cents in engine.rows(
-        "SELECT direction, kind = 'fee', count(*), sum(amount_abs_cents) "
-        "FROM stg_statement_lines GROUP BY direction, kind = 'fee'"
+    lines = credit_cents = debit_cents = 0
+    own = dict.fromkeys(OWN_KINDS, 0)  # the bank's own lines, by kind (bank_own)
+    for direction, kind, bank_own, n, cents in engine.rows(
+        "SELECT direction, kind, bank_own, count(*), sum(amount_abs_cents) "
+        "FROM stg_statement_lines GROUP BY direction, kind, bank_own"
     ):
-        if is_fee is None:  # a line of no kind is neither a fee nor a counted line
+        if bank_own is None:  # a line of no kind is neither the bank's nor a counted line
             continue
-        if is_fee:
-            fees_cents += int(cents or 0)
+        if bank_own:
+            own[kind] += int(cents or 0)
             continue
         lines += int(n)
         if direction == "credit":
@@ -846,7 +848,9 @@ def _summary(
     totals = {
         "statement_credit_cents": credit_cents,
         "statement_debit_cents": debit_cents,
-        "fees_cents": fees_cents,
+        "fees_cents": own["fee"],
+        "interest_cents": own["interest"],
+        "yield_cents": own["yield"],
         "intents_credit_cents": book.get("credit", 0),
         "intents_debit_cents": book.get("debit", 0),
         "matched_cents": matched_cents,

@@ -51,7 +51,8 @@ PIX_IN, PIX_OUT, PIX_REFUND_IN, PIX_REFUND_OUT, FEE = (
     "pix_refund_out",
     "fee",
 )
-KINDS = (PIX_IN, PIX_OUT, PIX_REFUND_IN, PIX_REFUND_OUT, FEE)
+INTEREST, YIELD = "interest", "yield"
+KINDS = (PIX_IN, PIX_OUT, PIX_REFUND_IN, PIX_REFUND_OUT, FEE, INTEREST, YIELD)
 
 
 def _psps() -> tuple[tuple[str, str, str], ...]:
@@ -328,15 +329,18 @@ class Bank:
 
     def charge_fee(self, *, at: datetime, amount_cents: int, description: str) -> Movement:
         """Book a bank fee (tarifa); fees carry no e2e and are never reconciliation breaks."""
-        at = _second(at)
         if amount_cents <= 0:
             raise ValueError("a fee has a positive amount")
-        return self._book(
-            FEE,
-            at,
-            -amount_cents,
-            description=description,
-        )
+        return self.book_own(FEE, at=at, signed_cents=-amount_cents, description=description)
+
+    def book_own(
+        self, kind: MovementKind, *, at: datetime, signed_cents: int, description: str
+    ) -> Movement:
+        """Book one of the bank's own lines (a fee, interest, a yield: signed cents, a credit
+        > 0); they carry no e2e and are never reconciliation breaks."""
+        if kind not in (FEE, INTEREST, YIELD) or signed_cents == 0:
+            raise ValueError(f"not a line of the bank's own: {kind} {signed_cents}")
+        return self._book(kind, _second(at), signed_cents, description=description)
 
     # -- reading ----------------------------------------------------------------------------
     def sorted_movements(self) -> list[Movement]:

@@ -405,17 +405,44 @@ TABLE_FOOTER = re.compile(
 
 # -- Words of a line's text that say its kind (recon.statements.lines.classify) ------------
 
-# Words of the bank's own charges. Read as whole words (no letter on either side: "TAR" in
-# "TAR PACOTE", "0670TAR", "TAR/CUSTAS", never in "BITTAR"; "IOF" never in "BIOFARMA") and
-# only before the text says PIX: what follows "PIX" is the counterparty ("Transferência
-# recebida pelo Pix - CASSIANO BITTAR" is a PIX received, not a fee).
-# Regular expressions (Python's and RE2's): IOF is also written with dots, as Banco do Brasil's
-# "Cobrança de I.O.F." does.
-FEE_WORDS = ("TARIFA", "TARIFAS", "TAXA", "TAXAS", "TAR", "CESTA", "IOF", r"I\.O\.F")
-# Words of the bank's own credits and charges that are no PIX, even when the text names a
-# PIX product: a cashback ("CASHBACK TURBINADO PIX", Inter), a yield, interest. Read like
-# the fee words (whole, before "PIX"); the line is "other".
-OWN_WORDS = ("CASHBACK", "RENDIMENTO", "RENDIMENTOS", "REND", "JUROS")
+# The words of the bank's own lines, by bank and kind: what a bank prints for its charges
+# (`fee`), for the interest it charges (`interest`) and for what the account earns (`yield`).
+# A bank's row holds the spellings only it was seen to print, "*" the words every bank uses;
+# classify reads the union per kind, so a spelling learnt from one bank serves every file
+# (a bank's export does not say which bank wrote it). Regular expressions (Python's and
+# RE2's), read as whole words (no letter on either side: "TAR" in "TAR PACOTE", "0670TAR",
+# "TAR/CUSTAS", never in "BITTAR"; "IOF" never in "BIOFARMA"; "REND" never in "BB RENDE
+# FACIL", an investment, not its yield) and only before the text says PIX: what follows "PIX"
+# is the counterparty ("Transferência recebida pelo Pix - CASSIANO BITTAR" is a PIX received,
+# not a fee). The texts each row was taken from are tests/statements/test_bank_words.py's.
+KIND_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "*": {
+        "fee": ("TARIFA", "TARIFAS", "TAXA", "TAXAS", "TAR", "CESTA", "IOF"),
+        "interest": ("JUROS", "ENCARGOS"),
+        "yield": ("RENDIMENTO", "RENDIMENTOS", "REND"),
+    },
+    # "Cobrança de I.O.F. - IOF Saldo Devedor Conta" (IOF written with dots)
+    "Banco do Brasil": {"fee": (r"I\.O\.F",)},
+    # "RENTAB.INVEST FACILCRED*": the yield of Invest Fácil
+    "Bradesco": {"yield": ("RENTAB",)},
+    # a savings account's "CRED JUROS" (interest the account earns) and "REM BASICA"
+    "Caixa": {"yield": (r"CRED\s+JUROS", r"REM\s+BASICA")},
+}
+# The order the kinds are told in: a yield before interest ("CRED JUROS" is what the account
+# earns), a fee before both ("IOF S/ SALDO DEVEDOR" is the tax on the interest, a fee).
+OWN_KINDS = ("fee", "yield", "interest")
+
+
+def kind_words(kind: str) -> tuple[str, ...]:
+    """Every bank's words of one of OWN_KINDS, "*" first, each once."""
+    words = (w for bank in KIND_WORDS.values() for w in bank.get(kind, ()))
+    return tuple(dict.fromkeys(words))
+
+
+# Words of the bank's own credits that are no PIX and none of its own kinds, even when the
+# text names a PIX product: a cashback ("CASHBACK TURBINADO PIX", Inter). Read like the kind
+# words (whole, before "PIX"); the line is "other".
+OWN_WORDS = ("CASHBACK",)
 # Words that make a line with PIX evidence a devolução ("DEVOL" covers DEVOLUCAO, DEVOLUÇÃO,
 # DEVOLVIDO and the banks' DEVOL abbreviation).
 REFUND_WORDS = ("DEVOL", "REEMBOLSO", "ESTORNO")

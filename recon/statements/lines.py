@@ -27,9 +27,21 @@ import pyarrow.compute as pc
 
 from recon.config import DEFAULT_BUSINESS_TZ
 from recon.errors import StatementError
-from recon.statements.banks import FEE_WORDS, OWN_WORDS, REFUND_WORDS
+from recon.statements.banks import OWN_KINDS, OWN_WORDS, REFUND_WORDS, kind_words
 
-KINDS = ("pix_in", "pix_out", "pix_refund_in", "pix_refund_out", "fee", "other")
+KINDS = (
+    "pix_in",
+    "pix_out",
+    "pix_refund_in",
+    "pix_refund_out",
+    "fee",
+    "interest",
+    "yield",
+    "other",
+)
+# The bank's own lines (OWN_KINDS: its charges, the interest it charges, what the account
+# earns) are nobody's payment: no intent explains them and none is a break; the control totals
+# count them apart (recon/models: stg_statement_lines.bank_own).
 FORMATS = ("pix-json", "camt", "open-finance", "ofx", "cnab240", "csv", "spreadsheet")
 # Which format's value wins when one line is read from several (the catalog view's order,
 # recon/models/catalog/20_statement_lines.sql): the formats that carry the most exact fields first.
@@ -275,9 +287,10 @@ def _words(words: tuple[str, ...], not_letter: str) -> str:
 
 # The same patterns for Python's re and for RE2 (Arrow), which has \p{L} but no lookaround.
 _NOT_LETTER, _NOT_LETTER_RE2 = r"[\W\d_]", r"[^\p{L}]"
-_FEE_RE = re.compile(_words(FEE_WORDS, _NOT_LETTER))
+# (kind, its words) in the order classify tells them, for Python's re and for RE2
+_KIND_RE = tuple((k, re.compile(_words(kind_words(k), _NOT_LETTER))) for k in OWN_KINDS)
+_KIND_RE2 = tuple((k, _words(kind_words(k), _NOT_LETTER_RE2)) for k in OWN_KINDS)
 _OWN_RE = re.compile(_words(OWN_WORDS, _NOT_LETTER))
-_FEE_RE2 = _words(FEE_WORDS, _NOT_LETTER_RE2)
 _OWN_RE2 = _words(OWN_WORDS, _NOT_LETTER_RE2)
 
 
@@ -286,7 +299,7 @@ def classify(
     text: str | None,
     document: str | None = None,
     *,
-    fee_hint: bool = False,
+    code_kind: str | None = None,
 ) -> tuple[str, str | None, str | None]:
     """Kind, end-to-end id and refund_of for a bank line, from its text and document number.
 
@@ -296,14 +309,17 @@ def classify(
        DEVOLVIDO / DEVOL, REEMBOLSO, ESTORNO): a devolução; its end_to_end_id is the return
        id and refund_of the original E… id when the text names it;
     2. an E… id: pix_in / pix_out;
-    3. `fee_hint`, or a fee word (FEE_WORDS) before the text says PIX: a fee ("TARIFA PIX",
-       "ESTORNO TARIFA PIX", a fee given back, is a fee too, not a devolução);
-    4. no "PIX" in the text, or one of the bank's own words (OWN_WORDS: CASHBACK,
-       RENDIMENTO, JUROS, ...) before it: other ("CASHBACK PIX" is the bank's credit, not a
-       PIX from a payer);
-    5. a refund word with the word PIX: a devolução without ids ("DEVOLUCAO PIX", Nubank's
+    3. `code_kind`, the bank's own kind (OWN_KINDS) the format's code says (OFX TRNTYPE, a
+       CNAB 240 category, a camt bank transaction code, an Open Finance type);
+    4. else a word of one of the bank's own kinds (banks.KIND_WORDS) before the text says
+       PIX, the kinds told in OWN_KINDS order: fee ("TARIFA PIX"; "ESTORNO TARIFA PIX", a
+       fee given back, is a fee too, not a devolução), yield ("REND PAGO APLIC AUT MAIS",
+       "CRED JUROS"), interest ("JUROS SALDO DEVEDOR");
+    5. no "PIX" in the text, or one of the bank's other words (OWN_WORDS: CASHBACK) before
+       it: other ("CASHBACK PIX" is the bank's credit, not a PIX from a payer);
+    6. a refund word with the word PIX: a devolução without ids ("DEVOLUCAO PIX", Nubank's
        "Reembolso recebido pelo Pix"); a returned cheque ("DEVOL CHQ") or TED is not one;
-    6. else the text says PIX: pix_in / pix_out.
+    7. else the text says PIX: pix_in / pix_out.
     """
     d_e2e, d_rtr = pix_ids(document)
     t_e2e, t_rtr = pix_ids(text)
@@ -317,9 +333,12 @@ def classify(
         return kind, rtr, e2e
     if e2e is not None:
         return ("pix_in" if credit else "pix_out"), e2e, None
+    if code_kind is not None:
+        return code_kind, None, None
     head, pix, _ = upper.partition("PIX")
-    if fee_hint or _FEE_RE.search(head):
-        return "fee", None, None
+    for kind, words in _KIND_RE:
+        if words.search(head):
+            return kind, None, None
     if not pix or _OWN_RE.search(head):
         return "other", None, None
     if refund_word:
@@ -327,36 +346,27 @@ def classify(
     return ("pix_in" if credit else "pix_out"), None, None
 
 
-def vkind(negative: Any, upper: Any, has_e2e: Any, has_rtr: Any, fee_hint: Any) -> tuple[Any, Any]:
+def vkind(negative: Any, upper: Any, has_e2e: Any, has_rtr: Any, code_kind: Any) -> tuple[Any, Any]:
     """`classify`'s kind over columns (Arrow): `negative` the debits, `upper` the upper-cased
-    texts, `has_e2e` / `has_rtr` whether each names an E… / D… id, `fee_hint` booleans.
-    Returns (kind, by_ids): `by_ids` marks the devoluções told by their ids (rule 1), whose
-    end_to_end_id is the return id and refund_of the E… id."""
+    texts, `has_e2e` / `has_rtr` whether each names an E… / D… id, `code_kind` the kind each
+    line's code says (null: none). Returns (kind, by_ids): `by_ids` marks the devoluções
+    told by their ids (rule 1), whose end_to_end_id is the return id and refund_of the E… id."""
     upper = pc.fill_null(upper, "")  # no text: no word (as classify reads None)
     refund_word = pc.match_substring_regex(upper, "|".join(REFUND_WORDS))
     by_ids = pc.or_(has_rtr, pc.and_(has_e2e, refund_word))
     head = pc.struct_field(pc.extract_regex(upper, r"^(?P<v>(?s:.)*?)PIX"), "v")
     pix_word = pc.is_valid(head)
     head = pc.coalesce(head, upper)
-    fee = pc.or_(fee_hint, pc.match_substring_regex(head, _FEE_RE2))
     own = pc.match_substring_regex(head, _OWN_RE2)
     refund = pc.if_else(negative, "pix_refund_out", "pix_refund_in")
     pix = pc.if_else(negative, "pix_out", "pix_in")
+    conditions = [by_ids, has_e2e, pc.is_valid(code_kind)]
+    conditions += [pc.match_substring_regex(head, words) for _, words in _KIND_RE2]
+    conditions += [pc.or_(pc.invert(pix_word), own), refund_word]
+    values = [refund, pix, code_kind, *(k for k, _ in _KIND_RE2), "other", refund, pix]
     kind = pc.case_when(
-        pc.make_struct(
-            by_ids,
-            has_e2e,
-            fee,
-            pc.or_(pc.invert(pix_word), own),
-            refund_word,
-            field_names=["a", "b", "c", "d", "e"],
-        ),
-        refund,
-        pix,
-        "fee",
-        "other",
-        refund,
-        pix,
+        pc.make_struct(*conditions, field_names=[f"c{i}" for i in range(len(conditions))]),
+        *values,
     )
     return kind, by_ids
 

@@ -149,12 +149,14 @@ def statement_line(n: int = 1, **fields: Any) -> dict[str, Any]:
     """A statement line (STATEMENT_LINES_SCHEMA): a PIX credit of R$ 100,00 at T0 + 10 min.
 
     `amount_cents` is signed as in the table (credit > 0); pass a negative amount with
-    ``kind="pix_out"`` for a debit (the direction follows the kind).
+    ``kind="pix_out"`` for a debit (the direction follows the kind: pix_in, pix_refund_in and
+    yield are credits).
     """
     kind = fields.get("kind", "pix_in")
-    credit = kind in ("pix_in", "pix_refund_in")
+    credit = kind in ("pix_in", "pix_refund_in", "yield")
     prefix = "D" if kind.startswith("pix_refund") else "E"
-    end_to_end = fields.get("end_to_end_id", e2e(n, prefix) if kind != "fee" else None)
+    own = kind in ("fee", "interest", "yield")  # the bank's own lines carry no PIX id
+    end_to_end = fields.get("end_to_end_id", None if own else e2e(n, prefix))
     row: dict[str, Any] = {
         "line_id": hashlib.sha256(f"acct|{end_to_end or n}|{kind}".encode()).hexdigest()[:32],
         "source_format": "csv",

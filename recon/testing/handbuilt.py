@@ -68,7 +68,7 @@ def line(
 ) -> dict[str, Any]:
     """A statement line (recon.testing.statement_line); `amount` is a positive magnitude
     (what moved), `fee` the PSP's fee the statement states."""
-    credit = kind in ("pix_in", "pix_refund_in")
+    credit = kind in ("pix_in", "pix_refund_in", "yield")
     fields: dict[str, Any] = {
         "kind": kind,
         "amount_cents": amount if credit else -amount,

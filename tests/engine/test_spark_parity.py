@@ -262,6 +262,20 @@ def test_spark_matches_psp_fees_as_duckdb_does(tmp_path: Path) -> None:
     assert got == expected
 
 
+def test_spark_leaves_the_banks_own_lines_out_as_duckdb_does(tmp_path: Path) -> None:
+    """Interest and yields beside a payment: no break, each kind totalled, on both engines."""
+    from recon.config import DataDir
+    from recon.testing.handbuilt import World
+    from tests.reconciliation.test_bank_own_lines import build
+
+    data = DataDir(tmp_path / "data").ensure()
+    build(World(data))
+    duck, spark = _both(data)
+    assert duck.summary.totals["interest_cents"] > 0 and duck.summary.totals["yield_cents"] > 0
+    assert_same_run(duck, spark)
+    assert duck.summary.control_totals == spark.summary.control_totals
+
+
 def test_spark_walks_the_balance_as_duckdb_does(tmp_path: Path) -> None:
     """Daily OFX files, one lacking a line, one day never sent, a weekend without files: the
     same balance walk, the same statement_balance_gap breaks, on both engines."""

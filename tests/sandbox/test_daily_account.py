@@ -47,12 +47,14 @@ def test_reconciling_the_daily_files_finds_exactly_the_planted_gaps(
     world.snapshot([intent(1, status="expired")], end)
     import_statements([out / FOLDER], world.data, account=ACCOUNT_LABEL)
     result = reconcile(world.data, as_of=end)
-    found = sorted(
-        r["actual_cents"]
-        for r in pq.read_table(result.exceptions_path).to_pylist()
-        if r["category"] == "statement_balance_gap"
-    )
+    rows = pq.read_table(result.exceptions_path).to_pylist()
+    found = sorted(r["actual_cents"] for r in rows if r["category"] == "statement_balance_gap")
     expected = sorted(
         b.actual_cents for b in sandbox.world.truth.breaks if b.category == "statement_balance_gap"
     )
     assert found == expected and len(found) == 2
+    # the account's interest and yields (OFX TRNTYPE INT, a CREDIT saying REND PAGO APLIC AUT
+    # MAIS) are the bank's own lines: no unmatched_debit or unmatched_credit
+    assert {r["category"] for r in rows} == {"statement_balance_gap"}
+    assert result.summary.totals["interest_cents"] > 0
+    assert result.summary.totals["yield_cents"] > 0

@@ -318,7 +318,7 @@ SAMPLES: list[tuple[str, str, str, str, list[tuple[int, str, str | None]], tuple
         "utf-8",
         "pagbank",
         [
-            (3, "other", None),
+            (3, "yield", None),  # the account's yield
             (1000, "pix_in", "Juliano Pereira"),
             (-2590, "pix_out", "Padaria Bom Dia"),
         ],
@@ -379,7 +379,7 @@ SAMPLES.append(
         ITAU_SEM_CABECALHO,
         "cp1252",
         "sem-cabecalho",
-        [(-5000, "pix_out", "FULANO S"), (-2590, "pix_out", "IFOOD COM AG"), (12, "other", None)],
+        [(-5000, "pix_out", "FULANO S"), (-2590, "pix_out", "IFOOD COM AG"), (12, "yield", None)],
         (date(2026, 11, 1), date(2026, 11, 3)),
     )
 )

@@ -40,7 +40,7 @@ def test_classify() -> None:
     assert classify("debit", f"DEVOLUCAO PIX {D1} REF {E1}") == ("pix_refund_out", D1, E1)
     assert classify("credit", "DEVOLUÇÃO RECEBIDA", D1) == ("pix_refund_in", D1, None)
     assert classify("debit", "TARIFA PIX") == ("fee", None, None)
-    assert classify("debit", "X", fee_hint=True) == ("fee", None, None)
+    assert classify("debit", "X", code_kind="fee") == ("fee", None, None)
     assert classify("credit", "PIX SEM ID") == ("pix_in", None, None)
     assert classify("credit", "TED RECEBIDA") == ("other", None, None)
 
@@ -64,13 +64,13 @@ def test_a_devolucao_needs_pix_evidence() -> None:
 @pytest.mark.parametrize(
     ("direction", "text", "kind"),
     [
-        # the bank's own credits that name a PIX product are no PIX from a payer (Inter's OFX)
+        # the bank's own lines that name a PIX product are no PIX from a payer (Inter's OFX)
         ("credit", "CASHBACK PIX", "other"),
         ("credit", "CASHBACK TURBINADO PIX - Inter Primus", "other"),
         ("credit", "Cashback recebido - compras no Pix", "other"),
-        ("credit", "RENDIMENTO CONTA PIX", "other"),
-        ("credit", "REND PAGO APLIC AUT MAIS", "other"),
-        ("debit", "JUROS PIX PARCELADO", "other"),
+        ("credit", "RENDIMENTO CONTA PIX", "yield"),
+        ("credit", "REND PAGO APLIC AUT MAIS", "yield"),
+        ("debit", "JUROS PIX PARCELADO", "interest"),
         ("debit", "ESTORNO CASHBACK PIX", "other"),
         # ... but a name after "PIX" is the counterparty's
         ("credit", "Pix recebido - Cashback Brasil Ltda", "pix_in"),
@@ -125,6 +125,12 @@ _TOKENS = [
     "RENDIMENTO",
     "REND",
     "JUROS",
+    "ENCARGOS",
+    "RENTAB",
+    "CRED",
+    "REM",
+    "BASICA",
+    "Rende",
     "ESTORNO",
     "DEVOLUCAO",
     "Reembolso",
@@ -152,19 +158,19 @@ _TOKENS = [
                 max_size=7,
             ),
             st.booleans(),
-            st.booleans(),
+            st.sampled_from([None, "fee", "interest", "yield"]),
         ),
         min_size=1,
         max_size=20,
     )
 )
 def test_vkind_is_classify_over_a_column(
-    cases: list[tuple[list[tuple[str, str]], bool, bool]],
+    cases: list[tuple[list[tuple[str, str]], bool, str | None]],
 ) -> None:
     """The vectorized rule (OFX fast path) and the per-line rule give the same kind."""
     texts = ["".join(t + sep for t, sep in words).strip() for words, _, _ in cases]
     negative = pa.array([neg for _, neg, _ in cases])
-    hints = pa.array([hint for _, _, hint in cases])
+    hints = pa.array([hint for _, _, hint in cases], pa.string())
     ids = [pix_ids(t) for t in texts]
     kind, by_ids = vkind(
         negative,
@@ -174,7 +180,7 @@ def test_vkind_is_classify_over_a_column(
         hints,
     )
     expected = [
-        classify("debit" if neg else "credit", t, fee_hint=hint)
+        classify("debit" if neg else "credit", t, code_kind=hint)
         for t, (_, neg, hint) in zip(texts, cases, strict=True)
     ]
     assert kind.to_pylist() == [k for k, _, _ in expected]
@@ -189,10 +195,10 @@ def test_vkind_reads_no_text_as_classify_reads_none() -> None:
         pa.array([None, None], pa.string()),
         pa.array([False, False]),
         pa.array([False, False]),
-        pa.array([False, True]),
+        pa.array([None, "fee"], pa.string()),
     )
     assert kind.to_pylist() == [
         classify("credit", None)[0],
-        classify("debit", None, fee_hint=True)[0],
+        classify("debit", None, code_kind="fee")[0],
     ]
     assert by_ids.to_pylist() == [False, False]

@@ -74,7 +74,7 @@ unmatched_lines as (
         l.booked_at as evidence_at
     from stg_statement_lines as l
     anti join claimed_lines as c on c.line_key = l.line_key
-    where l.kind <> 'fee'
+    where not l.bank_own
 )
 
 select * from ambiguous_match

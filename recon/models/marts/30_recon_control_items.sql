@@ -1,6 +1,6 @@
 -- recon_control_items: every amount that makes the statement differ from the book
 -- (int_intent_book), each labelled with what explains it.
---   * each non-fee statement line, on its business day and direction: its amount, less the
+--   * each statement line but the bank's own (bank_own: fees, interest, yields), on its business day and direction: its amount, less the
 --     book amount it settles when it is the (first) payment or refund of a booked intent;
 --   * each book entry that no line settles: minus its amount, on its business day.
 -- A line that settles its book entry to the cent makes no difference (0 cents) and is not
@@ -49,7 +49,7 @@ lines as (
     select l.*
     from stg_statement_lines as l
     anti join settled as s on s.line_key = l.line_key
-    where l.kind <> 'fee'
+    where not l.bank_own
 ),
 
 line_breaks as (

@@ -3,7 +3,8 @@
 -- A day counts for a direction only when the statements cover all of it (up to as_of) on
 -- that side (stg_coverage: credits by any statement, debits by account statements): on a
 -- day they do not cover, a missing statement would read as missing money.
--- statement_cents comes straight from the statement lines (fees apart), intents_cents from
+-- statement_cents comes straight from the statement lines, the bank's own apart (bank_own:
+-- fees_cents, interest_cents, yield_cents, each kind's lines of the day), intents_cents from
 -- the book (int_intent_book), explained_cents from the labelled control items.
 -- unexplained_cents must be 0 (checks/control_totals_balance).
 with
@@ -12,8 +13,10 @@ statement as (
     select
         business_day(booked_at) as business_day,
         direction,
-        sum(amount_abs_cents) filter (where kind <> 'fee') as statement_cents,
-        sum(amount_abs_cents) filter (where kind = 'fee') as fees_cents
+        sum(amount_abs_cents) filter (where not bank_own) as statement_cents,
+        sum(amount_abs_cents) filter (where kind = 'fee') as fees_cents,
+        sum(amount_abs_cents) filter (where kind = 'interest') as interest_cents,
+        sum(amount_abs_cents) filter (where kind = 'yield') as yield_cents
     from stg_statement_lines
     group by all
 ),
@@ -62,7 +65,9 @@ final as (
         cast(coalesce(explained.breaks_cents, 0) as bigint) as breaks_cents,
         cast(coalesce(statement.statement_cents, 0) - coalesce(book.intents_cents, 0)
              - coalesce(explained.explained_cents, 0) as bigint) as unexplained_cents,
-        cast(coalesce(statement.fees_cents, 0) as bigint) as fees_cents
+        cast(coalesce(statement.fees_cents, 0) as bigint) as fees_cents,
+        cast(coalesce(statement.interest_cents, 0) as bigint) as interest_cents,
+        cast(coalesce(statement.yield_cents, 0) as bigint) as yield_cents
     from days
     left join statement using (business_day, direction)
     left join book using (business_day, direction)

@@ -10,7 +10,8 @@
 -- booking (CNAB 240, bank CSV: local midnight) the end of that day; a pass pairs a line
 -- only with an intent created before it (created_at <= booked_latest + clock_skew).
 -- moved_from .. moved_until (below): when the money moved, for the attributes pass's windows.
--- gross_abs_cents is the PIX's own value (what the payer sent, what the payee received): the
+-- bank_own marks the bank's own lines (fees, interest, yields), which every model leaves out of
+-- the payments. gross_abs_cents is the PIX's own value (what the payer sent, what the payee received): the
 -- amount that moved plus the fee the statement says the PSP took from it (fee_cents); the
 -- passes match on it, and it is amount_abs_cents where no fee is stated.
 with
@@ -37,6 +38,10 @@ renamed as (
         account,
         direction,
         kind,
+        -- the bank's own line (recon.statements.lines.OWN_KINDS: a fee, interest, a yield):
+        -- nobody's payment, so no pass pairs it and no break names it; control totals count
+        -- it apart, by kind
+        kind in ('fee', 'interest', 'yield') as bank_own,
 
         ---------- amount (cents, a magnitude: direction says which way it moved)
         abs(amount_cents) as amount_abs_cents,

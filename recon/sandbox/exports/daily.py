@@ -1,8 +1,10 @@
 """A second account of the service, whose bank sends one OFX file per day: what the balance
 walk watches (docs/contracts.md, the balance walk).
 
-The account only pays the bank's fees (maintenance, PIX and TED fees), so none of its lines
-is a break of its own. Its files are exported to `conta_tarifas/` (one `extrato-YYYYMMDD.ofx`
+The account only moves the bank's own money: its fees (maintenance, PIX and TED fees), the
+interest on a day it was overdrawn (OFX TRNTYPE INT) and the yield of its automatic
+investment (a CREDIT whose memo says so, as Itaú writes it), so none of its lines is a break
+of its own: the ground truth expects none. Its files are exported to `conta_tarifas/` (one `extrato-YYYYMMDD.ofx`
 per day the world covers whole, each with its LEDGERBAL), to be imported under the account
 label `conta-tarifas`, and two of them are faulty, as the ground truth records:
 
@@ -36,6 +38,9 @@ DAILY_FAULTS: dict[str, tuple[str, str | None]] = {
     "daily_file_missing": ("none", "statement_balance_gap"),
 }
 _FEES = (("TARIFA MANUTENCAO CONTA", 2_990), ("TARIFA PIX ENVIADO", 150), ("TARIFA TED", 1_050))
+# the bank's other own lines: (kind, text, sign), booked with their own random stream so that
+# the fees and the faults stay where they were
+_OWN = (("interest", "JUROS SALDO DEVEDOR", -1), ("yield", "REND PAGO APLIC AUT MAIS", 1))
 
 
 @dataclass
@@ -90,8 +95,14 @@ def plant(seed: int, start: datetime, end: datetime, truth: GroundTruth | None) 
             text, cents = rng.choice(_FEES)
             at = _midnight(day) + timedelta(hours=9 + 3 * k, minutes=rng.randint(0, 59))
             daily.bank.charge_fee(at=at, amount_cents=cents, description=text)
-    if len(daily.days) < 5 or truth is None:
-        return daily
+    if len(daily.days) >= 5 and truth is not None:
+        _plant_faults(daily, rng, truth)
+    _book_interest_and_yield(daily, seed)
+    return daily
+
+
+def _plant_faults(daily: DailyAccount, rng: random.Random, truth: GroundTruth) -> None:
+    """The two faulty files, among the fees (recorded in `truth`)."""
     # the missing day has a day after it; the lacking file is not the first day's nor the
     # missing day's next (LEDGERBAL only: no opening is known for either), and its fee is not
     # what the missing day's fees add to (two breaks, told apart by their amounts)
@@ -105,7 +116,7 @@ def plant(seed: int, start: datetime, end: datetime, truth: GroundTruth | None) 
         if abs(m.amount_cents) != gone
     ]
     if not candidates:
-        return daily
+        return
     left_out = rng.choice(candidates)
     daily.missing_day, daily.lacking_id = missing, left_out.id
     daily.lacking_day = local(left_out.booked_at).date()
@@ -123,7 +134,18 @@ def plant(seed: int, start: datetime, end: datetime, truth: GroundTruth | None) 
         actual_cents=gone,
         note=f"{ACCOUNT_LABEL} {missing}: no file; its fees moved the balance",
     )
-    return daily
+
+
+def _book_interest_and_yield(daily: DailyAccount, seed: int) -> None:
+    """Interest or a yield on every other day but the one whose file never came (its gap is
+    its fees'), at 06:00 local, of up to R$ 9,00."""
+    rng = random.Random(f"daily-own|{seed}")
+    for k, day in enumerate(daily.days):
+        if k % 2 and day != daily.missing_day:
+            kind, text, sign = _OWN[rng.randrange(len(_OWN))]
+            at = _midnight(day) + timedelta(hours=6)
+            cents = sign * rng.randint(1, 900)
+            daily.bank.book_own(kind, at=at, signed_cents=cents, description=text)
 
 
 def _day(bank: Bank, day: date) -> list[Movement]:

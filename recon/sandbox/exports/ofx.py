@@ -17,7 +17,16 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from recon.sandbox.bank import FEE, PIX_IN, PIX_OUT, PIX_REFUND_IN, PIX_REFUND_OUT, Bank, Movement
+from recon.sandbox.bank import (
+    FEE,
+    INTEREST,
+    PIX_IN,
+    PIX_OUT,
+    PIX_REFUND_IN,
+    PIX_REFUND_OUT,
+    Bank,
+    Movement,
+)
 from recon.sandbox.exports._common import local
 
 __all__ = ["memo", "render_ofx"]
@@ -67,6 +76,8 @@ def memo(m: Movement) -> str:
 def _trntype(m: Movement) -> str:
     if m.kind == FEE:
         return "FEE"
+    if m.kind == INTEREST:
+        return "INT"  # a yield is a CREDIT its memo names (REND PAGO APLIC AUT MAIS)
     return "CREDIT" if m.amount_cents > 0 else "DEBIT"
 
 

@@ -27,7 +27,7 @@ Dt/Dt|DtTm) and `Ntry`:
   `RltdPties` the counterparty (the debtor of a credit, the creditor of a debit; `Nm` or
   `Pty/Nm`, document from `Id/PrvtId|OrgId/Othr/Id`), `CdtrAcct/Prxy/Id` the PIX key paid,
   `RmtInf/Ustrd`, `AddtlTxInf` and `AddtlNtryInf` the description; `BkTxCd` family or
-  sub-family CHRG/FEES makes a fee.
+  sub-family CHRG/FEES/COMM makes a fee, INTR interest, DVCA (a cash dividend) a yield.
 
 Checks: opening booked balance (OPBD, else PRCD) + booked entries = closing booked balance
 (CLBD) for each statement that states both; a mismatch is an error naming the file, the
@@ -72,7 +72,9 @@ _NAMESPACE = re.compile(r"urn:iso:std:iso:20022:tech:xsd:camt\.05([234])\.001\.(
 CONTAINERS = frozenset({"Stmt", "Ntfctn", "Rpt"})
 BOOKED = "BOOK"
 NOT_MONEY = frozenset({"PDNG", "INFO", "FUTR"})
-_FEE_CODES = frozenset({"CHRG", "FEES", "COMM"})
+# ISO 20022 bank transaction codes (family or sub-family) that say a line is the bank's own:
+# charges, fees, commission; interest; a cash dividend
+_CODE_KINDS = {"CHRG": "fee", "FEES": "fee", "COMM": "fee", "INTR": "interest", "DVCA": "yield"}
 _NO_REF = frozenset({"NOTPROVIDED", "NONREF", "NONE", "N/A"})
 
 
@@ -221,8 +223,8 @@ class _Entry:
     __slots__ = (
         "booked",
         "cents",
+        "code_kind",
         "currency",
-        "fee",
         "info",
         "line",
         "pix",
@@ -245,9 +247,12 @@ class _Entry:
         )
         self.info = _text(parts.get("AddtlNtryInf"))
         codes = parts.get("BkTxCd")
-        self.fee = codes is not None and any(
-            (_text(c) or "").upper() in _FEE_CODES for c in codes.iter() if _local(c.tag) != "Prtry"
+        said = (
+            _CODE_KINDS.get((_text(c) or "").upper())
+            for c in (codes.iter() if codes is not None else ())
+            if _local(c.tag) != "Prtry"
         )
+        self.code_kind: str | None = next((k for k in said if k is not None), None)
         # a bank transaction code that says PIX (a Brazilian bank's proprietary code)
         self.pix = codes is not None and any(
             "PIX" in (_text(c) or "").upper() for c in codes.iter()
@@ -279,7 +284,7 @@ def _line(entry: _Entry, tx: dict[str, Any] | None, cents: int) -> tuple[Any, ..
             txid = txid or _reference(_text(_path(strd, "CdtrRefInf", "Ref")))
     name, doc = _party(tx, "Dbtr" if direction == "credit" else "Cdtr")
     key = _text(_path(tx.get("RltdPties"), "CdtrAcct", "Prxy", "Id"))
-    kind, e2e, refund_of = classify(direction, text, pix_id, fee_hint=entry.fee)
+    kind, e2e, refund_of = classify(direction, text, pix_id, code_kind=entry.code_kind)
     if entry.reversal and not kind.startswith("pix_refund"):
         # A reversal gives back what an earlier entry moved. Of a PIX (its e2e id, PIX in its
         # texts or its bank transaction code): a devolução of it. Of anything else (a card

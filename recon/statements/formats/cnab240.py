@@ -55,7 +55,9 @@ from recon.statements.lines import (
 )
 
 RECORD = 240
-FEE_CATEGORY = "105"
+# FEBRABAN's categories of a lançamento (segment E, positions 170-172) that say the line is
+# one of the bank's own: 102 encargos, 105 tarifas, 110 IOF, 211 dividendos
+CODE_KINDS = {"102": "interest", "105": "fee", "110": "fee", "211": "yield"}
 # The batch services (positions 10-11) a CNAB 240 file may hold, to name what a file is when
 # it is not an extrato (04).
 SERVICES = {
@@ -109,7 +111,9 @@ def _detail(record: str, line: int) -> tuple[Any, ...]:
     history = clean(record[176:201])
     document = clean(record[201:240])
     category = record[169:172]
-    kind, e2e, refund_of = classify(direction, history, document, fee_hint=category == FEE_CATEGORY)
+    kind, e2e, refund_of = classify(
+        direction, history, document, code_kind=CODE_KINDS.get(category)
+    )
     # A document that is the PIX id itself is not a bank reference (it would hide the
     # OFX FITID when the view merges formats).
     reference = None if document in (e2e, refund_of) else document

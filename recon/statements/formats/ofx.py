@@ -117,7 +117,9 @@ _DOC = re.compile(
 _DEBIT_TYPES = frozenset(
     {"DEBIT", "PAYMENT", "FEE", "SRVCHG", "ATM", "POS", "CHECK", "DIRECTDEBIT", "REPEATPMT"}
 )
-_FEE_TYPES = frozenset({"FEE", "SRVCHG"})
+# TRNTYPEs that say a line is one of the bank's own (OFX 1.6 and 2.x: FEE "FI fee", SRVCHG
+# "service charge", INT "interest earned or paid", DIV "dividend")
+_CODE_KINDS = {"FEE": "fee", "SRVCHG": "fee", "INT": "interest", "DIV": "yield"}
 
 
 def decode(raw: bytes) -> str:
@@ -255,7 +257,7 @@ def _transaction(fields: dict[str, str], line: int) -> tuple[Any, ...]:
     memo = clean(fields.get("MEMO"))
     name = clean(fields.get("NAME") or fields.get("PAYEE"))
     text = " ".join(t for t in (memo, name) if t)
-    kind, e2e, refund_of = classify(direction, text, None, fee_hint=trntype in _FEE_TYPES)
+    kind, e2e, refund_of = classify(direction, text, None, code_kind=_CODE_KINDS.get(trntype))
     cp_name, cp_doc = _counterparty(name, memo)
     fitid = fields.get("FITID") or None  # as written (stripped): an id, not text to tidy
     return (
@@ -327,8 +329,9 @@ def _fast(chunks: list[str], first_line: int) -> ParseResult | None:
     e_id = pc.struct_field(pc.extract_regex(text, _RE2_FIRST_E), "v")
     d_id = pc.struct_field(pc.extract_regex(text, _RE2_FIRST_D), "v")
     # classify's rule, over the column (lines.vkind): the same words, the same order
-    fee_hint = pc.is_in(trntype, value_set=pa.array(sorted(_FEE_TYPES)))
-    kind, by_ids = vkind(negative, upper, pc.is_valid(e_id), pc.is_valid(d_id), fee_hint)
+    codes = pc.index_in(trntype, value_set=pa.array(list(_CODE_KINDS)))
+    code_kind = pc.take(pa.array(list(_CODE_KINDS.values())), codes)
+    kind, by_ids = vkind(negative, upper, pc.is_valid(e_id), pc.is_valid(d_id), code_kind)
     null = pa.scalar(None, pa.string())
     e2e = pc.if_else(by_ids, d_id, e_id)
     refund_of = pc.if_else(by_ids, e_id, null)

@@ -72,7 +72,14 @@ from recon.statements.lines import (
 
 CARRIED_OUT = "TRANSACAO_EFETIVADA"
 NOT_MONEY = frozenset({"LANCAMENTO_FUTURO", "TRANSACAO_PROCESSANDO"})
-FEE_TYPES = frozenset({"PACOTE_TARIFA_SERVICOS", "TARIFA_SERVICOS_AVULSOS", "TARIFA"})
+# Transaction types (Open Finance Brasil, accounts API `type`) that say a line is the bank's own
+CODE_KINDS = {
+    "PACOTE_TARIFA_SERVICOS": "fee",
+    "TARIFA_SERVICOS_AVULSOS": "fee",
+    "TARIFA": "fee",
+    "ENCARGOS_JUROS_CHEQUE_ESPECIAL": "interest",
+    "RENDIMENTO_APLIC_FINANCEIRA": "yield",
+}
 PIX_TYPES = frozenset({"PIX"})
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _PLAIN = re.compile(r"([0-9]{1,16})\.([0-9]{2})(?:00)?")
@@ -198,7 +205,7 @@ def _row(number: int, item: Any) -> tuple[Any, ...]:
         if (value := clean(_text(item, key)))
     ]
     pix_id = tx_id if tx_id and E2E_FULL.fullmatch(tx_id) else None
-    kind, e2e, refund_of = classify(direction, name, pix_id, fee_hint=kind_type in FEE_TYPES)
+    kind, e2e, refund_of = classify(direction, name, pix_id, code_kind=CODE_KINDS.get(kind_type))
     if kind == "other" and kind_type in PIX_TYPES:
         kind = "pix_in" if direction == "credit" else "pix_out"
     description = clean(" ".join([name or "", *account])) or None

@@ -317,3 +317,23 @@ def test_a_statement_in_another_currency_is_read_with_a_warning() -> None:
     assert [r[2] for r in result.all_rows()] == [11000, -500]
     assert "amounts in EUR are read as they are, not BRL" in result.warnings
     assert not parse_bytes(V08.encode(), "v08.xml").warnings
+
+
+@pytest.mark.parametrize(
+    ("family", "sub", "ind", "kind"),
+    [
+        ("MDOP", "INTR", "DBIT", "interest"),  # interest charged
+        ("MCOP", "INTR", "CRDT", "interest"),  # interest paid
+        ("MCOP", "DVCA", "CRDT", "yield"),  # a cash dividend
+        ("MDOP", "FEES", "DBIT", "fee"),
+    ],
+)
+def test_bank_transaction_codes_say_the_banks_own_lines(
+    family: str, sub: str, ind: str, kind: str
+) -> None:
+    code = (
+        f"<BkTxCd><Domn><Cd>ACMT</Cd><Fmly><Cd>{family}</Cd><SubFmlyCd>{sub}</SubFmlyCd></Fmly>"
+        "</Domn></BkTxCd><AddtlNtryInf>LANCAMENTO</AddtlNtryInf>"
+    )
+    (row,) = parse_bytes(_doc(_entry("1.23", ind, code)), "c.xml").all_rows()
+    assert row[4] == kind

@@ -333,8 +333,21 @@ def test_a_batch_header_inside_an_open_batch_names_that_batch() -> None:
 def test_returned_cheque_is_not_a_pix_refund() -> None:
     """Itaú's extrato line for a returned cheque (history 177-201 as the bank writes it)."""
     lines = [
-        (-150000, "04112026", "DEVOL CHQ PAGTO CTA/TIT", "000000000000000", "102"),
+        (-150000, "04112026", "DEVOL CHQ PAGTO CTA/TIT", "000000000000000", "119"),
         (-1000, "04112026", "DEVOLUCAO PIX", "D18236120202611021200r0000000001", "213"),
     ]
     rows = parse_text(cnab.extrato(0, lines), "f").all_rows()
     assert [r[4] for r in rows] == ["other", "pix_refund_out"]
+
+
+def test_categories_say_the_banks_own_lines() -> None:
+    """FEBRABAN's categories: 102 encargos, 105 tarifas, 110 IOF, 211 dividendos."""
+    lines = [
+        (-1149, "04112026", "LIS", "000000000000000", "102"),
+        (-350, "04112026", "PACOTE", "000000000000000", "105"),
+        (-79, "04112026", "SALDO DEVEDOR", "000000000000000", "110"),
+        (120, "04112026", "CREDITO", "000000000000000", "211"),
+        (12, "04112026", "REND PAGO APLIC AUT MAIS", "000000000000000", "205"),
+    ]
+    rows = parse_text(cnab.extrato(0, lines), "f").all_rows()
+    assert [r[4] for r in rows] == ["interest", "fee", "fee", "yield", "yield"]

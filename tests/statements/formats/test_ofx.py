@@ -279,3 +279,38 @@ def test_odd_blocks_take_the_block_path(odd: str) -> None:
     result = parse_text(_ofx("\n".join(lines)), "x")
     assert result.table is None
     assert len(result.all_rows()) == 1
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_trntype_says_interest_and_yield_on_both_paths(
+    monkeypatch: pytest.MonkeyPatch, fast: bool
+) -> None:
+    """TRNTYPE INT (interest earned or paid) and DIV (a dividend) are the bank's own lines,
+    whatever the memo says; FEE and SRVCHG fees."""
+    import recon.statements.formats.ofx as ofx_module
+
+    memos = [
+        ("INT", "-3.10", "ENCARGOS"),
+        ("INT", "0.45", "CREDITO"),
+        ("DIV", "1.20", "CREDITO"),
+        ("SRVCHG", "-9.90", "PACOTE"),
+        ("CREDIT", "0.12", "REND PAGO APLIC AUT MAIS"),
+        ("DEBIT", "-1.84", "Cobrança de Juros - Juros Saldo Devedor Conta"),
+    ]
+    blocks = "".join(
+        f"<STMTTRN>\n<TRNTYPE>{t}\n<DTPOSTED>20261101100000[-3:BRT]\n<TRNAMT>{a}\n"
+        f"<FITID>F{i}\n<MEMO>{m}\n</STMTTRN>\n"
+        for i, (t, a, m) in enumerate(memos)
+    )
+    if not fast:
+        monkeypatch.setattr(ofx_module, "_fast", lambda chunks, line: None)
+    result = parse_text(_ofx().replace("<BANKTRANLIST>\n", "<BANKTRANLIST>\n" + blocks), "x")
+    assert (result.table is not None) == fast
+    assert [r[4] for r in result.all_rows()] == [
+        "interest",
+        "interest",
+        "yield",
+        "fee",
+        "yield",
+        "interest",
+    ]

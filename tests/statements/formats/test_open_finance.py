@@ -495,3 +495,25 @@ def test_inspect_shows_a_lone_page_covering_nothing(tmp_path: Path) -> None:
     assert errors == [] and report["periods"] == []
     assert any("page 1 of 2 read, page 2 missing" in w for w in report["warnings"])
     assert "covers: none (the warnings say why)" in render_text([report])
+
+
+@pytest.mark.parametrize(
+    ("type_", "way", "kind"),
+    [
+        ("ENCARGOS_JUROS_CHEQUE_ESPECIAL", "DEBITO", "interest"),
+        ("RENDIMENTO_APLIC_FINANCEIRA", "CREDITO", "yield"),
+        ("PACOTE_TARIFA_SERVICOS", "DEBITO", "fee"),
+    ],
+)
+def test_types_say_the_banks_own_lines(type_: str, way: str, kind: str) -> None:
+    item = {
+        "transactionId": "X1",
+        "completedAuthorisedPaymentType": "TRANSACAO_EFETIVADA",
+        "creditDebitType": way,
+        "transactionName": "LANCAMENTO",
+        "type": type_,
+        "transactionAmount": {"amount": "1.2300", "currency": "BRL"},
+        "transactionDate": "2026-11-03",
+    }
+    (row,) = parse_documents([{"data": [item]}], "p.json").all_rows()
+    assert row[4] == kind

@@ -9,7 +9,17 @@ from typing import Any
 
 from recon.cli.console import progress
 
-FORMATS = ("auto", "pix-json", "camt", "open-finance", "ofx", "cnab240", "csv", "spreadsheet")
+FORMATS = (
+    "auto",
+    "pix-json",
+    "camt",
+    "open-finance",
+    "ofx",
+    "cnab240",
+    "csv",
+    "spreadsheet",
+    "asaas",
+)
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:

@@ -136,6 +136,7 @@ def parse_path(path: Path, fmt: str, *, csv_profile: Any = None) -> tuple[str, P
     """Parse one file with the given (or sniffed) format; returns (format, result)."""
     from recon.statements import sniff
     from recon.statements.formats import (
+        asaas,
         camt,
         cnab240,
         ofx,
@@ -153,6 +154,8 @@ def parse_path(path: Path, fmt: str, *, csv_profile: Any = None) -> tuple[str, P
         return fmt, camt.parse_file(path)
     if fmt == "open-finance":
         return fmt, open_finance.parse_file(path)
+    if fmt == "asaas":
+        return fmt, asaas.parse_file(path)
     if fmt == "ofx":
         return fmt, ofx.parse_file(path)
     if fmt == "cnab240":
@@ -962,7 +965,7 @@ def import_statements(
     """Read statement files (or folders of them) into `statement_lines`.
 
     `format`: auto (sniffed from content) | pix-json | camt | open-finance | ofx | cnab240 |
-    csv | spreadsheet.
+    csv | spreadsheet | asaas.
     `quarantine`: malformed lines go to `statement_quarantine` instead of stopping the import.
     `account`: the account label (default: recon.toml [statements] account, else "default");
     import every format of one account under the same label.

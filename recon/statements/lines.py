@@ -42,7 +42,7 @@ KINDS = (
 # The bank's own lines (OWN_KINDS: its charges, the interest it charges, what the account
 # earns) are nobody's payment: no intent explains them and none is a break; the control totals
 # count them apart (recon/models: stg_statement_lines.bank_own).
-FORMATS = ("pix-json", "camt", "open-finance", "ofx", "cnab240", "csv", "spreadsheet")
+FORMATS = ("pix-json", "camt", "open-finance", "ofx", "cnab240", "csv", "spreadsheet", "asaas")
 # Which format's value wins when one line is read from several (the catalog view's order,
 # recon/models/catalog/20_statement_lines.sql): the formats that carry the most exact fields first.
 # A spreadsheet ranks last, as the view's ELSE does: it holds what the bank's CSV holds.
@@ -54,6 +54,7 @@ FORMAT_RANK = {
     "ofx": 5,
     "csv": 6,
     "spreadsheet": 7,
+    "asaas": 7,  # a PSP's payments: no other format reads the same line (the view's ELSE)
 }
 
 E2E_RE = re.compile(r"(?<![A-Za-z0-9])([ED][0-9]{20}[A-Za-z0-9]{11})(?![A-Za-z0-9])")

@@ -17,6 +17,7 @@ _HEAD = 1 << 16
 JSON_FORMATS = (
     "API Pix JSON (a 'pix' list: GET /pix pages, webhook bodies; or items with 'endToEndId')",
     "Open Finance Brasil transaction pages (a 'data' list, 'links' and 'meta')",
+    "Asaas payments (GET /v3/payments pages: 'object': 'list', 'data', 'hasMore'; payments)",
 )
 _KEY = re.compile(rb'"([^"\\\r\n]{1,40})"\s*:')
 
@@ -32,7 +33,9 @@ def _first_document(text: bytes) -> tuple[bool, Any]:
 
 
 def _json_format(doc: Any) -> str | None:
-    """open-finance | pix-json | None for a decoded document, by its shape."""
+    """open-finance | pix-json | asaas | None for a decoded document, by its shape."""
+    from recon.statements.formats.asaas import is_asaas
+
     if isinstance(doc, list):
         if not doc:
             return "pix-json"  # an empty list of saved bodies: nothing to read, as before
@@ -41,6 +44,8 @@ def _json_format(doc: Any) -> str | None:
         return None
     if "pix" in doc or "endToEndId" in doc:
         return "pix-json"
+    if is_asaas(doc):
+        return "asaas"
     if all(isinstance(doc.get(k), t) for k, t in (("data", list), ("links", dict), ("meta", dict))):
         return "open-finance"  # the page envelope, even with no item (an empty page)
     return None
@@ -58,6 +63,8 @@ def _sniff_json(text: bytes) -> tuple[str | None, str]:
         return "open-finance", ""
     if b'"pix"' in text or b'"endToEndId"' in text:
         return "pix-json", ""
+    if b'"netValue"' in text and b'"object"' in text:
+        return "asaas", ""
     keys = list(dict.fromkeys(m.group(1).decode("utf-8", "replace") for m in _KEY.finditer(text)))
     named = ", ".join(repr(k) for k in keys[:8]) or "no keys"
     return None, f"a document whose first 64 KiB name {named}"
@@ -115,8 +122,8 @@ def sniff_format(path: Path, *, csv_profile: Any = None) -> str:
             seen = _sniff_json(text)[1]
             raise StatementError(
                 f"{path}: JSON that is none of the formats recon reads (seen: {seen}); recon "
-                f"reads {JSON_FORMATS[0]} and {JSON_FORMATS[1]}; --format pix-json or "
-                "--format open-finance reads it as one of them and names what is missing"
+                f"reads {'; '.join(JSON_FORMATS)}; --format pix-json, open-finance or asaas "
+                "reads it as one of them and names what is missing"
             )
         raise StatementError(
             f"{path}: unknown statement format (not API Pix JSON, camt, Open Finance, OFX, CNAB 240, a known "

@@ -200,19 +200,12 @@ def test_fast_path_equals_block_path(monkeypatch: pytest.MonkeyPatch) -> None:
     assert fast.all_rows() == slow.all_rows()
 
 
-@pytest.mark.parametrize("fast", [True, False])
-def test_bank_words_kinds_on_both_paths(monkeypatch: pytest.MonkeyPatch, fast: bool) -> None:
-    """Inter's cashback named after a PIX product is no PIX received; a payer named BITTAR
-    is no fee (the vectorized path tested "TAR " anywhere in the text)."""
+def _kinds_read(
+    monkeypatch: pytest.MonkeyPatch, fast: bool, memos: list[tuple[str, str, str]]
+) -> list[str]:
+    """The kinds of (TRNTYPE, TRNAMT, MEMO) blocks, read by the fast path or the per-line one."""
     import recon.statements.formats.ofx as ofx_module
 
-    memos = [
-        ("CREDIT", "10.00", "CASHBACK TURBINADO PIX - Inter Primus"),
-        ("CREDIT", "150.00", "Transferência recebida pelo Pix - CASSIANO BITTAR JORGE"),
-        ("CREDIT", "5.00", "ESTORNO TARIFA PIX"),
-        ("DEBIT", "-40.00", "PIX ENVIADO - CESTA BASICA LTDA"),
-        ("DEBIT", "-1.00", "DEB.IOF"),
-    ]
     blocks = "".join(
         f"<STMTTRN>\n<TRNTYPE>{t}\n<DTPOSTED>20261101100000[-3:BRT]\n<TRNAMT>{a}\n"
         f"<FITID>F{i}\n<MEMO>{m}\n</STMTTRN>\n"
@@ -222,7 +215,22 @@ def test_bank_words_kinds_on_both_paths(monkeypatch: pytest.MonkeyPatch, fast: b
         monkeypatch.setattr(ofx_module, "_fast", lambda chunks, line: None)
     result = parse_text(_ofx().replace("<BANKTRANLIST>\n", "<BANKTRANLIST>\n" + blocks), "x")
     assert (result.table is not None) == fast
-    assert [r[4] for r in result.all_rows()] == ["other", "pix_in", "fee", "pix_out", "fee"]
+    return [r[4] for r in result.all_rows()]
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_bank_words_kinds_on_both_paths(monkeypatch: pytest.MonkeyPatch, fast: bool) -> None:
+    """Inter's cashback named after a PIX product is no PIX received; a payer named BITTAR
+    is no fee (the vectorized path tested "TAR " anywhere in the text)."""
+    memos = [
+        ("CREDIT", "10.00", "CASHBACK TURBINADO PIX - Inter Primus"),
+        ("CREDIT", "150.00", "Transferência recebida pelo Pix - CASSIANO BITTAR JORGE"),
+        ("CREDIT", "5.00", "ESTORNO TARIFA PIX"),
+        ("DEBIT", "-40.00", "PIX ENVIADO - CESTA BASICA LTDA"),
+        ("DEBIT", "-1.00", "DEB.IOF"),
+    ]
+    kinds = _kinds_read(monkeypatch, fast, memos)
+    assert kinds == ["other", "pix_in", "fee", "pix_out", "fee"]
 
 
 def test_memo_read_by_the_one_parser_of_bank_texts() -> None:
@@ -287,8 +295,6 @@ def test_trntype_says_interest_and_yield_on_both_paths(
 ) -> None:
     """TRNTYPE INT (interest earned or paid) and DIV (a dividend) are the bank's own lines,
     whatever the memo says; FEE and SRVCHG fees."""
-    import recon.statements.formats.ofx as ofx_module
-
     memos = [
         ("INT", "-3.10", "ENCARGOS"),
         ("INT", "0.45", "CREDITO"),
@@ -297,20 +303,5 @@ def test_trntype_says_interest_and_yield_on_both_paths(
         ("CREDIT", "0.12", "REND PAGO APLIC AUT MAIS"),
         ("DEBIT", "-1.84", "Cobrança de Juros - Juros Saldo Devedor Conta"),
     ]
-    blocks = "".join(
-        f"<STMTTRN>\n<TRNTYPE>{t}\n<DTPOSTED>20261101100000[-3:BRT]\n<TRNAMT>{a}\n"
-        f"<FITID>F{i}\n<MEMO>{m}\n</STMTTRN>\n"
-        for i, (t, a, m) in enumerate(memos)
-    )
-    if not fast:
-        monkeypatch.setattr(ofx_module, "_fast", lambda chunks, line: None)
-    result = parse_text(_ofx().replace("<BANKTRANLIST>\n", "<BANKTRANLIST>\n" + blocks), "x")
-    assert (result.table is not None) == fast
-    assert [r[4] for r in result.all_rows()] == [
-        "interest",
-        "interest",
-        "yield",
-        "fee",
-        "yield",
-        "interest",
-    ]
+    kinds = _kinds_read(monkeypatch, fast, memos)
+    assert kinds == ["interest", "interest", "yield", "fee", "yield", "interest"]

@@ -16,6 +16,7 @@ target.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import statistics
@@ -93,9 +94,22 @@ def build(data: DataDir, n: int, seed: int = 1) -> list[str]:
         "actual_cents": actual.tolist(),
         "delta_cents": (actual - expected).tolist(),
         "reason": [
-            f"Onramp {ids[i]} is completed for R$ {expected[i] / 100:,.2f} but the credit "
-            f"{e2e[i]} carried a different amount; check the bank statement and contact the "
-            "payer."
+            f"Onramp {ids[i]} is completed for R$ {expected[i] / 100:,.2f}, but no PIX credit "
+            "in the statements matches it."
+            for i in range(n)
+        ],
+        # as a run stores it: the code and its parameters, rendered where a page shows it
+        "reason_code": ["onramp_missing_credit"] * n,
+        "reason_params": [
+            json.dumps(
+                {
+                    "intent_id": ids[i],
+                    "status": "completed",
+                    "amount_cents": int(expected[i]),
+                    "payer": NAMES[i % len(NAMES)],
+                    "created_at": "2026-11-20T09:00:00Z",
+                }
+            )
             for i in range(n)
         ],
         "first_seen_run": [RUN_ID] * n,

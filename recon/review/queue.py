@@ -288,6 +288,7 @@ class Store:
         self._state: ReviewState = ReviewState()
         self._state_sig: tuple[tuple[int, int], ...] | None = None
         self._catalog: tuple[tuple[Any, ...], duckdb.DuckDBPyConnection] | None = None
+        self._runs: tuple[tuple[str, ...], duckdb.DuckDBPyConnection] | None = None
 
     # ------------------------------------------------------------------ loading
 
@@ -713,18 +714,33 @@ class Store:
         files = (
             sorted(self.data.runs.glob("*/exceptions.parquet")) if self.data.runs.is_dir() else []
         )
-        files = [f for f in files if not f.parent.name.startswith(".")]
+        files = tuple(str(f) for f in files if not f.parent.name.startswith("."))
         if not files:
             return []
-        con = duckdb.connect()
+        con = self._runs_index(files)
         try:
             return _records(
-                con,
-                "SELECT * FROM read_parquet(?) WHERE break_id = ? ORDER BY run_id",
-                [[str(f) for f in files], break_id],
+                con, "SELECT * FROM runs WHERE break_id = ? ORDER BY run_id", [break_id]
             )
         finally:
             con.close()
+
+    def _runs_index(self, files: tuple[str, ...]) -> duckdb.DuckDBPyConnection:
+        """A cursor on every run's breaks, read once per set of runs and kept sorted by
+        break_id, so a break page finds its rows by the row groups' min/max instead of
+        scanning every run's file (a year of daily runs is millions of rows)."""
+        with self._lock:
+            if self._runs is not None and self._runs[0] == files:
+                return self._runs[1].cursor()
+        con = duckdb.connect()
+        con.execute(
+            "CREATE TABLE runs AS SELECT * FROM read_parquet(?, union_by_name = true) "
+            "ORDER BY break_id",
+            [list(files)],
+        )
+        with self._lock:
+            self._runs = (files, con)
+            return con.cursor()
 
     def paired(self, view: BreakView) -> workflow.Pairing | None:
         """The pair made by hand in force for the break's line or intent (None if none):

@@ -54,3 +54,14 @@ def test_a_snapshot_taken_after_the_run_shows_on_the_break_page(rworld: ReviewWo
     after = store.find(rworld.missing)
     assert after is not None and len(after.snapshots) == len(before.snapshots) + 1
     assert after.snapshots[-1]["status"] == "refunded"
+
+
+def test_the_runs_a_break_was_listed_in_follow_a_new_run(rworld: ReviewWorld) -> None:
+    """The break page's run history is read once per set of runs: a new run is in it."""
+    store = Store(rworld.data)
+    first = store.find(rworld.stranger)
+    assert first is not None and [r["run_id"] for r in first.runs] == [first.run_id]
+    rworld.rerun("20261102T200000000000Z-0002")
+    again = store.find(rworld.stranger)
+    assert again is not None
+    assert [r["run_id"] for r in again.runs] == [first.run_id, "20261102T200000000000Z-0002"]

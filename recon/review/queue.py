@@ -711,10 +711,10 @@ class Store:
 
     def _runs_of(self, break_id: str) -> list[dict[str, Any]]:
         """The break as every run listed it, oldest first."""
-        files = (
+        found = (
             sorted(self.data.runs.glob("*/exceptions.parquet")) if self.data.runs.is_dir() else []
         )
-        files = tuple(str(f) for f in files if not f.parent.name.startswith("."))
+        files = tuple(str(f) for f in found if not f.parent.name.startswith("."))
         if not files:
             return []
         con = self._runs_index(files)

@@ -177,9 +177,10 @@ def set_params(
     as_of: datetime,
     manual: Collection[tuple[str, str]] = (),
 ) -> None:
-    """(Re)create the one-row `params` table, the `categories` and `status_vocabulary`
-    (recon.schemas: the models never spell statuses out in lists) and the `manual_matches`
-    a person confirmed ((intent_id, line_id) pairs), values bound."""
+    """(Re)create the one-row `params` table, the `categories` (their priorities as
+    configured) and `status_vocabulary` (recon.schemas: the models never spell statuses out
+    in lists) and the `manual_matches` a person confirmed ((intent_id, line_id) pairs),
+    values bound."""
     engine = as_engine(target)
     values = param_values(settings, as_of)
     spark = engine.kind == "spark"
@@ -194,7 +195,7 @@ def set_params(
         pa.table(
             {
                 "name": [c.name for c in CATEGORIES.values()],
-                "priority": [c.priority for c in CATEGORIES.values()],
+                "priority": [settings.priority(c.name) for c in CATEGORIES.values()],
                 "meaning": [c.meaning for c in CATEGORIES.values()],
             }
         ),

@@ -18,6 +18,8 @@
                                         # [] = every account imported
     clock_skew = "60s"                  # a line may be booked this long before the intent's
                                         # created_at (bank and API clocks differ)
+    priorities = {}                     # a category's priority other than its default,
+                                        # e.g. { onramp_third_party_payer = "P1" }
 
     [alerts]
     statements_overdue = "30h"          # a business day no account statement covers this
@@ -48,6 +50,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from recon.config import DEFAULT_BUSINESS_TZ, DataDir, load_config
 from recon.errors import ConfigError
 from recon.reconciliation.fees import FeeSchedule, schedules_from_config
+from recon.schemas import CATEGORIES
 
 __all__ = ["ReconcileSettings", "parse_duration"]
 
@@ -113,6 +116,7 @@ class ReconcileSettings:
     statements_overdue: timedelta = timedelta(hours=30)  # from [alerts]
     engine: str = "duckdb"  # from [engine] kind
     fee_schedules: tuple[FeeSchedule, ...] = ()  # from [accounts.<name>] fee
+    priorities: tuple[tuple[str, str], ...] = ()  # (category, priority) overriding its default
 
     def __post_init__(self) -> None:
         tol = self.amount_tolerance_cents
@@ -153,6 +157,10 @@ class ReconcileSettings:
                 f"[reconcile] work_storage: expected one of {', '.join(WORK_STORAGE)}, "
                 f"got {self.work_storage!r}"
             )
+
+    def priority(self, category: str) -> str:
+        """The category's priority: `priorities` when it names the category, else its default."""
+        return dict(self.priorities).get(category) or CATEGORIES[category].priority
 
     @property
     def memory_limit_bytes(self) -> int:
@@ -196,6 +204,8 @@ class ReconcileSettings:
                         f"[reconcile] accounts: expected a list of account labels, got {value!r}"
                     )
                 kw[key] = tuple(value)
+            elif key == "priorities":
+                kw[key] = _parse_priorities(value)
             elif key in ("date_from", "date_to"):
                 kw[key] = _parse_date(value, name=key)
             elif key == "temp_directory":
@@ -232,6 +242,8 @@ class ReconcileSettings:
                 out[key] = int(value.total_seconds())
             elif isinstance(value, date):
                 out[key] = value.isoformat()
+            elif key == "priorities":
+                out[key] = dict(value)
             elif isinstance(value, tuple):
                 out[key] = list(value)
             else:
@@ -253,6 +265,22 @@ def _parse_date(value: Any, *, name: str) -> date | None:
         except ValueError:
             pass
     raise ConfigError(f"[reconcile] {name}: expected a date YYYY-MM-DD, got {value!r}")
+
+
+def _parse_priorities(value: Any) -> tuple[tuple[str, str], ...]:
+    """`{ category = "P1" }` as sorted (category, priority) pairs; ConfigError if bad."""
+    if not isinstance(value, dict):
+        raise ConfigError(
+            f"[reconcile] priorities: expected a table of category = priority, got {value!r}"
+        )
+    for category, priority in value.items():
+        if category not in CATEGORIES:
+            raise ConfigError(f"[reconcile] priorities: unknown category {category!r}")
+        if priority not in ("P1", "P2", "P3"):
+            raise ConfigError(
+                f"[reconcile] priorities.{category}: expected P1, P2 or P3, got {priority!r}"
+            )
+    return tuple(sorted(value.items()))
 
 
 def settings_kw(

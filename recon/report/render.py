@@ -504,7 +504,8 @@ def build_context(
             {
                 "category": name,
                 "label": category_label(name),
-                "priority": cat.priority if cat else (mine[0]["priority"] or "—"),
+                # the run's priority (recon.toml may set one), else the category's
+                "priority": mine[0]["priority"] or (cat.priority if cat else "—"),
                 "meaning": _(cat.meaning) if cat else "",
                 "count": count(len(mine)),
                 "new": count(sum(r["state"] == "new" for r in mine)),

@@ -395,6 +395,14 @@ CATEGORIES: dict[str, Category] = {
                 "a line), or it does not carry across days with no file"
             ),
         ),
+        Category(
+            "onramp_third_party_payer",
+            "P2",
+            N_(
+                "a credit matched by txid or reference came from a payer whose document "
+                "contradicts the party's (someone else paid; the pair stays matched)"
+            ),
+        ),
         Category("refund_missing", "P1", N_("refunded intent with no refund line")),
         Category(
             "refund_amount_mismatch", "P1", N_("refund line amount differs from what was received")
@@ -434,6 +442,7 @@ CATEGORY_LABELS: dict[str, str] = {
     "offramp_payout_returned": N_("Payout returned"),
     "onramp_credit_returned": N_("Credit returned after delivery"),
     "statement_balance_gap": N_("Balance does not walk"),
+    "onramp_third_party_payer": N_("Paid by someone else"),
     "refund_missing": N_("Missing refund"),
     "refund_amount_mismatch": N_("Refund amount differs"),
     "ambiguous_match": N_("Ambiguous match"),

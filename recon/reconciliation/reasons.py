@@ -163,6 +163,27 @@ MESSAGES: dict[str, str] = {
         "marked {marker}: a MED claim by the payer's bank). Recover the tokens or the money "
         "from the customer, and contest the claim with the payer's bank if it is unfounded."
     ),
+    "onramp_third_party_payer": N_(
+        "Credit {line_ref} of {line_cents} booked {booked_at} (matched by {rule}) pays onramp "
+        "{intent_id}, but it was paid by {payer} (document {payer_document}) and the onramp's "
+        "party is {party} (document {party_document}): someone else paid. Check the payer "
+        "against the compliance policy; if it does not allow third-party payments, return the "
+        "credit (devolução) and cancel the intent."
+    ),
+    "onramp_third_party_payer_company": N_(
+        "Credit {line_ref} of {line_cents} booked {booked_at} (matched by {rule}) pays onramp "
+        "{intent_id}, but it was paid by a company, {payer} (CNPJ {payer_document}), and the "
+        "onramp's party is {party} (document {party_document}): someone else paid. Check the "
+        "payer against the compliance policy; if it does not allow third-party payments, "
+        "return the credit (devolução) and cancel the intent."
+    ),
+    "onramp_third_party_payer_mei": N_(
+        "Credit {line_ref} of {line_cents} booked {booked_at} (matched by {rule}) pays onramp "
+        "{intent_id}, but it was paid from a CNPJ, {payer_document} of {payer}, whose name "
+        "agrees with the party's, {party} (CPF {party_document}): likely the party's MEI. "
+        "Confirm that the CNPJ is the party's own and close the break, or return the credit "
+        "(devolução)."
+    ),
     "ambiguous_credit": N_(
         "Credit {line_ref} of {amount_cents} booked {booked_at}{counterparty_part} fits these "
         "intents by {rule}, and the rules cannot tell which: {intent_ids}. Pick the right one "

@@ -156,6 +156,24 @@ def test_credits_claimed_back_under_med_after_delivery(sandbox: Sandbox):
     assert sorted(parts) == [1, 2]
 
 
+def test_someone_else_pays_an_onramp_by_its_qr_code(sandbox: Sandbox):
+    """Each planted third-party payment is the credit of a person's paid onramp, by its txid,
+    from another person whose CPF differs where the API's and the bank's masks both show
+    digits."""
+    by_e2e = {m.end_to_end_id: m for m in sandbox.bank.movements}
+    plans = {p.intent_id: p for p in _plans(sandbox)}
+    planted = [b for b in sandbox.truth.breaks if b.category == "onramp_third_party_payer"]
+    assert len(planted) == PROFILES["collisions"].third_party_payers
+    for brk in planted:
+        credit, plan = by_e2e[brk.end_to_end_id], plans[brk.intent_id]
+        assert credit.kind == PIX_IN and credit.intent_id == brk.intent_id
+        assert credit.txid == brk.intent_id.replace("-", "")
+        assert plan.payer is not None and plan.party.party_type == plan.payer.party_type == "person"
+        assert credit.counterparty_document == plan.payer.doc != plan.party.doc
+        assert plan.payer.doc[7:9] != plan.party.doc[7:9]
+        assert brk.expected_cents == brk.actual_cents == credit.amount_cents
+
+
 def test_lookalike_keys_are_two_people_paid_alike(sandbox: Sandbox):
     pair = [p for p in _plans(sandbox) if p.bare_payee]
     assert len(pair) == 2

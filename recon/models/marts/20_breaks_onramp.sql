@@ -142,6 +142,55 @@ onramp_status_lag as (
       )
       and not x.amount_off
       and x.booked_at < p.as_of - p.onramp_payment_grace
+),
+
+-- a credit that names the onramp (its txid or reference) from a payer whose masked document
+-- contradicts the party's (a digit both show differs, or a CNPJ where the party has a CPF):
+-- someone else paid. The pair stays matched; the break is the flag. A CNPJ whose name
+-- agrees with the party's is likely the party's own MEI, which the reason says. Only the
+-- payments whose two documents differ as texts are compared.
+named_payments as (
+    select
+        x.intent_key, x.line_key, x.rule, x.expected_cents, x.actual_cents, x.booked_at,
+        i.intent_id, l.line_id, l.end_to_end_id,
+        l.counterparty_name as payer_name,
+        l.counterparty_document as payer_doc,
+        i.party_display_name as party_name,
+        i.party_document_masked as party_doc
+    from int_matches as x
+    join stg_statement_lines as l on l.line_key = x.line_key
+    join stg_intents as i on i.intent_key = x.intent_key
+    where x.role = 'payment'
+      and x.intent_type = 'onramp'
+      and x.rule in ('txid', 'reference')
+      and l.counterparty_document <> i.party_document_masked
+),
+
+third_parties as (
+    select
+        *,
+        length(norm_doc(payer_doc)) = 14 as company,
+        length(norm_doc(payer_doc)) = 14 and length(norm_doc(party_doc)) = 11
+            and names_compatible(payer_name, party_name) as mei
+    from named_payments
+    where not docs_compatible(norm_doc(payer_doc), norm_doc(party_doc))
+),
+
+onramp_third_party_payer as (
+    select
+        'onramp_third_party_payer' as category,
+        t.*,
+        case when t.mei then 'onramp_third_party_payer_mei'
+             when t.company then 'onramp_third_party_payer_company'
+             else 'onramp_third_party_payer' end as reason_code,
+        to_json({
+            'line_ref': coalesce(t.end_to_end_id, t.line_id), 'line_cents': t.actual_cents,
+            'booked_at': iso_utc(t.booked_at), 'rule': t.rule, 'intent_id': t.intent_id,
+            'payer': t.payer_name, 'payer_document': t.payer_doc,
+            'party': t.party_name, 'party_document': t.party_doc
+        }) as reason_params,
+        t.booked_at as evidence_at
+    from third_parties as t
 )
 
 -- the columns every family shares (25_breaks_all.sql), picked once from the rules' rows
@@ -155,4 +204,5 @@ from (
     union all by name select * from onramp_duplicate_credit
     union all by name select * from onramp_credit_after_expiry
     union all by name select * from onramp_status_lag
+    union all by name select * from onramp_third_party_payer
 ) as rules

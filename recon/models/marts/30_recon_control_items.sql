@@ -52,10 +52,11 @@ lines as (
     where not l.bank_own
 ),
 
+-- a third-party payer is a flag on a line that settles its intent: it explains no money
 line_breaks as (
     select line_key, min(category) as category
     from recon_exceptions
-    where line_key is not null
+    where line_key is not null and category <> 'onramp_third_party_payer'
     group by line_key
 ),
 

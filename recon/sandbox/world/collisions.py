@@ -21,6 +21,9 @@ Off by default (the default world is unchanged, byte for byte); `PROFILES["colli
 - **returned credits**: the payer's bank claims a paid onramp's credit back under MED (a
   fraud claim) days or weeks after the tokens were delivered, the last one in two parts:
   ``onramp_credit_returned`` (one break per credit);
+- **third-party payers**: someone else (a spouse) pays a paid onramp by its QR code (txid),
+  from another name and CPF: the credit stays matched by ``txid`` and is
+  ``onramp_third_party_payer``;
 - **look-alike keys**: two people whose e-mail keys differ only by a prefix
   (``souza4412@gmail.com`` and ``ana.souza4412@gmail.com``), compatible names, the same amount
   at the same time, payouts without a reference or a document: each payout must match its own
@@ -71,14 +74,16 @@ class Collisions:
     returned_credits: int = 0
     lookalike_keys: int = 0
     net_of_fee: float = 0.0
+    third_party_payers: int = 0
 
     def __post_init__(self) -> None:
         for name in ("shared_amounts", "no_reference", "partial_refunds", "net_of_fee"):
             value = getattr(self, name)
             if not 0 <= value <= 1:
                 raise ValueError(f"{name} must be a share in [0, 1]")
-        if min(self.returned_payouts, self.returned_credits, self.lookalike_keys) < 0:
-            raise ValueError("returned_payouts, returned_credits and lookalike_keys must be >= 0")
+        counts = ("returned_payouts", "returned_credits", "lookalike_keys", "third_party_payers")
+        if min(getattr(self, name) for name in counts) < 0:
+            raise ValueError(f"{', '.join(counts)} must be >= 0")
 
     @property
     def active(self) -> bool:
@@ -104,6 +109,7 @@ PROFILES: dict[str, Collisions] = {
         returned_credits=2,
         lookalike_keys=1,
         net_of_fee=0.1,
+        third_party_payers=2,
     ),
 }
 
@@ -115,6 +121,7 @@ COLLISION_FAULTS: dict[str, tuple[str, str | None]] = {
     "credit_returned": ("onramp", "onramp_credit_returned"),
     "lookalike_keys": ("offramp", None),
     "net_of_fee": ("onramp", None),
+    "third_party_payer": ("onramp", "onramp_third_party_payer"),
 }
 
 #: The round amounts most intents share in a collision world (cents).

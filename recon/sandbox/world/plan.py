@@ -160,6 +160,7 @@ class _Plan:
     med_parts: int = 0  # the payer's bank claims the credit back (MED) in this many parts
     bare_payee: bool = False  # the payout line shows no payee document
     net_of_fee: bool = False  # the PSP takes its fee from the credit (PSP_FEE_PPM)
+    payer: _Party | None = None  # someone else pays the onramp, by its txid
 
 
 # -- names and documents ----------------------------------------------------------------------
@@ -546,6 +547,19 @@ class _Planner:
             for p in onramps:
                 if not p.med_parts and crng.random() < knobs.net_of_fee:
                     p.net_of_fee = True
+        self._third_party_payers(
+            crng, [p for p in onramps if not p.med_parts and not p.net_of_fee]
+        )
+
+    def _third_party_payers(self, crng: random.Random, onramps: list[_Plan]) -> None:
+        """Someone else (a spouse) pays a person's onramp by its QR code: another person of
+        the world whose CPF differs where both masks show digits (the API's last four, the
+        bank's middle six: digits 8 and 9)."""
+        people = [o for o in self.parties if o.party_type == "person"]
+        mine = [p for p in onramps if p.party.party_type == "person"]
+        for p in crng.sample(mine, min(len(mine), self.config.collisions.third_party_payers)):
+            others = [o for o in people if o.doc[7:9] != p.party.doc[7:9]]
+            p.payer = crng.choice(others) if others else None
 
     def _lookalike_pair(self, crng: random.Random, lo: datetime, hi: datetime, n: int) -> None:
         """Two people whose e-mail keys differ by a prefix, paid the same amount at once."""

@@ -369,6 +369,8 @@ class World(_Planner):
         assert plan.intent_id is not None
         if plan.fault in ("omit_reference", "ambiguous_twins") or plan.no_reference:
             return None, None
+        if plan.payer is not None:  # someone else scans the onramp's QR code
+            return plan.intent_id.replace("-", ""), None
         reference = plan.description or plan.intent_id
         if plan.client_reference and rng.random() < cfg.share_reference_is_client_ref:
             reference = plan.client_reference
@@ -380,13 +382,14 @@ class World(_Planner):
         return None, text.format(reference)
 
     def _credit(self, plan: _Plan, amount: int, txid: str | None, info: str | None) -> Movement:
+        payer = plan.payer or plan.party
         credit = self.bank.receive_pix(
             self.bank_rng,
             at=self.emulator.clock.now(),
             amount_cents=amount,
-            payer_name=self._line_name(plan.party),
-            payer_document=plan.party.doc,
-            payer_ispb=plan.party.ispb,
+            payer_name=self._line_name(payer),
+            payer_document=payer.doc,
+            payer_ispb=payer.ispb,
             txid=txid,
             info_pagador=info,
             intent_id=plan.intent_id,
@@ -451,6 +454,11 @@ class World(_Planner):
             self.truth.plant("ambiguous_twins", "ambiguous_match", intent_id=None,
                              end_to_end_id=e2e, actual_cents=amount,
                              note=f"candidates {first.intent_id} {plan.intent_id}")  # fmt: skip
+        if plan.payer is not None and plan.credit is not None:
+            self.truth.plant("third_party_payer", "onramp_third_party_payer",
+                             intent_id=intent_id, end_to_end_id=plan.credit.end_to_end_id,
+                             expected_cents=plan.amount, actual_cents=amount,
+                             note=f"paid by {plan.payer.name}, not the party")  # fmt: skip
         if plan.no_reference and plan.credit is not None:
             assert intent_id is not None
             self.truth.expect_match(intent_id, plan.credit.end_to_end_id or "", "attributes",

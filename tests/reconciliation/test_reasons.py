@@ -137,6 +137,8 @@ def _sample(key: str, n: int) -> object:
         "marker": "MED_FRAUDE",
         "pix_key": "***.222.333-**",
         "counterparty_document": "***.456.789-**",
+        "payer_document": "52.062.865/0001-**",
+        "party_document": "***.456.789-**",
     }
     return known.get(key, "Maria da Silva")
 

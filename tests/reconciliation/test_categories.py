@@ -117,10 +117,10 @@ def build(world):
     ln.append(line(35, amount=amt(35), txid=tx(35)))
     ln.append(line(350, kind="pix_refund_out", amount=amt(35) - 500, refund_of=e2e(35),
                    at=T0 + 30 * H, description="DEVOLUCAO PIX DEVOLVIDO MED_FRAUDE"))  # fmt: skip
-    it.append(intent(36, amount=amt(36)))
-    ln.append(line(36, amount=amt(36), txid=tx(36), **ana))  # paid by someone else
-    it.append(intent(37, amount=amt(37)))
-    ln.append(line(37, amount=amt(37), txid=tx(37), name="ANA PAGA", doc=None))  # no doc: clean
+    it.append(intent(40, amount=amt(40)))
+    ln.append(line(40, amount=amt(40), txid=tx(40), **ana))  # paid by someone else
+    it.append(intent(41, amount=amt(41)))
+    ln.append(line(41, amount=amt(41), txid=tx(41), name="ANA PAGA", doc=None))  # no doc: clean
     ln.append(line(29, kind="pix_out", amount=999, name="FULANO", doc=None))  # unmatched
     ln.append(line(30, kind="fee", amount=250, name=None, doc=None, description="TARIFA PIX"))
     # -- a PSP that settles net of its fee -------------------------------------------------
@@ -177,7 +177,7 @@ EXPECTED = {
     ("offramp_stuck_paying_out", uid(26), None),
     ("offramp_payout_returned", uid(33), e2e(330, "D")),
     ("onramp_credit_returned", uid(35), e2e(35)),
-    ("onramp_third_party_payer", uid(36), e2e(36)),
+    ("onramp_third_party_payer", uid(40), e2e(40)),
     ("unmatched_debit", None, e2e(29)),
     ("statement_balance_gap", None, None),
     ("status_regression", uid(31), None),

@@ -319,3 +319,36 @@ def test_pairs_made_by_hand_run_the_same_on_spark(tmp_path: Path) -> None:
     matches = pq.read_table(duck.matches_path).to_pylist()
     assert sum(m["rule"] == "manual" for m in matches) == 3
     assert_same_run(duck, spark)
+
+
+def test_spark_flags_third_party_payers_as_duckdb_does(tmp_path: Path) -> None:
+    """Onramps paid by txid or reference by someone else (a spouse, a company, the party's
+    MEI) and one without a document: the same matches and flags on both engines."""
+    from recon.config import DataDir
+    from recon.testing.handbuilt import T0, World, intent, line, uid
+
+    world = World(DataDir(tmp_path / "data").ensure())
+    world.snapshot(
+        [intent(n, amount=10_000 * n, client_reference=f"PEDIDO-{n}") for n in range(1, 6)],
+        T0 + 6 * HOUR,
+    )
+    world.statement(
+        [
+            line(1, amount=10_000, txid=uid(1).replace("-", ""), name="JOAO PEREIRA",
+                 doc="***.111.222-**"),
+            line(2, amount=20_000, description="PIX RECEBIDO PEDIDO-2",
+                 name="PADARIA BOM PAO LTDA", doc="12.345.678/0001-**"),
+            line(3, amount=30_000, txid=uid(3).replace("-", ""),
+                 name="52.062.865 MARIA SILVA", doc="52.062.865/0001-**"),
+            line(4, amount=40_000, txid=uid(4).replace("-", ""), doc=None),
+            line(5, amount=50_000, txid=uid(5).replace("-", "")),
+        ]
+    )  # fmt: skip
+    duck, spark = _both(world.data)
+    assert_same_run(duck, spark)
+    rows = pq.read_table(duck.exceptions_path).to_pylist()
+    assert sorted(r["reason_code"] for r in rows) == [
+        "onramp_third_party_payer",
+        "onramp_third_party_payer_company",
+        "onramp_third_party_payer_mei",
+    ]

@@ -28,7 +28,9 @@ def _paid(world: World, how: str = "txid", **payer: str | None) -> None:
     world.statement([line(1, **names_it, **text, **payer)])  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("how", "label"), [("txid", "PIX charge code"), ("reference", "payment reference")])
+@pytest.mark.parametrize(
+    ("how", "label"), [("txid", "PIX charge code"), ("reference", "payment reference")]
+)
 def test_a_spouse_paying_by_qr_code_or_reference_is_flagged_and_stays_matched(world, how, label):
     _paid(world, how, **SPOUSE)
     result = run(world, lang="en")

@@ -547,9 +547,7 @@ class _Planner:
             for p in onramps:
                 if not p.med_parts and crng.random() < knobs.net_of_fee:
                     p.net_of_fee = True
-        self._third_party_payers(
-            crng, [p for p in onramps if not p.med_parts and not p.net_of_fee]
-        )
+        self._third_party_payers(crng, [p for p in onramps if not p.med_parts and not p.net_of_fee])
 
     def _third_party_payers(self, crng: random.Random, onramps: list[_Plan]) -> None:
         """Someone else (a spouse) pays a person's onramp by its QR code: another person of

@@ -183,7 +183,7 @@ MATCHES_SCHEMA = pa.schema(
         ("intent_id", pa.string()),
         ("line_id", pa.string()),
         ("end_to_end_id", pa.string()),
-        ("rule", pa.string()),  # manual | txid | reference | attributes | refund
+        ("rule", pa.string()),  # manual | txid | reference | attributes | elimination | refund
         ("intent_type", pa.string()),
         ("intent_status", pa.string()),
         ("line_kind", pa.string()),

@@ -194,6 +194,16 @@ MESSAGES: dict[str, str] = {
         "intents by {rule}, and the rules cannot tell which: {intent_ids}. Pick the right one "
         "(recon resolve) or ask the payee."
     ),
+    "ambiguous_credit_shared": N_(
+        "Credit {line_ref} of {amount_cents} booked {booked_at}{counterparty_part} fits one "
+        "intent by {rule}, {intent_ids}, and other lines fit it too: the rules cannot tell "
+        "which of them paid it. Pick the right one (recon resolve) or ask the payer."
+    ),
+    "ambiguous_debit_shared": N_(
+        "Debit {line_ref} of {amount_cents} booked {booked_at}{counterparty_part} fits one "
+        "intent by {rule}, {intent_ids}, and other lines fit it too: the rules cannot tell "
+        "which of them paid it out. Pick the right one (recon resolve) or ask the payee."
+    ),
     "unmatched_credit": N_(
         "Credit {line_ref} of {amount_cents} booked {booked_at}{from_part}{document_part}"
         "{description_part} matches no intent by PIX charge code, reference, or amount, payer "
@@ -276,6 +286,16 @@ PAGE_MESSAGES: dict[str, str] = {
         "Debit {line_ref} of {amount_cents} booked {booked_at}{counterparty_part} fits these "
         "intents by {rule}, and the rules cannot tell which: {intent_ids}. Confirm the right "
         "candidate below, or ask the payee."
+    ),
+    "ambiguous_credit_shared": N_(
+        "Credit {line_ref} of {amount_cents} booked {booked_at}{counterparty_part} fits one "
+        "intent by {rule}, {intent_ids}, and other lines fit it too: the rules cannot tell "
+        "which of them paid it. Confirm the right candidate below, or ask the payer."
+    ),
+    "ambiguous_debit_shared": N_(
+        "Debit {line_ref} of {amount_cents} booked {booked_at}{counterparty_part} fits one "
+        "intent by {rule}, {intent_ids}, and other lines fit it too: the rules cannot tell "
+        "which of them paid it out. Confirm the right candidate below, or ask the payee."
     ),
     "unmatched_credit_not_pix": N_(
         "Credit {line_ref} of {amount_cents} booked {booked_at}{from_part}{document_part}"

@@ -76,7 +76,7 @@ EngineChoice = Any
 log = logging.getLogger(__name__)
 
 # the rules of recon_matches, in the order matching tries them (summary.json's matches_by_rule)
-MATCH_RULES = ("manual", "txid", "reference", "attributes", "refund")
+MATCH_RULES = ("manual", "txid", "reference", "attributes", "elimination", "refund")
 
 __all__ = [
     "RunChecksFailed",

@@ -352,3 +352,38 @@ def test_spark_flags_third_party_payers_as_duckdb_does(tmp_path: Path) -> None:
         "onramp_third_party_payer_company",
         "onramp_third_party_payer_mei",
     ]
+
+
+def test_spark_pairs_twins_by_elimination_as_duckdb_does(tmp_path: Path) -> None:
+    """Twins with one way, with two ways, a 3-line staircase with one way, and two credits
+    that fit one intent: the groups stored apart, their ways counted, on both engines."""
+    from recon.config import DataDir
+    from recon.testing.handbuilt import T0, World, intent, line
+
+    minute = timedelta(minutes=1)
+
+    def doc(shown: dict[int, str]) -> str:
+        return "".join(shown.get(k, "*") for k in range(11))
+
+    def group(first: int, amount: int, edges: set[tuple[int, int]], size: int) -> tuple:
+        lines = {i for i, _ in edges} | set(range(size))
+        intents = [intent(first + j, amount=amount, doc=doc({j: "1"})) for j in range(size)]
+        rows = [
+            line(first + i, amount=amount, at=T0 + (10 + i) * minute,
+                 doc=doc({j: "1" if (i, j) in edges else "2" for j in range(size)}))
+            for i in sorted(lines)
+        ]  # fmt: skip
+        return intents, rows
+
+    one_way = group(1, 11_111, {(0, 0), (0, 1), (1, 1)}, 2)
+    two_ways = group(11, 22_222, {(0, 0), (0, 1), (1, 0), (1, 1)}, 2)
+    staircase = group(21, 33_333, {(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)}, 3)
+    shared = group(31, 44_444, {(0, 0), (1, 0)}, 1)
+    world = World(DataDir(tmp_path / "data").ensure())
+    world.snapshot([*one_way[0], *two_ways[0], *staircase[0], *shared[0]], T0 + 6 * HOUR)
+    world.statement([*one_way[1], *two_ways[1], *staircase[1], *shared[1]])
+    duck, spark = _both(world.data)
+    assert_same_run(duck, spark)
+    assert duck.summary.matches_by_rule["elimination"] == 5
+    codes = [r["reason_code"] for r in pq.read_table(duck.exceptions_path).to_pylist()]
+    assert sorted(codes) == ["ambiguous_credit"] * 2 + ["ambiguous_credit_shared"] * 2

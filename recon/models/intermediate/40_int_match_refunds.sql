@@ -12,6 +12,8 @@ payment_matches as (
     select line_key, intent_key from int_match_reference where outcome = 'matched'
     union all
     select line_key, intent_key from int_match_attributes where outcome = 'matched'
+    union all
+    select line_key, intent_key from int_match_elimination
 ),
 
 refund_lines as (

@@ -30,6 +30,8 @@ payments as (
     select line_key, intent_key, rule from int_match_reference where outcome = 'matched'
     union all
     select line_key, intent_key, rule from int_match_attributes where outcome = 'matched'
+    union all
+    select line_key, intent_key, rule from int_match_elimination
 ),
 
 -- the intents a person paid in parts: several payment lines paired by hand

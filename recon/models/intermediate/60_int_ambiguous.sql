@@ -7,4 +7,7 @@ where outcome = 'ambiguous'
 union all
 select line_key, intent_key, rule
 from int_match_attributes
+-- a group of twins that elimination paired is no longer ambiguous (its lines and intents
+-- have candidates only inside it)
+anti join int_match_elimination as e on e.line_key = int_match_attributes.line_key
 where outcome = 'ambiguous'

@@ -19,8 +19,13 @@ ambiguous_match as (
         l.end_to_end_id,
         null as expected_cents,
         l.amount_abs_cents as actual_cents,
-        case l.direction when 'credit' then 'ambiguous_credit' else 'ambiguous_debit' end
-            as reason_code,
+        -- one candidate that other lines fit too says so ("fits one intent")
+        case
+            when l.direction = 'credit' and a.candidates = 1 then 'ambiguous_credit_shared'
+            when l.direction = 'credit' then 'ambiguous_credit'
+            when a.candidates = 1 then 'ambiguous_debit_shared'
+            else 'ambiguous_debit'
+        end as reason_code,
         to_json({
             'line_ref': coalesce(l.end_to_end_id, l.line_id), 'amount_cents': l.amount_abs_cents,
             'booked_at': iso_utc(l.booked_at), 'counterparty': l.counterparty_name,

@@ -493,39 +493,26 @@ def render(
 
 
 # recon_suggestions' `differences` (recon/models/marts/28_recon_suggestions.sql): fragments
-# joined by "; ", written by the SQL in English on every engine; each is read back here and
-# written in the reader's language (an unknown fragment is kept as it is).
-_DIFFERENCES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"amount (?P<amount>.+) less"), N_("amount %(amount)s less")),
-    (re.compile(r"amount (?P<amount>.+) more"), N_("amount %(amount)s more")),
-    (
-        re.compile(r"booked (?P<n>\d+) min after the window closed"),
-        N_("booked %(n)s min after the window closed"),
-    ),
-    (
-        re.compile(r"booked (?P<n>\d+) h after the window closed"),
-        N_("booked %(n)s h after the window closed"),
-    ),
-    (
-        re.compile(r"booked (?P<n>\d+) min before the window opened"),
-        N_("booked %(n)s min before the window opened"),
-    ),
-    (
-        re.compile(r"booked (?P<n>\d+) h before the window opened"),
-        N_("booked %(n)s h before the window opened"),
-    ),
-    (
-        re.compile(r"payer name '(?P<line>.*)' vs '(?P<intent>.*)'"),
-        N_("payer name '%(line)s' vs '%(intent)s'"),
-    ),
-    (
-        re.compile(r"payee name '(?P<line>.*)' vs '(?P<intent>.*)'"),
-        N_("payee name '%(line)s' vs '%(intent)s'"),
-    ),
-    (re.compile(r"document contradicts"), N_("document contradicts")),
-    (re.compile(r"PIX key contradicts"), N_("PIX key contradicts")),
-    (re.compile(r"not marked as a devolução"), N_("not marked as a devolução")),
-    (re.compile(r"amount, time and party agree"), N_("amount, time and party agree")),
+# joined by "; ", written by the SQL in English on every engine; each is read back by the
+# message it was written from (its %(name)s parts any text) and written in the reader's
+# language; an unknown fragment is kept as it is.
+_DIFFERENCES = (
+    N_("amount %(amount)s less"),
+    N_("amount %(amount)s more"),
+    N_("booked %(n)s min after the window closed"),
+    N_("booked %(n)s h after the window closed"),
+    N_("booked %(n)s min before the window opened"),
+    N_("booked %(n)s h before the window opened"),
+    N_("payer name '%(line)s' vs '%(intent)s'"),
+    N_("payee name '%(line)s' vs '%(intent)s'"),
+    N_("document contradicts"),
+    N_("PIX key contradicts"),
+    N_("not marked as a devolução"),
+    N_("amount, time and party agree"),
+)
+_READ_BACK = tuple(
+    (re.compile(re.sub(r"%\\\(([a-z]+)\\\)s", r"(?P<\1>.+)", re.escape(m))), m)
+    for m in _DIFFERENCES
 )
 
 
@@ -550,7 +537,7 @@ def differences(text: str | None, lang: str | None = None) -> list[str]:
 
 
 def _difference(part: str, lang: str | None) -> str | None:
-    for pattern, message in _DIFFERENCES:
+    for pattern, message in _READ_BACK:
         found = pattern.fullmatch(part)
         if found:
             return i18n.gettext(message, lang) % found.groupdict()
